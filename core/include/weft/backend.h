@@ -1,0 +1,88 @@
+// The small interface through which core talks to devices. weft::opencl implements it;
+// core never sees an OpenCL type.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "weft/dtype.h"
+#include "weft/ir/graph.h"
+
+namespace weft {
+
+class Device;
+
+// Device memory plus the event that marks its contents ready. Immutable once written.
+class Buffer {
+ public:
+  virtual ~Buffer() = default;
+  virtual Device& device() const = 0;
+  virtual std::size_t bytes() const = 0;
+};
+
+// What compilation produced, for tests, the demo and telemetry.
+struct KernelSummary {
+  std::string name;                    // e.g. "k0_reduce_sum"
+  std::string kind;                    // "loop", "reduce", "dot"
+  std::vector<std::string> fused_ops;  // op names fused into this kernel, in graph order
+  std::int64_t elements = 0;           // elements the kernel writes
+};
+
+struct CompiledInfo {
+  std::vector<KernelSummary> kernels;  // one per kernel launched per run
+  int intermediate_buffers = 0;        // buffers that are neither inputs nor outputs
+  double compile_seconds = 0;
+  std::string source;  // generated device code
+};
+
+class Executable {
+ public:
+  virtual ~Executable() = default;
+  // Enqueues one run and returns at once; outputs become ready when their events complete.
+  // Inputs must live on this executable's device, in parameter order.
+  virtual std::vector<std::shared_ptr<Buffer>> run(
+      std::span<const std::shared_ptr<Buffer>> inputs) = 0;
+  virtual const CompiledInfo& info() const = 0;
+};
+
+class Device {
+ public:
+  virtual ~Device() = default;
+  virtual const std::string& name() const = 0;  // "cpu:0", "gpu:1"
+  virtual std::string description() const = 0;  // driver's platform and device names
+  virtual bool supports(DType dtype) const = 0;
+
+  // Asynchronous upload: the copy of `host` is taken before returning.
+  virtual std::shared_ptr<Buffer> upload(const void* host, std::size_t bytes) = 0;
+  // Waits for the buffer, then copies it out.
+  virtual void download(const Buffer& buffer, void* host, std::size_t bytes) = 0;
+  virtual void wait(const Buffer& buffer) = 0;
+  // Copies a buffer from any device onto this one (asynchronous where the driver allows).
+  virtual std::shared_ptr<Buffer> copy_from(const Buffer& source) = 0;
+  // Fuses, generates code, builds; reuses earlier builds of an equal graph.
+  virtual std::shared_ptr<Executable> compile(const Graph& graph) = 0;
+  // Waits for everything enqueued on this device.
+  virtual void synchronize() = 0;
+};
+
+// A source of devices; weft::opencl registers one when its header is included.
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual std::vector<Device*> devices() = 0;  // in naming order
+  virtual Device* preferred_device() = 0;      // first GPU, else first CPU
+};
+
+bool register_backend(Backend* backend);  // returns true so it can initialise a variable
+
+// Device selection: set_default_device() wins, then WEFT_DEVICE, then the backend's choice.
+std::vector<Device*> devices();
+Device& default_device();
+Device& device(std::string_view name);  // throws InvalidArgumentError listing the names
+void set_default_device(std::string_view name);
+
+}  // namespace weft

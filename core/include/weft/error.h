@@ -1,0 +1,73 @@
+// The typed exception hierarchy. Every message says what went wrong, where, and what to do.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace weft {
+
+// Root of every error weft throws.
+class Error : public std::runtime_error {
+ public:
+  explicit Error(const std::string& message) : std::runtime_error(message) {}
+};
+
+// Wrong shapes or incompatible dimensions given to an op (raised at trace time).
+class ShapeError : public Error {
+  using Error::Error;
+};
+
+// Wrong or unsupported element type for an op or a device.
+class DTypeError : public Error {
+  using Error::Error;
+};
+
+// A concrete value was asked of an abstract (traced) value.
+class ConcretizationError : public Error {
+  using Error::Error;
+};
+
+// A tracer was used after the trace that created it ended.
+class EscapedTracerError : public Error {
+  using Error::Error;
+};
+
+// Malformed IR text; the message names line and column.
+class ParseError : public Error {
+ public:
+  ParseError(const std::string& message, int line, int column)
+      : Error(message), line_(line), column_(column) {}
+  int line() const { return line_; }
+  int column() const { return column_; }
+
+ private:
+  int line_;
+  int column_;
+};
+
+// A graph that breaks an IR invariant (bad operand count, attribute, type).
+class InvalidGraphError : public Error {
+  using Error::Error;
+};
+
+// Anything the device or its driver refused; carries the OpenCL error name in the message.
+class DeviceError : public Error {
+  using Error::Error;
+};
+
+// The device ran out of memory for a buffer or a launch.
+class OutOfMemoryError : public DeviceError {
+  using DeviceError::DeviceError;
+};
+
+// The OpenCL compiler rejected generated code (a weft bug or a driver limitation).
+class BuildError : public DeviceError {
+  using DeviceError::DeviceError;
+};
+
+// Bad user input that is not about shapes or types: a wrong argument, an unknown name.
+class InvalidArgumentError : public Error {
+  using Error::Error;
+};
+
+}  // namespace weft

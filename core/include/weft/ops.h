@@ -1,0 +1,92 @@
+// The primitives, one function each (weft::lax, after jax.lax): strict about shapes and
+// dtypes, no implicit broadcasting or promotion. Every function records the caller's source
+// line, which shape errors and concretization errors name.
+#pragma once
+
+#include <cstdint>
+#include <source_location>
+#include <vector>
+
+#include "weft/array.h"
+
+namespace weft::lax {
+
+using Axes = std::vector<std::int64_t>;
+#define WEFT_LOC_PARAM std::source_location loc = std::source_location::current()
+
+// Unary.
+Array neg(const Array& x, WEFT_LOC_PARAM);
+Array abs(const Array& x, WEFT_LOC_PARAM);
+Array sign(const Array& x, WEFT_LOC_PARAM);
+Array floor(const Array& x, WEFT_LOC_PARAM);
+Array ceil(const Array& x, WEFT_LOC_PARAM);
+Array round(const Array& x, WEFT_LOC_PARAM);  // halves away from zero
+Array exp(const Array& x, WEFT_LOC_PARAM);
+Array exp2(const Array& x, WEFT_LOC_PARAM);
+Array log(const Array& x, WEFT_LOC_PARAM);
+Array log1p(const Array& x, WEFT_LOC_PARAM);
+Array expm1(const Array& x, WEFT_LOC_PARAM);
+Array sqrt(const Array& x, WEFT_LOC_PARAM);
+Array rsqrt(const Array& x, WEFT_LOC_PARAM);
+Array sin(const Array& x, WEFT_LOC_PARAM);
+Array cos(const Array& x, WEFT_LOC_PARAM);
+Array tan(const Array& x, WEFT_LOC_PARAM);
+Array tanh(const Array& x, WEFT_LOC_PARAM);
+Array logistic(const Array& x, WEFT_LOC_PARAM);
+Array erf(const Array& x, WEFT_LOC_PARAM);
+Array logical_not(const Array& x, WEFT_LOC_PARAM);  // bitwise not for integers
+
+// Binary (equal shapes and dtypes).
+Array add(const Array& x, const Array& y, WEFT_LOC_PARAM);
+Array sub(const Array& x, const Array& y, WEFT_LOC_PARAM);
+Array mul(const Array& x, const Array& y, WEFT_LOC_PARAM);
+Array div(const Array& x, const Array& y, WEFT_LOC_PARAM);  // integers truncate
+Array rem(const Array& x, const Array& y, WEFT_LOC_PARAM);  // sign of x, like fmod
+Array pow(const Array& x, const Array& y, WEFT_LOC_PARAM);
+Array max(const Array& x, const Array& y, WEFT_LOC_PARAM);  // NaN propagates
+Array min(const Array& x, const Array& y, WEFT_LOC_PARAM);
+Array atan2(const Array& x, const Array& y, WEFT_LOC_PARAM);
+Array logical_and(const Array& x, const Array& y, WEFT_LOC_PARAM);  // bitwise for integers
+Array logical_or(const Array& x, const Array& y, WEFT_LOC_PARAM);
+Array logical_xor(const Array& x, const Array& y, WEFT_LOC_PARAM);
+Array eq(const Array& x, const Array& y, WEFT_LOC_PARAM);
+Array ne(const Array& x, const Array& y, WEFT_LOC_PARAM);
+Array lt(const Array& x, const Array& y, WEFT_LOC_PARAM);
+Array le(const Array& x, const Array& y, WEFT_LOC_PARAM);
+Array gt(const Array& x, const Array& y, WEFT_LOC_PARAM);
+Array ge(const Array& x, const Array& y, WEFT_LOC_PARAM);
+
+Array select(const Array& pred, const Array& on_true, const Array& on_false, WEFT_LOC_PARAM);
+Array convert_element_type(const Array& x, DType dtype, WEFT_LOC_PARAM);
+
+// A literal scalar: staged as a constant inside a trace.
+Array constant(double value, DType dtype, WEFT_LOC_PARAM);
+Array iota(DType dtype, const Shape& shape, std::int64_t dimension, WEFT_LOC_PARAM);
+
+Array broadcast_in_dim(const Array& x, const Shape& shape, const Axes& dims, WEFT_LOC_PARAM);
+Array reshape(const Array& x, const Shape& shape, WEFT_LOC_PARAM);
+Array transpose(const Array& x, const Axes& permutation, WEFT_LOC_PARAM);
+Array slice(const Array& x, const Axes& start, const Axes& limit, const Axes& stride = {},
+            WEFT_LOC_PARAM);
+// Starts are clamped so the slice stays inside x, as in XLA.
+Array dynamic_slice(const Array& x, const std::vector<Array>& starts, const Shape& sizes,
+                    WEFT_LOC_PARAM);
+Array dynamic_update_slice(const Array& x, const Array& update, const std::vector<Array>& starts,
+                           WEFT_LOC_PARAM);
+Array concatenate(const std::vector<Array>& xs, std::int64_t dimension, WEFT_LOC_PARAM);
+Array pad(const Array& x, const Array& pad_value, const Axes& low, const Axes& high,
+          const Axes& interior = {}, WEFT_LOC_PARAM);
+
+Array reduce_sum(const Array& x, const Axes& axes, WEFT_LOC_PARAM);
+Array reduce_prod(const Array& x, const Axes& axes, WEFT_LOC_PARAM);
+Array reduce_max(const Array& x, const Axes& axes, WEFT_LOC_PARAM);
+Array reduce_min(const Array& x, const Axes& axes, WEFT_LOC_PARAM);
+Array argmax(const Array& x, const Axes& axes, DType index_dtype = DType::I32, WEFT_LOC_PARAM);
+Array argmin(const Array& x, const Axes& axes, DType index_dtype = DType::I32, WEFT_LOC_PARAM);
+
+struct DotDims {
+  Axes lhs_contracting, rhs_contracting, lhs_batch, rhs_batch;
+};
+Array dot_general(const Array& lhs, const Array& rhs, const DotDims& dims, WEFT_LOC_PARAM);
+
+}  // namespace weft::lax

@@ -1,0 +1,17 @@
+// The umbrella header: everything a weft user needs, with the OpenCL backend registered.
+#pragma once
+
+#include "weft/array.h"
+#include "weft/backend.h"
+#include "weft/dtype.h"
+#include "weft/error.h"
+#include "weft/host_array.h"
+#include "weft/ir/graph.h"
+#include "weft/ir/text.h"
+#include "weft/np.h"
+#include "weft/ops.h"
+#include "weft/shape.h"
+#include "weft/trace/jit.h"
+#if __has_include("weft/opencl/register.h")
+#include "weft/opencl/register.h"
+#endif

@@ -1,0 +1,118 @@
+#include <algorithm>
+#include <numeric>
+
+#include "weft/compile/fusion.h"
+
+namespace weft {
+namespace {
+
+using Ints = std::vector<std::int64_t>;
+
+Ints free_dims(std::size_t rank, const Ints& contracting, const Ints& batch) {
+  Ints out;
+  for (std::int64_t d = 0; d < static_cast<std::int64_t>(rank); ++d)
+    if (std::find(contracting.begin(), contracting.end(), d) == contracting.end() &&
+        std::find(batch.begin(), batch.end(), d) == batch.end())
+      out.push_back(d);
+  return out;
+}
+
+std::int64_t product(const Shape& s, const Ints& dims) {
+  std::int64_t p = 1;
+  for (auto d : dims) p *= s[d];
+  return p;
+}
+
+// Appends transpose (when not the identity) and reshape nodes bringing `operand` into
+// `order`, collapsed to `target`.
+ValueId arrange(Graph& g, ValueId operand, const Ints& order, const Shape& target,
+                const OpOrigin& origin) {
+  const Node src = g.node(operand);
+  ValueId v = operand;
+  Ints identity(order.size());
+  std::iota(identity.begin(), identity.end(), 0);
+  if (order != identity) {
+    Node t;
+    t.op = OpKind::Transpose;
+    t.dtype = src.dtype;
+    for (auto d : order) t.shape.push_back(src.shape[d]);
+    t.inputs = {v};
+    t.attrs.set("permutation", order);
+    t.origin = origin;
+    v = g.add(std::move(t));
+  }
+  if (g.node(v).shape != target) {
+    Node r;
+    r.op = OpKind::Reshape;
+    r.dtype = src.dtype;
+    r.shape = target;
+    r.inputs = {v};
+    r.origin = origin;
+    v = g.add(std::move(r));
+  }
+  return v;
+}
+
+}  // namespace
+
+bool is_canonical_dot(const Node& n) {
+  return n.op == OpKind::DotGeneral && n.shape.size() == 3 &&
+         n.attrs.get_ints("lhs_batch") == Ints{0} && n.attrs.get_ints("rhs_batch") == Ints{0} &&
+         n.attrs.get_ints("lhs_contracting") == Ints{2} &&
+         n.attrs.get_ints("rhs_contracting") == Ints{1};
+}
+
+Graph canonicalize_dots(const Graph& graph) {
+  Graph out;
+  out.name = graph.name;
+  std::vector<ValueId> remap(graph.nodes.size(), -1);
+  for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
+    Node n = graph.nodes[i];
+    for (auto& in : n.inputs) in = remap[in];
+    if (n.op != OpKind::DotGeneral || is_canonical_dot(n)) {
+      remap[i] = out.add(std::move(n));
+      continue;
+    }
+    const Shape ls = out.node(n.inputs[0]).shape;
+    const Shape rs = out.node(n.inputs[1]).shape;
+    const Ints lc = n.attrs.get_ints("lhs_contracting"), rc = n.attrs.get_ints("rhs_contracting");
+    const Ints lb = n.attrs.get_ints("lhs_batch"), rb = n.attrs.get_ints("rhs_batch");
+    const Ints lf = free_dims(ls.size(), lc, lb), rf = free_dims(rs.size(), rc, rb);
+    const std::int64_t B = product(ls, lb), M = product(ls, lf), K = product(ls, lc),
+                       N = product(rs, rf);
+    Ints lorder = lb;
+    lorder.insert(lorder.end(), lf.begin(), lf.end());
+    lorder.insert(lorder.end(), lc.begin(), lc.end());
+    Ints rorder = rb;
+    rorder.insert(rorder.end(), rc.begin(), rc.end());
+    rorder.insert(rorder.end(), rf.begin(), rf.end());
+    ValueId lhs = arrange(out, n.inputs[0], lorder, {B, M, K}, n.origin);
+    ValueId rhs = arrange(out, n.inputs[1], rorder, {B, K, N}, n.origin);
+    Node dot;
+    dot.op = OpKind::DotGeneral;
+    dot.dtype = n.dtype;
+    dot.shape = {B, M, N};
+    dot.inputs = {lhs, rhs};
+    dot.attrs.set("lhs_batch", Ints{0});
+    dot.attrs.set("rhs_batch", Ints{0});
+    dot.attrs.set("lhs_contracting", Ints{2});
+    dot.attrs.set("rhs_contracting", Ints{1});
+    dot.origin = n.origin;
+    ValueId d = out.add(std::move(dot));
+    if (n.shape != Shape{B, M, N}) {
+      Node r;
+      r.op = OpKind::Reshape;
+      r.dtype = n.dtype;
+      r.shape = n.shape;
+      r.inputs = {d};
+      r.origin = n.origin;
+      d = out.add(std::move(r));
+    }
+    remap[i] = d;
+  }
+  for (ValueId p : graph.params) out.params.push_back(remap[p]);
+  for (ValueId o : graph.outputs) out.outputs.push_back(remap[o]);
+  return out;
+}
+
+}  // namespace weft

@@ -1,0 +1,166 @@
+#include "weft/array.h"
+
+#include <sstream>
+
+#include "trace/array_impl.h"
+#include "weft/backend.h"
+#include "weft/error.h"
+
+namespace weft {
+
+using detail::ArrayImpl;
+
+namespace detail {
+
+Array make_concrete(std::shared_ptr<Buffer> buffer, DType dtype, Shape shape) {
+  auto impl = std::make_shared<ArrayImpl>();
+  impl->kind = ArrayImpl::Kind::Concrete;
+  impl->dtype = dtype;
+  impl->shape = std::move(shape);
+  impl->buffer = std::move(buffer);
+  return Array(std::move(impl));
+}
+
+Array make_tracer(std::shared_ptr<TraceState> trace, ValueId id) {
+  auto impl = std::make_shared<ArrayImpl>();
+  impl->kind = ArrayImpl::Kind::Tracer;
+  const Node& n = trace->graph.node(id);
+  impl->dtype = n.dtype;
+  impl->shape = n.shape;
+  impl->trace = std::move(trace);
+  impl->id = id;
+  return Array(std::move(impl));
+}
+
+}  // namespace detail
+
+namespace {
+
+Array make_literal(DType dtype, double f, std::int64_t i) {
+  auto impl = std::make_shared<ArrayImpl>();
+  impl->kind = ArrayImpl::Kind::Literal;
+  impl->dtype = dtype;
+  if (is_float(dtype)) {
+    impl->float_value = dtype == DType::F32 ? static_cast<double>(static_cast<float>(f)) : f;
+  } else if (dtype == DType::Bool) {
+    impl->int_value = i != 0;
+  } else if (dtype == DType::I32) {
+    impl->int_value = static_cast<std::int32_t>(i);
+  } else if (dtype == DType::U32) {
+    impl->int_value = static_cast<std::uint32_t>(i);
+  } else {
+    impl->int_value = i;
+  }
+  return Array(std::move(impl));
+}
+
+HostArray literal_to_host(const ArrayImpl& impl) {
+  HostArray h(impl.dtype, {});
+  if (is_float(impl.dtype)) {
+    h.set_f64(0, impl.float_value);
+  } else {
+    h.set_i64(0, impl.int_value);
+  }
+  return h;
+}
+
+const ArrayImpl& concrete_or_throw(const Array& a, const char* what,
+                                   const std::source_location& loc) {
+  const ArrayImpl& impl = detail::impl_of(a, what);
+  if (impl.kind == ArrayImpl::Kind::Tracer) {
+    detail::check_not_escaped(impl, loc);
+    detail::throw_concretization_error(impl, what, loc);
+  }
+  return impl;
+}
+
+}  // namespace
+
+Array Array::scalar(double value, DType dtype) {
+  return make_literal(dtype, value, static_cast<std::int64_t>(value));
+}
+
+Array Array::scalar_int(std::int64_t value, DType dtype) {
+  return make_literal(dtype, static_cast<double>(value), value);
+}
+
+Array Array::from_host(const HostArray& host, Device* device) {
+  Device& dev = device ? *device : default_device();
+  if (!dev.supports(host.dtype()))
+    throw DTypeError("Array::from_host: device " + dev.name() + " (" + dev.description() +
+                     ") does not support " + std::string(dtype_name(host.dtype())) +
+                     "; convert the data to f32 or pick a device with cl_khr_fp64");
+  return detail::make_concrete(dev.upload(host.raw(), host.nbytes()), host.dtype(), host.shape());
+}
+
+DType Array::dtype() const { return detail::impl_of(*this, "dtype()").dtype; }
+const Shape& Array::shape() const { return detail::impl_of(*this, "shape()").shape; }
+bool Array::is_tracer() const { return valid() && impl_->kind == ArrayImpl::Kind::Tracer; }
+bool Array::is_literal() const { return valid() && impl_->kind == ArrayImpl::Kind::Literal; }
+bool Array::is_concrete() const { return valid() && impl_->kind == ArrayImpl::Kind::Concrete; }
+
+HostArray Array::to_host(std::source_location loc) const {
+  const ArrayImpl& impl = concrete_or_throw(*this, "to_host()", loc);
+  if (impl.kind == ArrayImpl::Kind::Literal) return literal_to_host(impl);
+  HostArray h(impl.dtype, impl.shape);
+  impl.buffer->device().download(*impl.buffer, h.raw(), h.nbytes());
+  return h;
+}
+
+namespace {
+HostArray one_element(const Array& a, const char* what, const std::source_location& loc) {
+  const ArrayImpl& impl = concrete_or_throw(a, what, loc);
+  if (num_elements(impl.shape) != 1)
+    throw InvalidArgumentError(std::string(what) + " at " + loc.file_name() + ":" +
+                               std::to_string(loc.line()) + ": needs a one-element array, got " +
+                               std::string(dtype_name(impl.dtype)) + shape_to_string(impl.shape) +
+                               "; reduce it first (np::sum, np::max, ...)");
+  return a.to_host(loc);
+}
+}  // namespace
+
+double Array::item_f64(std::source_location loc) const {
+  return one_element(*this, "item()", loc).get_f64(0);
+}
+
+std::int64_t Array::item_i64(std::source_location loc) const {
+  return one_element(*this, "item()", loc).get_i64(0);
+}
+
+Array::operator bool() const {
+  // operator bool cannot take a source_location; the tracer's own origin still names the op.
+  HostArray h = one_element(*this, "explicit operator bool", std::source_location{});
+  return is_float(h.dtype()) ? h.get_f64(0) != 0 : h.get_i64(0) != 0;
+}
+
+const Array& Array::block_until_ready(std::source_location loc) const {
+  const ArrayImpl& impl = concrete_or_throw(*this, "block_until_ready()", loc);
+  if (impl.kind == ArrayImpl::Kind::Concrete) impl.buffer->device().wait(*impl.buffer);
+  return *this;
+}
+
+Device& Array::device() const {
+  const ArrayImpl& impl = detail::impl_of(*this, "device()");
+  if (impl.kind == ArrayImpl::Kind::Concrete) return impl.buffer->device();
+  return default_device();
+}
+
+std::string Array::to_string() const {
+  if (!valid()) return "Array(empty)";
+  if (is_tracer())
+    return "Tracer<" + std::string(dtype_name(dtype())) + shape_to_string(shape()) + ">";
+  return to_host().to_string();
+}
+
+Array device_put(const Array& array, Device& device) {
+  const ArrayImpl& impl = detail::impl_of(array, "device_put");
+  if (impl.kind == ArrayImpl::Kind::Tracer) return array;
+  if (impl.kind == ArrayImpl::Kind::Literal) return Array::from_host(literal_to_host(impl), &device);
+  if (&impl.buffer->device() == &device) return array;
+  if (!device.supports(impl.dtype))
+    throw DTypeError("device_put: " + device.name() + " does not support " +
+                     std::string(dtype_name(impl.dtype)));
+  return detail::make_concrete(device.copy_from(*impl.buffer), impl.dtype, impl.shape);
+}
+
+}  // namespace weft

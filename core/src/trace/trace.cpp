@@ -1,0 +1,268 @@
+#include "weft/trace/trace.h"
+
+#include <atomic>
+
+#include "trace/array_impl.h"
+#include "weft/backend.h"
+#include "weft/error.h"
+
+namespace weft {
+
+bool tracing_active() { return detail::tracing_active(); }
+
+namespace detail {
+namespace {
+
+thread_local std::vector<std::shared_ptr<TraceState>> trace_stack;
+std::atomic<std::int64_t> eager_ops{0};
+
+std::string where(const std::source_location& loc) {
+  if (loc.line() == 0) return "unknown location";
+  std::string s = std::string(loc.file_name()) + ":" + std::to_string(loc.line());
+  if (loc.function_name() && *loc.function_name())
+    s += " (" + std::string(loc.function_name()) + ")";
+  return s;
+}
+
+// "%3 = reduce_prod(%2: i32[2]) : i32[]" — enough to recognise the op in an error.
+std::string describe_node(const Graph& g, ValueId id) {
+  const Node& n = g.node(id);
+  std::string s = "%" + std::to_string(id) + " = " + std::string(op_name(n.op)) + "(";
+  for (std::size_t i = 0; i < n.inputs.size(); ++i) {
+    const Node& in = g.node(n.inputs[i]);
+    if (i) s += ", ";
+    s += "%" + std::to_string(n.inputs[i]) + ": " + type_to_string({in.dtype, in.shape});
+  }
+  return s + ") : " + type_to_string({n.dtype, n.shape});
+}
+
+}  // namespace
+
+std::string TraceState::describe_function() const {
+  return "'" + function + "' (jit at " + where(jit_location) + ")";
+}
+
+bool tracing_active() { return !trace_stack.empty(); }
+
+std::shared_ptr<TraceState> current_trace() {
+  return trace_stack.empty() ? nullptr : trace_stack.back();
+}
+
+std::int64_t eager_op_count() { return eager_ops.load(); }
+
+TraceScope::TraceScope(std::string function, std::source_location jit_location)
+    : state_(std::make_shared<TraceState>()) {
+  state_->function = std::move(function);
+  state_->jit_location = jit_location;
+  state_->graph.name = state_->function;
+  trace_stack.push_back(state_);
+}
+
+TraceScope::~TraceScope() {
+  state_->alive = false;
+  if (!trace_stack.empty() && trace_stack.back() == state_) trace_stack.pop_back();
+}
+
+Array TraceScope::add_parameter(const TensorType& type) {
+  Node n;
+  n.op = OpKind::Parameter;
+  n.dtype = type.dtype;
+  n.shape = type.shape;
+  n.attrs.set("index", static_cast<std::int64_t>(state_->graph.params.size()));
+  n.origin.cpp = state_->jit_location;
+  ValueId id = state_->graph.add(std::move(n));
+  state_->graph.params.push_back(id);
+  return make_tracer(state_, id);
+}
+
+void check_not_escaped(const ArrayImpl& a, const std::source_location& loc) {
+  if (a.kind != ArrayImpl::Kind::Tracer || a.trace->alive) return;
+  const Node& n = a.trace->graph.node(a.id);
+  throw EscapedTracerError(
+      "Encountered a tracer after its trace ended (used at " + where(loc) +
+      "). It is a value of the function " + a.trace->describe_function() +
+      ", created by the operation\n  " + describe_node(a.trace->graph, a.id) + "\n    from " +
+      n.origin.describe() +
+      "\nA traced function must not store traced values in variables that outlive the call "
+      "(globals, captures by reference, members); return them as results instead.");
+}
+
+[[noreturn]] void throw_concretization_error(const ArrayImpl& tracer, const std::string& what,
+                                             const std::source_location& loc) {
+  const TraceState& t = *tracer.trace;
+  const Node& n = t.graph.node(tracer.id);
+  std::string why;
+  if (n.op == OpKind::Parameter) {
+    why = "this value is argument " + std::to_string(n.attrs.get_int("index")) +
+          " of the traced function, so only its dtype and shape are known while tracing.";
+  } else {
+    why = "this value became a tracer due to the operation\n  " + describe_node(t.graph, tracer.id) +
+          "\n    from " + n.origin.describe();
+  }
+  throw ConcretizationError(
+      "Abstract tracer value encountered where a concrete value is expected: " + what + " at " +
+      where(loc) + " on a " + type_to_string({tracer.dtype, tracer.shape}) +
+      " tracer.\nWhile tracing the function " + t.describe_function() + ", " + why +
+      "\nValues that decide shapes or control flow must be static: use x.shape() and plain C++ "
+      "arguments (jit treats numbers, strings and enums as static arguments) instead of arrays.");
+}
+
+namespace {
+
+// The value id of `a` inside trace `t`, staging literals as constants and hoisting concrete
+// arrays the function closed over to extra parameters.
+ValueId lift(TraceState& t, const Array& a, const std::source_location& loc) {
+  const ArrayImpl& impl = *a.impl();
+  switch (impl.kind) {
+    case ArrayImpl::Kind::Tracer:
+      check_not_escaped(impl, loc);
+      if (impl.trace.get() != &t)
+        throw EscapedTracerError(
+            "A tracer of the function " + impl.trace->describe_function() +
+            " was used while tracing " + t.describe_function() + " at " + where(loc) +
+            ". Pass it to the inner function as an argument instead of capturing it.");
+      return impl.id;
+    case ArrayImpl::Kind::Literal: {
+      Node n;
+      n.op = OpKind::Constant;
+      n.dtype = impl.dtype;
+      if (is_float(impl.dtype)) {
+        n.attrs.set("value", impl.float_value);
+      } else {
+        n.attrs.set("value", impl.int_value);
+      }
+      n.origin.cpp = loc;
+      return t.graph.add(std::move(n));
+    }
+    case ArrayImpl::Kind::Concrete: {
+      for (std::size_t i = 0; i < t.captured.size(); ++i)
+        if (t.captured[i].impl() == a.impl()) return t.captured_params[i];
+      Node n;
+      n.op = OpKind::Parameter;
+      n.dtype = impl.dtype;
+      n.shape = impl.shape;
+      n.attrs.set("index", static_cast<std::int64_t>(t.graph.params.size()));
+      n.origin.cpp = loc;
+      ValueId id = t.graph.add(std::move(n));
+      t.graph.params.push_back(id);
+      t.captured.push_back(a);
+      t.captured_params.push_back(id);
+      return id;
+    }
+  }
+  return -1;
+}
+
+template <typename E>
+[[noreturn]] void rethrow_located(const E& e, const std::source_location& loc) {
+  std::string msg = std::string(e.what()) + "\n  at " + where(loc);
+  if (auto t = current_trace()) msg += "\n  while tracing the function " + t->describe_function();
+  throw E(msg);
+}
+
+Array run_eagerly(OpKind op, std::span<const Array> operands, const Attrs& attrs,
+                  const TensorType& result, const std::source_location& loc) {
+  Device* device = nullptr;
+  for (const Array& a : operands) {
+    if (!a.is_concrete()) continue;
+    Device& d = a.impl()->buffer->device();
+    if (device && device != &d)
+      throw InvalidArgumentError(std::string(op_name(op)) + " at " + where(loc) +
+                                 ": operands live on different devices (" + device->name() +
+                                 " and " + d.name() + "); move one with device_put first");
+    device = &d;
+  }
+  if (!device) device = &default_device();
+
+  Graph g;
+  g.name = "eager_" + std::string(op_name(op));
+  std::vector<std::shared_ptr<Buffer>> inputs;
+  Node node;
+  node.op = op;
+  node.dtype = result.dtype;
+  node.shape = result.shape;
+  node.attrs = attrs;
+  for (const Array& a : operands) {
+    const ArrayImpl& impl = *a.impl();
+    Node leaf;
+    leaf.dtype = impl.dtype;
+    leaf.shape = impl.shape;
+    if (impl.kind == ArrayImpl::Kind::Concrete) {
+      leaf.op = OpKind::Parameter;
+      leaf.attrs.set("index", static_cast<std::int64_t>(g.params.size()));
+      inputs.push_back(impl.buffer);
+      ValueId id = g.add(std::move(leaf));
+      g.params.push_back(id);
+      node.inputs.push_back(id);
+    } else {
+      leaf.op = OpKind::Constant;
+      if (is_float(impl.dtype)) {
+        leaf.attrs.set("value", impl.float_value);
+      } else {
+        leaf.attrs.set("value", impl.int_value);
+      }
+      node.inputs.push_back(g.add(std::move(leaf)));
+    }
+  }
+  g.outputs.push_back(g.add(std::move(node)));
+  ++eager_ops;
+  auto exe = device->compile(g.canonicalized());
+  auto outs = exe->run(inputs);
+  return make_concrete(std::move(outs.at(0)), result.dtype, result.shape);
+}
+
+}  // namespace
+
+ValueId TraceScope::stage_output(const Array& value, std::source_location where_) {
+  if (!value.valid())
+    throw InvalidArgumentError("the traced function " + state_->describe_function() +
+                               " returned an empty Array");
+  return lift(*state_, value, where_);
+}
+
+Array bind(OpKind op, std::span<const Array> operands, const Attrs& attrs,
+           const TensorType& declared, const std::source_location& loc) {
+  std::vector<TensorType> types;
+  types.reserve(operands.size());
+  bool any_tracer = false;
+  for (std::size_t i = 0; i < operands.size(); ++i) {
+    if (!operands[i].valid())
+      throw InvalidArgumentError(std::string(op_name(op)) + " at " + where(loc) + ": operand " +
+                                 std::to_string(i) + " is an empty Array");
+    const ArrayImpl& impl = *operands[i].impl();
+    check_not_escaped(impl, loc);
+    any_tracer |= impl.kind == ArrayImpl::Kind::Tracer;
+    types.push_back({impl.dtype, impl.shape});
+  }
+  TensorType result;
+  try {
+    result = infer_type(op, types, attrs, declared);
+  } catch (const ShapeError& e) {
+    rethrow_located(e, loc);
+  } catch (const DTypeError& e) {
+    rethrow_located(e, loc);
+  } catch (const InvalidGraphError& e) {
+    rethrow_located(e, loc);
+  }
+
+  std::shared_ptr<TraceState> trace = current_trace();
+  if (!trace && any_tracer) {
+    // Only tracers of ended traces reach here, and check_not_escaped already threw.
+    throw EscapedTracerError(std::string(op_name(op)) + " at " + where(loc) +
+                             ": got a tracer outside of any trace");
+  }
+  if (!trace) return run_eagerly(op, operands, attrs, result, loc);
+
+  Node n;
+  n.op = op;
+  n.dtype = result.dtype;
+  n.shape = result.shape;
+  n.attrs = attrs;
+  n.origin.cpp = loc;
+  for (const Array& a : operands) n.inputs.push_back(lift(*trace, a, loc));
+  ValueId id = trace->graph.add(std::move(n));
+  return make_tracer(trace, id);
+}
+
+}  // namespace detail
+}  // namespace weft

@@ -1,0 +1,392 @@
+#include "codegen/expr_emitter.h"
+
+#include "codegen/cl_types.h"
+#include "weft/error.h"
+
+namespace weft::opencl {
+namespace {
+
+std::string unsigned_of(DType t) { return t == DType::I64 ? "ulong" : "uint"; }
+
+std::string join(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& e : v) s += e + ",";
+  return s;
+}
+
+std::string index_key(const Index& idx) {
+  if (!idx.linear.empty()) return "L" + idx.linear + shape_to_string(idx.shape);
+  return "D" + join(idx.dims);
+}
+
+const char* builtin_unary(OpKind op) {
+  switch (op) {
+    case OpKind::Floor: return "floor";
+    case OpKind::Ceil: return "ceil";
+    case OpKind::Round: return "round";
+    case OpKind::Exp: return "exp";
+    case OpKind::Exp2: return "exp2";
+    case OpKind::Log: return "log";
+    case OpKind::Log1p: return "log1p";
+    case OpKind::Expm1: return "expm1";
+    case OpKind::Sqrt: return "sqrt";
+    case OpKind::Rsqrt: return "rsqrt";
+    case OpKind::Sin: return "sin";
+    case OpKind::Cos: return "cos";
+    case OpKind::Tan: return "tan";
+    case OpKind::Tanh: return "tanh";
+    case OpKind::Erf: return "erf";
+    default: return nullptr;
+  }
+}
+
+const char* compare_op(OpKind op) {
+  switch (op) {
+    case OpKind::Eq: return "==";
+    case OpKind::Ne: return "!=";
+    case OpKind::Lt: return "<";
+    case OpKind::Le: return "<=";
+    case OpKind::Gt: return ">";
+    case OpKind::Ge: return ">=";
+    default: return nullptr;
+  }
+}
+
+}  // namespace
+
+ExprEmitter::ExprEmitter(const Graph& graph, std::function<std::string(ValueId)> buffer_arg,
+                         std::string index_type)
+    : graph_(graph), buffer_arg_(std::move(buffer_arg)), index_type_(std::move(index_type)) {
+  memo_.emplace_back();
+}
+
+std::string ExprEmitter::fresh(const char* prefix) { return prefix + std::to_string(counter_++); }
+
+std::string ExprEmitter::take_code() {
+  std::string s = code_.str();
+  code_.str("");
+  return s;
+}
+
+void ExprEmitter::push_scope() { memo_.emplace_back(); }
+void ExprEmitter::pop_scope() { memo_.pop_back(); }
+
+std::string ExprEmitter::lookup(const std::string& key) const {
+  for (auto it = memo_.rbegin(); it != memo_.rend(); ++it)
+    if (auto f = it->find(key); f != it->end()) return f->second;
+  return {};
+}
+
+void ExprEmitter::remember(const std::string& key, const std::string& value) {
+  memo_.back()[key] = value;
+}
+
+std::string ExprEmitter::linear_of(Index& idx) {
+  if (!idx.linear.empty()) return idx.linear;
+  if (idx.shape.empty()) return idx.linear = "0";
+  std::string expr;
+  std::int64_t stride = 1;
+  for (std::size_t k = idx.shape.size(); k-- > 0;) {
+    if (idx.shape[k] != 1) {
+      std::string term = stride == 1 ? idx.dims[k] : "(" + idx.dims[k] + ")*" + std::to_string(stride);
+      expr = expr.empty() ? term : term + " + " + expr;
+    }
+    stride *= idx.shape[k];
+  }
+  if (expr.empty()) return idx.linear = "0";
+  std::string key = "lin:" + join(idx.dims) + shape_to_string(idx.shape);
+  if (auto hit = lookup(key); !hit.empty()) return idx.linear = hit;
+  std::string var = fresh("l");
+  line("const " + index_type_ + " " + var + " = " + expr + ";");
+  remember(key, var);
+  return idx.linear = var;
+}
+
+const std::vector<std::string>& ExprEmitter::dims_of(Index& idx) {
+  const std::size_t rank = idx.shape.size();
+  if (idx.dims.size() == rank) return idx.dims;
+  idx.dims.assign(rank, "0");
+  std::int64_t stride = 1;
+  std::vector<std::int64_t> strides(rank);
+  for (std::size_t k = rank; k-- > 0;) {
+    strides[k] = stride;
+    stride *= idx.shape[k];
+  }
+  for (std::size_t k = 0; k < rank; ++k) {
+    if (idx.shape[k] == 1) continue;
+    std::string key = "dim:" + idx.linear + shape_to_string(idx.shape) + "#" + std::to_string(k);
+    if (auto hit = lookup(key); !hit.empty()) {
+      idx.dims[k] = hit;
+      continue;
+    }
+    std::string e = strides[k] == 1 ? idx.linear : "(" + idx.linear + ")/" + std::to_string(strides[k]);
+    if (k > 0) e = "(" + e + ")%" + std::to_string(idx.shape[k]);
+    std::string var = fresh("i");
+    line("const " + index_type_ + " " + var + " = " + e + ";");
+    remember(key, var);
+    idx.dims[k] = var;
+  }
+  return idx.dims;
+}
+
+std::string ExprEmitter::value(ValueId v, const Index& idx_in) {
+  Index idx = idx_in;
+  std::string key = std::to_string(v) + "@" + index_key(idx);
+  if (auto hit = lookup(key); !hit.empty()) return hit;
+  std::string arg = buffer_arg_(v);
+  std::string result = arg.empty() ? compute(v, idx) : load(v, arg, idx);
+  remember(key, result);
+  return result;
+}
+
+std::string ExprEmitter::load(ValueId v, const std::string& arg, Index& idx) {
+  const Node& n = graph_.node(v);
+  std::string lin = linear_of(idx);
+  std::string var = fresh("v");
+  std::string e = arg + "[" + lin + "]";
+  if (n.dtype == DType::Bool) e = "(" + e + " != 0)";
+  line("const " + cl_type(n.dtype) + " " + var + " = " + e + ";");
+  return var;
+}
+
+std::string ExprEmitter::clamp(const std::string& v, std::int64_t lo, std::int64_t hi) {
+  return "min(max((" + index_type_ + ")(" + v + "), (" + index_type_ + ")" + std::to_string(lo) +
+         "), (" + index_type_ + ")" + std::to_string(hi) + ")";
+}
+
+std::string ExprEmitter::scalar_start(ValueId v) {
+  std::string s = value(v, Index{"0", {}, {}});
+  // Starts may be u32, i32 or i64; widen to long before clamping so no value wraps.
+  return "(long)(" + s + ")";
+}
+
+std::string ExprEmitter::convert(DType from, DType to, const std::string& a) {
+  if (from == to) return a;
+  if (to == DType::Bool) return "(" + a + " != 0)";
+  if (from == DType::Bool) return "(" + a + " ? (" + cl_type(to) + ")1 : (" + cl_type(to) + ")0)";
+  if (is_float(from) && !is_float(to)) return "convert_" + cl_type(to) + "_sat_rtz(" + a + ")";
+  return "((" + cl_type(to) + ")(" + a + "))";
+}
+
+std::string ExprEmitter::unary(const Node& n, const std::string& a) {
+  const DType t = n.dtype;
+  const std::string T = cl_type(t);
+  if (const char* fn = builtin_unary(n.op)) return std::string(fn) + "(" + a + ")";
+  switch (n.op) {
+    case OpKind::Neg:
+      if (is_float(t)) return "(-" + a + ")";
+      if (t == DType::U32) return "((uint)(0u - " + a + "))";
+      return "((" + T + ")(-(" + unsigned_of(t) + ")(" + a + ")))";
+    case OpKind::Abs:
+      if (is_float(t)) return "fabs(" + a + ")";
+      if (t == DType::U32) return a;
+      return "((" + T + ")abs(" + a + "))";
+    case OpKind::Sign:
+      if (is_float(t))
+        return "(isnan(" + a + ") ? " + a + " : (" + a + " > 0 ? (" + T + ")1 : (" + a + " < 0 ? (" +
+               T + ")-1 : " + a + ")))";
+      if (t == DType::U32) return "((uint)(" + a + " > 0u))";
+      return "((" + T + ")((" + a + " > 0) - (" + a + " < 0)))";
+    case OpKind::Logistic:
+      return "((" + T + ")1 / ((" + T + ")1 + exp(-" + a + ")))";
+    case OpKind::Not:
+      if (t == DType::Bool) return "(!" + a + ")";
+      return "((" + T + ")(~" + a + "))";
+    default:
+      break;
+  }
+  throw Error("codegen: no OpenCL lowering for unary op " + std::string(op_name(n.op)));
+}
+
+std::string ExprEmitter::binary(const Node& n, const std::string& a, const std::string& b) {
+  const DType t = graph_.node(n.inputs[0]).dtype;
+  const std::string T = cl_type(t);
+  if (const char* cmp = compare_op(n.op)) return "(" + a + " " + cmp + " " + b + ")";
+  const bool fl = is_float(t), sgn = is_signed_integer(t);
+  auto wrap = [&](const char* op) {
+    if (!sgn) return "(" + a + " " + op + " " + b + ")";
+    const std::string U = unsigned_of(t);
+    return "((" + T + ")((" + U + ")(" + a + ") " + op + " (" + U + ")(" + b + ")))";
+  };
+  switch (n.op) {
+    case OpKind::Add: return wrap("+");
+    case OpKind::Sub: return wrap("-");
+    case OpKind::Mul: return wrap("*");
+    case OpKind::Div:
+      if (fl) return "(" + a + " / " + b + ")";
+      if (t == DType::U32) return "(" + b + " == 0u ? UINT_MAX : " + a + " / " + b + ")";
+      return "(" + b + " == 0 ? (" + T + ")-1 : ((" + b + " == (" + T + ")-1) ? (" + T + ")(-(" +
+             unsigned_of(t) + ")(" + a + ")) : " + a + " / " + b + "))";
+    case OpKind::Rem:
+      if (fl) return "fmod(" + a + ", " + b + ")";
+      if (t == DType::U32) return "(" + b + " == 0u ? " + a + " : " + a + " % " + b + ")";
+      return "(" + b + " == 0 ? " + a + " : (" + b + " == (" + T + ")-1 ? (" + T + ")0 : " + a +
+             " % " + b + "))";
+    case OpKind::Pow:
+      if (fl) return "pow(" + a + ", " + b + ")";
+      return "weft_ipow_" + T + "(" + a + ", " + b + ")";
+    case OpKind::Max:
+    case OpKind::Min: {
+      const char* fn = n.op == OpKind::Max ? "max" : "min";
+      if (fl)
+        return "((isnan(" + a + ") || isnan(" + b + ")) ? (" + a + " + " + b + ") : f" + fn + "(" +
+               a + ", " + b + "))";
+      return std::string(fn) + "(" + a + ", " + b + ")";
+    }
+    case OpKind::Atan2: return "atan2(" + a + ", " + b + ")";
+    case OpKind::And: return t == DType::Bool ? "(" + a + " && " + b + ")" : "(" + a + " & " + b + ")";
+    case OpKind::Or: return t == DType::Bool ? "(" + a + " || " + b + ")" : "(" + a + " | " + b + ")";
+    case OpKind::Xor: return t == DType::Bool ? "(" + a + " != " + b + ")" : "(" + a + " ^ " + b + ")";
+    default: break;
+  }
+  throw Error("codegen: no OpenCL lowering for binary op " + std::string(op_name(n.op)));
+}
+
+std::string ExprEmitter::compute(ValueId v, Index idx) {
+  const Node& n = graph_.node(v);
+  const std::string T = cl_type(n.dtype);
+  if (n.dtype == DType::F64) uses_fp64_ = true;
+  auto bind_var = [&](const std::string& expr) {
+    std::string var = fresh("v");
+    line("const " + T + " " + var + " = " + expr + ";");
+    return var;
+  };
+  auto operand = [&](int i, const Index& at) { return value(n.inputs[i], at); };
+  const OpClass cls = op_info(n.op).op_class;
+
+  switch (cls) {
+    case OpClass::Unary: return bind_var(unary(n, operand(0, idx)));
+    case OpClass::Binary:
+    case OpClass::Compare: {
+      std::string a = operand(0, idx);
+      std::string b = operand(1, idx);
+      return bind_var(binary(n, a, b));
+    }
+    case OpClass::Select: {
+      std::string p = operand(0, idx), x = operand(1, idx), y = operand(2, idx);
+      return bind_var("(" + p + " ? " + x + " : " + y + ")");
+    }
+    case OpClass::Convert: {
+      const DType from = graph_.node(n.inputs[0]).dtype;
+      return bind_var(convert(from, n.dtype, operand(0, idx)));
+    }
+    default: break;
+  }
+
+  switch (n.op) {
+    case OpKind::Constant:
+      if (is_float(n.dtype)) return cl_float_literal(n.attrs.get_float("value"), n.dtype);
+      return cl_int_literal(n.attrs.get_int("value"), n.dtype);
+    case OpKind::Iota: {
+      const auto& d = dims_of(idx);
+      return "((" + T + ")(" + d[n.attrs.get_int("dimension")] + "))";
+    }
+    case OpKind::BroadcastInDim: {
+      const Shape& in = graph_.node(n.inputs[0]).shape;
+      if (in.empty()) return operand(0, Index{"0", {}, {}});
+      const auto& d = dims_of(idx);
+      const auto& map = n.attrs.get_ints("dims");
+      Index at{{}, {}, in};
+      for (std::size_t i = 0; i < in.size(); ++i) at.dims.push_back(in[i] == 1 ? "0" : d[map[i]]);
+      return operand(0, at);
+    }
+    case OpKind::Reshape:
+      return operand(0, Index{linear_of(idx), {}, graph_.node(n.inputs[0]).shape});
+    case OpKind::Transpose: {
+      const auto& d = dims_of(idx);
+      const auto& perm = n.attrs.get_ints("permutation");
+      Index at{{}, std::vector<std::string>(d.size()), graph_.node(n.inputs[0]).shape};
+      for (std::size_t k = 0; k < d.size(); ++k) at.dims[perm[k]] = d[k];
+      return operand(0, at);
+    }
+    case OpKind::Slice: {
+      const auto& d = dims_of(idx);
+      const auto& start = n.attrs.get_ints("start");
+      const auto& stride = n.attrs.get_ints("stride");
+      Index at{{}, {}, graph_.node(n.inputs[0]).shape};
+      for (std::size_t k = 0; k < d.size(); ++k) {
+        std::string e = stride[k] == 1 ? d[k] : "(" + d[k] + ")*" + std::to_string(stride[k]);
+        if (start[k] != 0) e = "(" + e + " + " + std::to_string(start[k]) + ")";
+        at.dims.push_back(e);
+      }
+      return operand(0, at);
+    }
+    case OpKind::DynamicSlice: {
+      const auto& d = dims_of(idx);
+      const Shape& in = graph_.node(n.inputs[0]).shape;
+      Index at{{}, {}, in};
+      for (std::size_t k = 0; k < d.size(); ++k) {
+        std::string s = fresh("s");
+        line("const " + index_type_ + " " + s + " = " +
+             clamp(scalar_start(n.inputs[k + 1]), 0, in[k] - n.shape[k]) + ";");
+        at.dims.push_back("(" + d[k] + " + " + s + ")");
+      }
+      return operand(0, at);
+    }
+    case OpKind::DynamicUpdateSlice: {
+      const Shape& upd = graph_.node(n.inputs[1]).shape;
+      std::string base = operand(0, idx);
+      if (num_elements(upd) == 0) return base;
+      const auto& d = dims_of(idx);
+      Index at{{}, {}, upd};
+      std::string inside = "true";
+      for (std::size_t k = 0; k < d.size(); ++k) {
+        std::string rel = fresh("r");
+        line("const " + index_type_ + " " + rel + " = " + d[k] + " - " +
+             clamp(scalar_start(n.inputs[k + 2]), 0, n.shape[k] - upd[k]) + ";");
+        inside += " && " + rel + " >= 0 && " + rel + " < " + std::to_string(upd[k]);
+        at.dims.push_back(clamp(rel, 0, upd[k] - 1));
+      }
+      std::string u = operand(1, at);
+      return bind_var("((" + inside + ") ? " + u + " : " + base + ")");
+    }
+    case OpKind::Concatenate: {
+      const auto& d = dims_of(idx);
+      const auto dim = static_cast<std::size_t>(n.attrs.get_int("dimension"));
+      std::string result;
+      std::int64_t offset = 0;
+      std::vector<std::pair<std::int64_t, std::string>> parts;  // (end offset, value)
+      for (std::size_t j = 0; j < n.inputs.size(); ++j) {
+        const Shape& s = graph_.node(n.inputs[j]).shape;
+        if (s[dim] == 0) continue;
+        Index at{{}, d, s};
+        std::string local = offset == 0 ? d[dim] : "(" + d[dim] + " - " + std::to_string(offset) + ")";
+        at.dims[dim] = clamp(local, 0, s[dim] - 1);
+        offset += s[dim];
+        parts.emplace_back(offset, operand(static_cast<int>(j), at));
+      }
+      result = parts.back().second;
+      for (std::size_t j = parts.size() - 1; j-- > 0;)
+        result = "(" + d[dim] + " < " + std::to_string(parts[j].first) + " ? " + parts[j].second +
+                 " : " + result + ")";
+      return bind_var(result);
+    }
+    case OpKind::Pad: {
+      const Shape& in = graph_.node(n.inputs[0]).shape;
+      std::string pad_value = operand(1, Index{"0", {}, {}});
+      if (num_elements(in) == 0) return pad_value;
+      const auto& d = dims_of(idx);
+      const auto& low = n.attrs.get_ints("low");
+      const auto& interior = n.attrs.get_ints("interior");
+      Index at{{}, {}, in};
+      std::string valid = "true";
+      for (std::size_t k = 0; k < d.size(); ++k) {
+        std::string t = fresh("p");
+        line("const " + index_type_ + " " + t + " = " + d[k] + " - (" + std::to_string(low[k]) + ");");
+        const std::int64_t step = interior[k] + 1;
+        std::string q = step == 1 ? t : "(" + t + ")/" + std::to_string(step);
+        valid += " && " + t + " >= 0 && " + q + " < " + std::to_string(in[k]);
+        if (step != 1) valid += " && (" + t + ")%" + std::to_string(step) + " == 0";
+        at.dims.push_back(clamp(q, 0, in[k] - 1));
+      }
+      std::string x = operand(0, at);
+      return bind_var("((" + valid + ") ? " + x + " : " + pad_value + ")");
+    }
+    default: break;
+  }
+  throw Error("codegen: op " + std::string(op_name(n.op)) +
+              " cannot be computed inside a fused kernel (it needs its own buffer); this is a "
+              "weft fusion bug, please report it with the IR text");
+}
+
+}  // namespace weft::opencl

@@ -1,0 +1,66 @@
+// Emits OpenCL C statements that compute one element of a fused node. Operands are pulled
+// through index arithmetic (broadcast, reshape, transpose, slice, pad, concatenate, dynamic
+// slices), so every fusible op costs index math rather than a buffer.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "weft/ir/graph.h"
+
+namespace weft::opencl {
+
+// Where in a node's result an element lives: a row-major linear index, per-axis indices, or
+// both. Whichever is missing is derived on demand.
+struct Index {
+  std::string linear;             // empty when unknown
+  std::vector<std::string> dims;  // empty when unknown (or rank 0)
+  Shape shape;
+};
+
+class ExprEmitter {
+ public:
+  // `buffer_arg(v)` names the kernel argument holding node v, or "" when v is computed here.
+  ExprEmitter(const Graph& graph, std::function<std::string(ValueId)> buffer_arg,
+              std::string index_type);
+
+  // Emits what is needed and returns an expression (a variable or literal) for node v at idx.
+  std::string value(ValueId v, const Index& idx);
+  // Index helpers, exposed for kernel templates.
+  std::string linear_of(Index& idx);
+  const std::vector<std::string>& dims_of(Index& idx);
+
+  void push_scope();  // values emitted inside a loop body must not leak out of it
+  void pop_scope();
+  void set_indent(std::string indent) { indent_ = std::move(indent); }
+  std::string take_code();  // emitted statements so far (clears them)
+  void line(const std::string& s) { code_ << indent_ << s << "\n"; }
+  std::string fresh(const char* prefix);
+  const std::string& index_type() const { return index_type_; }
+  bool uses_fp64() const { return uses_fp64_; }
+
+ private:
+  std::string compute(ValueId v, Index idx);
+  std::string unary(const Node& n, const std::string& a);
+  std::string binary(const Node& n, const std::string& a, const std::string& b);
+  std::string convert(DType from, DType to, const std::string& a);
+  std::string load(ValueId v, const std::string& arg, Index& idx);
+  std::string clamp(const std::string& v, std::int64_t lo, std::int64_t hi);
+  std::string scalar_start(ValueId v);
+  std::string lookup(const std::string& key) const;
+  void remember(const std::string& key, const std::string& value);
+
+  const Graph& graph_;
+  std::function<std::string(ValueId)> buffer_arg_;
+  std::string index_type_;
+  std::ostringstream code_;
+  std::string indent_ = "  ";
+  std::vector<std::map<std::string, std::string>> memo_;
+  int counter_ = 0;
+  bool uses_fp64_ = false;
+};
+
+}  // namespace weft::opencl

@@ -1,0 +1,39 @@
+// Shared state while turning a FusionPlan into a ProgramPlan: which buffer holds each node,
+// the source being written, and the launches so far.
+#pragma once
+
+#include <map>
+#include <sstream>
+#include <string>
+
+#include "weft/compile/fusion.h"
+#include "weft/opencl/program_plan.h"
+
+namespace weft::opencl {
+
+struct KernelContext {
+  const FusionPlan& fusion;
+  const DeviceCaps& caps;
+  ProgramPlan& program;
+  std::map<ValueId, int> buffer_of;  // node -> BufferPlan index
+  std::ostringstream source;
+
+  const Graph& graph() const { return fusion.graph; }
+  int add_temp(std::size_t bytes) {
+    program.buffers.push_back({BufferPlan::Role::Temp, 0, bytes});
+    return static_cast<int>(program.buffers.size()) - 1;
+  }
+};
+
+// "int" when every index of the group fits in 31 bits, else "long".
+std::string index_type_for(const KernelContext& ctx, const FusionGroup& group);
+// "__global const float* restrict a0, ..." for the group's input buffers; fills `args`.
+std::string input_params(const KernelContext& ctx, const FusionGroup& group,
+                         std::vector<int>& args);
+std::size_t round_up(std::size_t n, std::size_t multiple);
+
+void emit_loop_kernel(KernelContext& ctx, const FusionGroup& group, const std::string& name);
+void emit_reduce_kernel(KernelContext& ctx, const FusionGroup& group, const std::string& name);
+void emit_dot_kernel(KernelContext& ctx, const FusionGroup& group, const std::string& name);
+
+}  // namespace weft::opencl

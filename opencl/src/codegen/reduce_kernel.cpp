@@ -1,0 +1,231 @@
+// Reductions with their producers fused in. Many outputs: one work-item per output walks
+// its reduced elements. Few outputs over many elements: a two-stage tree — work-groups
+// reduce strided chunks into partials in local memory, then one work-item per output
+// combines its partials.
+#include <algorithm>
+
+#include "codegen/cl_types.h"
+#include "codegen/expr_emitter.h"
+#include "codegen/kernel_context.h"
+
+namespace weft::opencl {
+namespace {
+
+constexpr std::size_t kLocal = 256;
+
+struct ReduceOp {
+  OpKind op;
+  DType t;  // element type reduced
+  bool is_arg() const { return op == OpKind::ArgMax || op == OpKind::ArgMin; }
+  std::string T() const { return cl_type(t); }
+
+  std::string identity() const {
+    switch (op) {
+      case OpKind::ReduceSum: return cl_int_literal(0, t);
+      case OpKind::ReduceProd: return cl_int_literal(1, t);
+      case OpKind::ReduceMax:
+      case OpKind::ArgMax: return cl_lowest(t);
+      default: return cl_highest(t);
+    }
+  }
+  // acc = acc (op) v, as an expression.
+  std::string combine(const std::string& acc, const std::string& v) const {
+    const bool fl = is_float(t);
+    switch (op) {
+      case OpKind::ReduceSum:
+      case OpKind::ReduceProd: {
+        const char* sym = op == OpKind::ReduceSum ? "+" : "*";
+        if (!is_signed_integer(t)) return "(" + acc + " " + sym + " " + v + ")";
+        const std::string U = t == DType::I64 ? "ulong" : "uint";
+        return "((" + T() + ")((" + U + ")" + acc + " " + sym + " (" + U + ")" + v + "))";
+      }
+      case OpKind::ReduceMax:
+      case OpKind::ReduceMin: {
+        const char* cmp = op == OpKind::ReduceMax ? ">" : "<";
+        if (!fl) return std::string(op == OpKind::ReduceMax ? "max" : "min") + "(" + acc + ", " + v + ")";
+        return "(isnan(" + acc + ") ? " + acc + " : ((isnan(" + v + ") || " + v + " " + cmp + " " +
+               acc + ") ? " + v + " : " + acc + "))";
+      }
+      default: return "";
+    }
+  }
+  // Whether candidate (v, i) replaces the best (bv, bi) of an arg-reduction.
+  std::string takes(const std::string& bv, const std::string& bi, const std::string& v,
+                    const std::string& i) const {
+    const char* cmp = op == OpKind::ArgMax ? ">" : "<";
+    std::string better = "(" + v + " " + cmp + " " + bv + " || (" + v + " == " + bv + " && " + i +
+                         " < " + bi + "))";
+    if (!is_float(t)) return better;
+    return "(isnan(" + v + ") ? (!isnan(" + bv + ") || " + i + " < " + bi + ") : (!isnan(" + bv +
+           ") && " + better + "))";
+  }
+};
+
+// Emits, into `emit`, the reduced element at reduction counter `r` for output index `out`.
+std::string element_at(ExprEmitter& emit, const Node& root, const Shape& in_shape,
+                        ValueId operand, Index& out, const std::string& r) {
+  const auto& axes = root.attrs.get_ints("axes");
+  Shape reduced_shape;
+  for (auto a : axes) reduced_shape.push_back(in_shape[a]);
+  Index red{r, {}, reduced_shape};
+  const auto& rd = emit.dims_of(red);
+  const auto& od = emit.dims_of(out);
+  Index at{{}, {}, in_shape};
+  std::size_t ri = 0, oi = 0;
+  for (std::size_t k = 0; k < in_shape.size(); ++k) {
+    if (ri < axes.size() && axes[ri] == static_cast<std::int64_t>(k)) {
+      at.dims.push_back(rd[ri++]);
+    } else {
+      at.dims.push_back(od[oi++]);
+    }
+  }
+  return emit.value(operand, at);
+}
+
+}  // namespace
+
+void emit_reduce_kernel(KernelContext& ctx, const FusionGroup& group, const std::string& name) {
+  const Node& root = ctx.graph().node(group.root);
+  const ValueId operand = root.inputs[0];
+  const Shape& in_shape = ctx.graph().node(operand).shape;
+  const ReduceOp rop{root.op, ctx.graph().node(operand).dtype};
+  const std::int64_t outputs = num_elements(root.shape);
+  const std::int64_t reduced = num_elements(in_shape) / std::max<std::int64_t>(outputs, 1);
+  const std::string idx_t = index_type_for(ctx, group);
+  const std::string T = rop.T();
+  const std::string out_store_t = cl_storage_type(root.dtype);
+  const int out_buffer = ctx.buffer_of.at(group.root);
+
+  auto make_emitter = [&] {
+    return ExprEmitter(
+        ctx.graph(),
+        [&group](ValueId v) -> std::string {
+          for (std::size_t i = 0; i < group.inputs.size(); ++i)
+            if (group.inputs[i] == v) return "a" + std::to_string(i);
+          return "";
+        },
+        idx_t);
+  };
+  // The loop body that folds element `r` into (acc[, acc_i]).
+  auto fold = [&](ExprEmitter& emit, Index& out, const std::string& r) {
+    emit.push_scope();
+    emit.set_indent("    ");
+    std::string v = element_at(emit, root, in_shape, operand, out, r);
+    if (rop.is_arg()) {
+      emit.line("if (" + rop.takes("acc", "acc_i", v, r) + ") { acc = " + v + "; acc_i = " + r + "; }");
+    } else {
+      emit.line("acc = " + rop.combine("acc", v) + ";");
+    }
+    emit.pop_scope();
+    emit.set_indent("  ");
+  };
+  const std::string init = "  " + T + " acc = " + rop.identity() + ";\n" +
+                           (rop.is_arg() ? "  long acc_i = LONG_MAX;\n" : "");
+  auto result_expr = [&](const std::string& acc, const std::string& acc_i) {
+    if (rop.is_arg()) return "(" + cl_type(root.dtype) + ")(" + acc_i + ")";
+    return acc;
+  };
+
+  const bool two_stage = outputs < 64 && reduced >= 8192;
+  if (!two_stage) {
+    LaunchPlan launch;
+    launch.kernel = name;
+    std::string params = input_params(ctx, group, launch.args);
+    launch.args.push_back(out_buffer);
+    launch.writes.push_back(out_buffer);
+    ExprEmitter emit = make_emitter();
+    Index out{"gid", {}, root.shape};
+    emit.dims_of(out);
+    std::string head = emit.take_code();
+    fold(emit, out, "r");
+    std::string body = emit.take_code();
+    ctx.source << "__kernel void " << name << "(" << params << "__global " << out_store_t
+               << "* restrict out) {\n  const " << idx_t << " gid = (" << idx_t
+               << ")get_global_id(0);\n  if (gid >= " << outputs << ") return;\n"
+               << head << init << "  for (" << idx_t << " r = 0; r < " << reduced << "; ++r) {\n"
+               << body << "  }\n  out[gid] = " << result_expr("acc", "acc_i") << ";\n}\n\n";
+    launch.local_size = std::min<std::size_t>(64, ctx.caps.max_work_group_size);
+    launch.global_size = round_up(static_cast<std::size_t>(outputs), launch.local_size);
+    ctx.program.launches.push_back(std::move(launch));
+    return;
+  }
+
+  // Stage 1: `groups` work-groups per output, each folding a strided share into a partial.
+  const std::size_t local = std::min(kLocal, ctx.caps.max_work_group_size);
+  const std::int64_t groups = std::clamp<std::int64_t>(
+      reduced / static_cast<std::int64_t>(local * 64), 1, 256);
+  const std::int64_t partial_count = outputs * groups;
+  const int partial = ctx.add_temp(static_cast<std::size_t>(partial_count) * dtype_size(rop.t));
+  const int partial_i = rop.is_arg() ? ctx.add_temp(static_cast<std::size_t>(partial_count) * 8) : -1;
+  LaunchPlan stage1;
+  stage1.kernel = name + "_partial";
+  std::string params = input_params(ctx, group, stage1.args);
+  stage1.args.push_back(partial);
+  stage1.writes.push_back(partial);
+  if (rop.is_arg()) {
+    stage1.args.push_back(partial_i);
+    stage1.writes.push_back(partial_i);
+  }
+  ExprEmitter emit = make_emitter();
+  emit.line("const " + idx_t + " o = grp / " + std::to_string(groups) + ";");
+  Index out{"o", {}, root.shape};
+  emit.dims_of(out);
+  std::string head = emit.take_code();
+  fold(emit, out, "r");
+  std::string body = emit.take_code();
+  const std::string L = std::to_string(local);
+  ctx.source << "__kernel __attribute__((reqd_work_group_size(" << L << ", 1, 1)))\nvoid "
+             << stage1.kernel << "(" << params << "__global " << cl_storage_type(rop.t)
+             << "* restrict partial" << (rop.is_arg() ? ", __global long* restrict partial_i" : "")
+             << ") {\n  const " << idx_t << " lid = (" << idx_t << ")get_local_id(0);\n  const "
+             << idx_t << " grp = (" << idx_t << ")get_group_id(0);\n  const " << idx_t << " g = grp % "
+             << groups << ";\n"
+             << head << init << "  for (" << idx_t << " r = g * " << L << " + lid; r < " << reduced
+             << "; r += " << groups * static_cast<std::int64_t>(local) << ") {\n"
+             << body << "  }\n"
+             << "  __local " << T << " scratch[" << L << "];\n"
+             << (rop.is_arg() ? "  __local long scratch_i[" + L + "];\n  scratch_i[lid] = acc_i;\n" : "")
+             << "  scratch[lid] = acc;\n  barrier(CLK_LOCAL_MEM_FENCE);\n"
+             << "  for (" << idx_t << " s = " << local / 2 << "; s > 0; s >>= 1) {\n"
+             << "    if (lid < s) {\n";
+  if (rop.is_arg()) {
+    ctx.source << "      const " << T << " v = scratch[lid + s];\n      const long vi = scratch_i[lid + s];\n"
+               << "      if (" << rop.takes("scratch[lid]", "scratch_i[lid]", "v", "vi")
+               << ") { scratch[lid] = v; scratch_i[lid] = vi; }\n";
+  } else {
+    ctx.source << "      scratch[lid] = " << rop.combine("scratch[lid]", "scratch[lid + s]") << ";\n";
+  }
+  ctx.source << "    }\n    barrier(CLK_LOCAL_MEM_FENCE);\n  }\n"
+             << "  if (lid == 0) {\n    partial[grp] = scratch[0];\n"
+             << (rop.is_arg() ? "    partial_i[grp] = scratch_i[0];\n" : "") << "  }\n}\n\n";
+  stage1.local_size = local;
+  stage1.global_size = static_cast<std::size_t>(partial_count) * local;
+  ctx.program.launches.push_back(std::move(stage1));
+
+  // Stage 2: one work-item per output folds its partials in order.
+  LaunchPlan stage2;
+  stage2.kernel = name;
+  stage2.args = {partial};
+  if (rop.is_arg()) stage2.args.push_back(partial_i);
+  stage2.args.push_back(out_buffer);
+  stage2.writes = {out_buffer};
+  ctx.source << "__kernel void " << name << "(__global const " << cl_storage_type(rop.t)
+             << "* restrict partial, "
+             << (rop.is_arg() ? "__global const long* restrict partial_i, " : "") << "__global "
+             << out_store_t << "* restrict out) {\n  const " << idx_t << " gid = (" << idx_t
+             << ")get_global_id(0);\n  if (gid >= " << outputs << ") return;\n"
+             << init << "  for (" << idx_t << " g = 0; g < " << groups << "; ++g) {\n"
+             << "    const " << T << " v = partial[gid * " << groups << " + g];\n";
+  if (rop.is_arg()) {
+    ctx.source << "    const long vi = partial_i[gid * " << groups << " + g];\n    if ("
+               << rop.takes("acc", "acc_i", "v", "vi") << ") { acc = v; acc_i = vi; }\n";
+  } else {
+    ctx.source << "    acc = " << rop.combine("acc", "v") << ";\n";
+  }
+  ctx.source << "  }\n  out[gid] = " << result_expr("acc", "acc_i") << ";\n}\n\n";
+  stage2.local_size = std::min<std::size_t>(64, ctx.caps.max_work_group_size);
+  stage2.global_size = round_up(static_cast<std::size_t>(outputs), stage2.local_size);
+  ctx.program.launches.push_back(std::move(stage2));
+}
+
+}  // namespace weft::opencl
