@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "weft/error.h"
+#include "weft/trace/trace.h"
 
 namespace weft {
 namespace np {
@@ -88,8 +89,12 @@ template <typename LaxFn>
 Array binary(LaxFn fn, const Array& x, const Array& y, const char* op,
              const std::source_location& loc) {
   try {
-    auto [a, b] = align(x, y, op, loc);
-    return fn(a, b, loc);
+    return detail::run_fused_eagerly(
+        [&] {
+          auto [a, b] = align(x, y, op, loc);
+          return fn(a, b, loc);
+        },
+        op, loc);
   } catch (const ShapeError& e) {
     std::string msg = e.what();
     if (msg.find(" at ") == std::string::npos) msg += " at " + loc_str(loc);
@@ -160,7 +165,7 @@ Array arange(double start, double stop, double step, DType dtype, std::source_lo
   n = std::max<std::int64_t>(n, 0);
   DType work = is_float(dtype) ? dtype : DType::F64;
   Array i = lax::iota(work, {n}, 0, loc);
-  Array r = i * step + start;
+  Array r = add(multiply(i, scalar_like(step, i, loc), loc), scalar_like(start, i, loc), loc);
   return cast(r, dtype, loc);
 }
 
@@ -192,11 +197,15 @@ Array divide(const Array& x, const Array& y, std::source_location loc) {
 }
 
 Array where(const Array& cond, const Array& x, const Array& y, std::source_location loc) {
-  Array c = cond.dtype() == DType::Bool ? cond : lax::ne(cond, scalar_like(0, cond, loc), loc);
-  DType t = promote_types(x.dtype(), y.dtype());
-  Shape s = broadcast_shapes(broadcast_shapes(c.shape(), x.shape(), "where"), y.shape(), "where");
-  return lax::select(bcast(c, s, loc), bcast(cast(x, t, loc), s, loc), bcast(cast(y, t, loc), s, loc),
-                     loc);
+  return detail::run_fused_eagerly(
+      [&] {
+        Array c = cond.dtype() == DType::Bool ? cond : lax::ne(cond, scalar_like(0, cond, loc), loc);
+        DType t = promote_types(x.dtype(), y.dtype());
+        Shape s = broadcast_shapes(broadcast_shapes(c.shape(), x.shape(), "where"), y.shape(), "where");
+        return lax::select(bcast(c, s, loc), bcast(cast(x, t, loc), s, loc),
+                           bcast(cast(y, t, loc), s, loc), loc);
+      },
+      "where", loc);
 }
 
 Array exp(const Array& x, std::source_location loc) { return lax::exp(x, loc); }
@@ -205,6 +214,25 @@ Array sqrt(const Array& x, std::source_location loc) { return lax::sqrt(x, loc);
 Array tanh(const Array& x, std::source_location loc) { return lax::tanh(x, loc); }
 Array abs(const Array& x, std::source_location loc) { return lax::abs(x, loc); }
 Array sigmoid(const Array& x, std::source_location loc) { return lax::logistic(x, loc); }
+Array sin(const Array& x, std::source_location loc) { return lax::sin(x, loc); }
+Array cos(const Array& x, std::source_location loc) { return lax::cos(x, loc); }
+Array tan(const Array& x, std::source_location loc) { return lax::tan(x, loc); }
+Array floor(const Array& x, std::source_location loc) { return lax::floor(x, loc); }
+Array ceil(const Array& x, std::source_location loc) { return lax::ceil(x, loc); }
+Array round(const Array& x, std::source_location loc) { return lax::round(x, loc); }
+Array sign(const Array& x, std::source_location loc) { return lax::sign(x, loc); }
+Array negative(const Array& x, std::source_location loc) { return lax::neg(x, loc); }
+Array exp2(const Array& x, std::source_location loc) { return lax::exp2(x, loc); }
+Array log1p(const Array& x, std::source_location loc) { return lax::log1p(x, loc); }
+Array expm1(const Array& x, std::source_location loc) { return lax::expm1(x, loc); }
+Array rsqrt(const Array& x, std::source_location loc) { return lax::rsqrt(x, loc); }
+Array erf(const Array& x, std::source_location loc) { return lax::erf(x, loc); }
+Array arctan2(const Array& y, const Array& x, std::source_location loc) {
+  return binary(lax::atan2, y, x, "arctan2", loc);
+}
+Array clip(const Array& x, double lo, double hi, std::source_location loc) {
+  return minimum(maximum(x, scalar_like(lo, x, loc), loc), scalar_like(hi, x, loc), loc);
+}
 Array relu(const Array& x, std::source_location loc) {
   return lax::max(x, bcast(scalar_like(0, x, loc), x.shape(), loc), loc);
 }

@@ -1,6 +1,8 @@
 #include "weft/trace/trace.h"
 
 #include <atomic>
+#include <cmath>
+#include <limits>
 
 #include "trace/array_impl.h"
 #include "weft/backend.h"
@@ -109,6 +111,18 @@ void check_not_escaped(const ArrayImpl& a, const std::source_location& loc) {
 
 namespace {
 
+// Float constants hold doubles and integer constants int64s; every NaN is the one quiet NaN so
+// the text form (which prints "nan") parses back to an equal graph.
+void set_constant_value(Node& n, const ArrayImpl& impl) {
+  if (!is_float(impl.dtype)) {
+    n.attrs.set("value", impl.int_value);
+  } else if (std::isnan(impl.float_value)) {
+    n.attrs.set("value", std::numeric_limits<double>::quiet_NaN());
+  } else {
+    n.attrs.set("value", impl.float_value);
+  }
+}
+
 // The value id of `a` inside trace `t`, staging literals as constants and hoisting concrete
 // arrays the function closed over to extra parameters.
 ValueId lift(TraceState& t, const Array& a, const std::source_location& loc) {
@@ -126,11 +140,7 @@ ValueId lift(TraceState& t, const Array& a, const std::source_location& loc) {
       Node n;
       n.op = OpKind::Constant;
       n.dtype = impl.dtype;
-      if (is_float(impl.dtype)) {
-        n.attrs.set("value", impl.float_value);
-      } else {
-        n.attrs.set("value", impl.int_value);
-      }
+      set_constant_value(n, impl);
       n.origin.cpp = loc;
       return t.graph.add(std::move(n));
     }
@@ -196,11 +206,7 @@ Array run_eagerly(OpKind op, std::span<const Array> operands, const Attrs& attrs
       node.inputs.push_back(id);
     } else {
       leaf.op = OpKind::Constant;
-      if (is_float(impl.dtype)) {
-        leaf.attrs.set("value", impl.float_value);
-      } else {
-        leaf.attrs.set("value", impl.int_value);
-      }
+      set_constant_value(leaf, impl);
       node.inputs.push_back(g.add(std::move(leaf)));
     }
   }
@@ -212,6 +218,37 @@ Array run_eagerly(OpKind op, std::span<const Array> operands, const Attrs& attrs
 }
 
 }  // namespace
+
+Array run_fused_eagerly(const std::function<Array()>& fn, const char* name,
+                        const std::source_location& loc) {
+  if (tracing_active()) return fn();
+  Graph graph;
+  std::vector<Array> captured;
+  {
+    TraceScope scope(name, loc);
+    Array result = fn();
+    scope.state()->graph.outputs.push_back(scope.stage_output(result, loc));
+    graph = scope.state()->graph.canonicalized();
+    captured = scope.state()->captured;
+  }
+  const Node& out = graph.node(graph.outputs[0]);
+  if (out.op == OpKind::Parameter) return captured.at(out.attrs.get_int("index"));
+  Device* device = nullptr;
+  std::vector<std::shared_ptr<Buffer>> inputs;
+  for (const Array& a : captured) {
+    Device& d = a.impl()->buffer->device();
+    if (device && device != &d)
+      throw InvalidArgumentError(std::string(name) + " at " + where(loc) +
+                                 ": operands live on different devices (" + device->name() +
+                                 " and " + d.name() + "); move one with device_put first");
+    device = &d;
+    inputs.push_back(a.impl()->buffer);
+  }
+  if (!device) device = &default_device();
+  ++eager_ops;
+  auto outputs = device->compile(graph)->run(inputs);
+  return make_concrete(std::move(outputs.at(0)), out.dtype, out.shape);
+}
 
 ValueId TraceScope::stage_output(const Array& value, std::source_location where_) {
   if (!value.valid())

@@ -3,6 +3,7 @@
 // (omnistaging), even when all its operands are constants.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <source_location>
 #include <span>
@@ -54,6 +55,12 @@ class TraceScope {
 // then stages it into the current trace or, outside any trace, runs it eagerly.
 Array bind(OpKind op, std::span<const Array> operands, const Attrs& attrs,
            const TensorType& declared, const std::source_location& loc);
+
+// Outside any trace, runs `fn` (a few primitives, e.g. a broadcast and an add) as one traced
+// and compiled program, so an eager numpy-level call costs one kernel; inside a trace it just
+// calls `fn`.
+Array run_fused_eagerly(const std::function<Array()>& fn, const char* name,
+                        const std::source_location& loc);
 
 // Number of eager single-op executions so far (tests check that traced code runs none).
 std::int64_t eager_op_count();

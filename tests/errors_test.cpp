@@ -1,0 +1,164 @@
+// Errors are part of the product: these tests pin down what each message says.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "weft/opencl/codegen.h"
+#include "weft/weft.h"
+
+namespace weft {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::string here(int line) { return std::string("errors_test.cpp:") + std::to_string(line); }
+
+template <typename E, typename F>
+std::string message_of(F&& f) {
+  try {
+    f();
+  } catch (const E& e) {
+    return e.what();
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "wrong exception type: " << e.what();
+    return {};
+  }
+  ADD_FAILURE() << "no exception thrown";
+  return {};
+}
+
+TEST(Errors, ConcretizationNamesPrimitiveLineAndFunction) {
+  int reduce_line = 0, item_line = 0;
+  auto ex1 = jit(
+      [&](const Array& x) {
+        reduce_line = __LINE__ + 1;
+        Array size = np::sum(np::ones_like(x));
+        item_line = __LINE__ + 1;
+        return x.reshape({size.item<std::int64_t>()});
+      },
+      {.name = "ex1"});
+  Array x = Array::from_vector<float>({3, 4}, std::vector<float>(12, 1.0f));
+  std::string msg = message_of<ConcretizationError>([&] { ex1(x); });
+  EXPECT_THAT(msg, HasSubstr("Abstract tracer value encountered where a concrete value is expected"));
+  EXPECT_THAT(msg, HasSubstr("item()"));
+  EXPECT_THAT(msg, HasSubstr(here(item_line)));
+  EXPECT_THAT(msg, HasSubstr("reduce_sum"));
+  EXPECT_THAT(msg, HasSubstr(here(reduce_line)));
+  EXPECT_THAT(msg, HasSubstr("'ex1'"));
+  EXPECT_THAT(msg, HasSubstr("static"));
+}
+
+TEST(Errors, ConcretizationOfAnArgumentSaysSo) {
+  auto f = jit([](const Array& x) {
+    if (x) return x;  // data-dependent control flow on a tracer
+    return -x;
+  });
+  std::string msg = message_of<ConcretizationError>([&] { f(Array::from_vector<int>({}, {1})); });
+  EXPECT_THAT(msg, HasSubstr("operator bool"));
+  EXPECT_THAT(msg, HasSubstr("argument 0"));
+}
+
+TEST(Errors, ConcretizationFromToHostAndShapeUse) {
+  auto g = jit([](const Array& x) { return np::reshape(x, np::arange(2) + 2); });
+  std::string msg =
+      message_of<ConcretizationError>([&] { g(Array::from_vector<float>({4}, {1, 2, 3, 4})); });
+  EXPECT_THAT(msg, HasSubstr("to_host()"));
+  EXPECT_THAT(msg, HasSubstr("add"));
+  auto h = jit([](const Array& x) {
+    auto host = x.to_host();
+    return x;
+  });
+  msg = message_of<ConcretizationError>([&] { h(Array::from_vector<float>({1}, {1})); });
+  EXPECT_THAT(msg, HasSubstr("to_host()"));
+}
+
+TEST(Errors, EscapedTracerNamesWhereItWasCreated) {
+  Array leaked;
+  int line = 0;
+  auto f = jit([&](const Array& x) {
+    line = __LINE__ + 1;
+    leaked = np::exp(x);
+    return x;
+  });
+  f(Array::from_vector<float>({2}, {1, 2}));
+  std::string msg = message_of<EscapedTracerError>([&] { (void)(leaked + 1.0); });
+  EXPECT_THAT(msg, HasSubstr("after its trace ended"));
+  EXPECT_THAT(msg, HasSubstr("exp"));
+  EXPECT_THAT(msg, HasSubstr(here(line)));
+  msg = message_of<EscapedTracerError>([&] { leaked.to_host(); });
+  EXPECT_THAT(msg, HasSubstr(here(line)));
+}
+
+TEST(Errors, ShapeErrorsNameOpShapesAndLine) {
+  Array a = Array::from_vector<float>({3}, {1, 2, 3});
+  Array b = Array::from_vector<float>({4}, {1, 2, 3, 4});
+  int line = __LINE__ + 1;
+  std::string msg = message_of<ShapeError>([&] { lax::add(a, b); });
+  EXPECT_THAT(msg, HasSubstr("add"));
+  EXPECT_THAT(msg, HasSubstr("f32[3]"));
+  EXPECT_THAT(msg, HasSubstr("f32[4]"));
+  EXPECT_THAT(msg, HasSubstr(here(line)));
+
+  auto f = jit([](const Array& x, const Array& y) { return np::matmul(x, y); }, {.name = "mm"});
+  Array m = Array::from_vector<float>({2, 3}, std::vector<float>(6, 1));
+  msg = message_of<ShapeError>([&] { f(m, m); });
+  EXPECT_THAT(msg, HasSubstr("matmul"));
+  EXPECT_THAT(msg, HasSubstr("[2,3]"));
+
+  msg = message_of<ShapeError>([&] { a + b; });
+  EXPECT_THAT(msg, HasSubstr("[3]"));
+  EXPECT_THAT(msg, HasSubstr("[4]"));
+  EXPECT_THAT(msg, HasSubstr("errors_test.cpp"));
+}
+
+TEST(Errors, DTypeErrorsNameOpAndType) {
+  Array i = Array::from_vector<int>({2}, {1, 2});
+  std::string msg = message_of<DTypeError>([&] { lax::exp(i); });
+  EXPECT_THAT(msg, HasSubstr("exp"));
+  EXPECT_THAT(msg, HasSubstr("i32"));
+  msg = message_of<DTypeError>([&] { lax::add(i, Array::from_vector<float>({2}, {1, 2})); });
+  EXPECT_THAT(msg, HasSubstr("dtypes differ"));
+}
+
+TEST(Errors, Fp64OnADeviceWithoutItIsAClearError) {
+  Graph g;
+  Node p;
+  p.op = OpKind::Parameter;
+  p.dtype = DType::F64;
+  p.shape = {4};
+  p.attrs.set("index", std::int64_t{0});
+  g.params.push_back(g.add(p));
+  Node e;
+  e.op = OpKind::Exp;
+  e.dtype = DType::F64;
+  e.shape = {4};
+  e.inputs = {0};
+  g.outputs.push_back(g.add(e));
+  opencl::DeviceCaps caps;
+  caps.fp64 = false;
+  std::string msg = message_of<DTypeError>([&] { opencl::plan_program(g, caps); });
+  EXPECT_THAT(msg, HasSubstr("f64"));
+  EXPECT_THAT(msg, HasSubstr("cl_khr_fp64"));
+}
+
+TEST(Errors, EmptyArrayAndScalarTruth) {
+  Array empty;
+  std::string msg = message_of<InvalidArgumentError>([&] { empty.shape(); });
+  EXPECT_THAT(msg, HasSubstr("empty"));
+  Array v = Array::from_vector<float>({2}, {1, 2});
+  msg = message_of<InvalidArgumentError>([&] { (void)static_cast<bool>(v); });
+  EXPECT_THAT(msg, HasSubstr("one-element"));
+}
+
+TEST(Errors, DeviceOutOfMemoryIsAnError) {
+  // More than any PoCL device allows in one allocation; must be an error, never an abort.
+  EXPECT_THROW(np::zeros({std::int64_t{1} << 40}).block_until_ready(), OutOfMemoryError);
+}
+
+TEST(Errors, UnknownDeviceListsTheKnownOnes) {
+  std::string msg = message_of<InvalidArgumentError>([&] { device("gpu:42"); });
+  EXPECT_THAT(msg, HasSubstr("gpu:42"));
+  EXPECT_THAT(msg, HasSubstr("cpu:0"));
+}
+
+}  // namespace
+}  // namespace weft
