@@ -1,5 +1,6 @@
 #include "weft/dtype.h"
 
+#include "weft/error.h"
 #include "weft/shape.h"
 
 namespace weft {
@@ -36,7 +37,10 @@ std::size_t dtype_size(DType t) {
 
 std::int64_t num_elements(const Shape& shape) {
   std::int64_t n = 1;
-  for (auto d : shape) n *= d;
+  for (auto d : shape)
+    if (__builtin_mul_overflow(n, d, &n))
+      throw ShapeError("shape " + shape_to_string(shape) +
+                       " has more elements than a 64-bit count can hold; use smaller dimensions");
   return n;
 }
 

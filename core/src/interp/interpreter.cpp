@@ -1,0 +1,83 @@
+// The interpreter's driver: checks the inputs, evaluates every node in order and returns the
+// outputs. The per-op semantics live beside it, one file per op class.
+#include "weft/interp/interpreter.h"
+
+#include <string>
+
+#include "value.h"
+
+namespace weft {
+
+namespace {
+
+std::string type_string(DType dtype, const Shape& shape) {
+  return std::string(dtype_name(dtype)) + shape_to_string(shape);
+}
+
+void check_inputs(const Graph& graph, std::span<const HostArray> inputs) {
+  if (inputs.size() != graph.params.size())
+    throw InvalidArgumentError("interpret: graph '" + graph.name + "' takes " +
+                               std::to_string(graph.params.size()) + " parameter(s) but " +
+                               std::to_string(inputs.size()) + " input(s) were given");
+  for (std::size_t p = 0; p < inputs.size(); ++p) {
+    const Node& param = graph.node(graph.params[p]);
+    if (inputs[p].dtype() != param.dtype || inputs[p].shape() != param.shape)
+      throw InvalidArgumentError("interpret: parameter " + std::to_string(p) + " of graph '" +
+                                 graph.name + "' expects " + type_string(param.dtype, param.shape) +
+                                 ", given " + type_string(inputs[p].dtype(), inputs[p].shape()));
+  }
+}
+
+interp::Value evaluate(const Node& node, interp::Operands operands) {
+  using namespace interp;
+  switch (op_info(node.op).op_class) {
+    case OpClass::Leaf:
+      return eval_leaf(node);
+    case OpClass::Unary:
+      return eval_unary(node, operands);
+    case OpClass::Binary:
+    case OpClass::Compare:
+      return eval_binary(node, operands);
+    case OpClass::Select:
+      return eval_select(node, operands);
+    case OpClass::Convert:
+      return eval_convert(node, operands);
+    case OpClass::Layout:
+      return eval_layout(node, operands);
+    case OpClass::Reduce:
+      return eval_reduce(node, operands);
+    case OpClass::Dot:
+      return eval_dot(node, operands);
+  }
+  throw InvalidGraphError("interpret: no evaluator for " + std::string(op_name(node.op)));
+}
+
+}  // namespace
+
+std::vector<HostArray> interpret(const Graph& graph, std::span<const HostArray> inputs) {
+  // A malformed graph would index out of range below; reject it with the verifier's message.
+  verify(graph);
+  check_inputs(graph, inputs);
+  std::vector<interp::Value> values(graph.nodes.size());
+  // Drop each intermediate after its last use, so long graphs over large arrays stay small.
+  std::vector<int> uses = count_uses(graph);
+  std::vector<const interp::Value*> operands;
+  for (std::size_t id = 0; id < graph.nodes.size(); ++id) {
+    const Node& node = graph.nodes[id];
+    if (node.op == OpKind::Parameter) {
+      values[id] = interp::from_host(inputs[node.attrs.get_int("index")]);
+    } else {
+      operands.clear();
+      for (ValueId in : node.inputs) operands.push_back(&values[in]);
+      values[id] = evaluate(node, operands);
+    }
+    for (ValueId in : node.inputs)
+      if (--uses[in] == 0) values[in] = interp::Value{};
+  }
+  std::vector<HostArray> outputs;
+  outputs.reserve(graph.outputs.size());
+  for (ValueId o : graph.outputs) outputs.push_back(interp::to_host(values[o]));
+  return outputs;
+}
+
+}  // namespace weft

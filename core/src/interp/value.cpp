@@ -1,0 +1,64 @@
+#include "value.h"
+
+#include <limits>
+
+namespace weft::interp {
+
+Value make_value(DType dtype, Shape shape) {
+  Value v{dtype, std::move(shape), {}, {}};
+  const auto n = static_cast<std::size_t>(v.size());
+  if (is_float(dtype)) {
+    v.f.assign(n, 0.0);
+  } else {
+    v.i.assign(n, 0);
+  }
+  return v;
+}
+
+Value from_host(const HostArray& host) {
+  Value v = make_value(host.dtype(), host.shape());
+  const std::int64_t n = v.size();
+  if (is_float(host.dtype())) {
+    for (std::int64_t k = 0; k < n; ++k) v.f[k] = host.get_f64(k);
+  } else {
+    for (std::int64_t k = 0; k < n; ++k) v.i[k] = host.get_i64(k);
+  }
+  return v;
+}
+
+HostArray to_host(const Value& value) {
+  HostArray host(value.dtype, value.shape);
+  const std::int64_t n = value.size();
+  if (is_float(value.dtype)) {
+    for (std::int64_t k = 0; k < n; ++k) host.set_f64(k, value.f[k]);
+  } else {
+    for (std::int64_t k = 0; k < n; ++k) host.set_i64(k, value.i[k]);
+  }
+  return host;
+}
+
+std::int64_t int_lowest(DType t) {
+  switch (t) {
+    case DType::I32:
+      return std::numeric_limits<std::int32_t>::min();
+    case DType::I64:
+      return std::numeric_limits<std::int64_t>::min();
+    default:
+      return 0;  // bool and u32
+  }
+}
+
+std::int64_t int_highest(DType t) {
+  switch (t) {
+    case DType::Bool:
+      return 1;
+    case DType::I32:
+      return std::numeric_limits<std::int32_t>::max();
+    case DType::U32:
+      return std::numeric_limits<std::uint32_t>::max();
+    default:
+      return std::numeric_limits<std::int64_t>::max();
+  }
+}
+
+}  // namespace weft::interp

@@ -1,0 +1,73 @@
+// The interpreter's internal value representation and the evaluators of each op class.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "weft/dtype.h"
+#include "weft/host_array.h"
+#include "weft/ir/graph.h"
+#include "weft/shape.h"
+
+namespace weft::interp {
+
+// A node's value during interpretation. Float dtypes live in `f`, each element already rounded
+// to the dtype. Bool and integer dtypes live in `i` in canonical form (bool 0/1, i32 sign-
+// extended, u32 zero-extended), so int64 comparisons order every integer dtype correctly.
+struct Value {
+  DType dtype = DType::F32;
+  Shape shape;
+  std::vector<double> f;
+  std::vector<std::int64_t> i;
+
+  std::int64_t size() const { return num_elements(shape); }
+};
+
+Value make_value(DType dtype, Shape shape);  // zero-filled storage of the right kind
+Value from_host(const HostArray& host);
+HostArray to_host(const Value& value);
+
+// Rounds a double result to a float dtype (f32 results are rounded after every op).
+inline double round_to(DType t, double x) {
+  return t == DType::F32 ? static_cast<double>(static_cast<float>(x)) : x;
+}
+
+// Reduces a two's-complement result to the canonical form of a bool or integer dtype.
+inline std::int64_t wrap_to(DType t, std::uint64_t x) {
+  switch (t) {
+    case DType::Bool:
+      return x != 0 ? 1 : 0;
+    case DType::I32:
+      return static_cast<std::int32_t>(static_cast<std::uint32_t>(x));
+    case DType::U32:
+      return static_cast<std::int64_t>(x & 0xFFFFFFFFu);
+    default:
+      return static_cast<std::int64_t>(x);
+  }
+}
+inline std::int64_t wrap_to(DType t, std::int64_t x) {
+  return wrap_to(t, static_cast<std::uint64_t>(x));
+}
+
+// Smallest and largest value of an integer dtype, in canonical form.
+std::int64_t int_lowest(DType t);
+std::int64_t int_highest(DType t);
+
+// Converts one element between dtypes with the semantics of the convert op.
+double convert_to_float(DType to, DType from, double f, std::int64_t i);
+std::int64_t convert_to_int(DType to, DType from, double f, std::int64_t i);
+
+using Operands = std::span<const Value* const>;
+
+// One evaluator per op class; each returns the node's value from its operands' values.
+Value eval_leaf(const Node& node);  // constant and iota
+Value eval_unary(const Node& node, Operands operands);
+Value eval_binary(const Node& node, Operands operands);  // binary arithmetic and comparisons
+Value eval_select(const Node& node, Operands operands);
+Value eval_convert(const Node& node, Operands operands);
+Value eval_layout(const Node& node, Operands operands);
+Value eval_reduce(const Node& node, Operands operands);
+Value eval_dot(const Node& node, Operands operands);
+
+}  // namespace weft::interp

@@ -1,0 +1,68 @@
+// One OpenCL device with its command queue, program cache and executable cache.
+#pragma once
+
+#include <CL/cl.h>
+
+#include <cstddef>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <utility>
+
+#include "weft/backend.h"
+#include "weft/opencl/buffer.h"
+#include "weft/opencl/cl_handle.h"
+#include "weft/opencl/device_info.h"
+#include "weft/opencl/program_plan.h"
+
+namespace weft::opencl {
+
+class OpenCLDevice final : public Device {
+ public:
+  // Made by device discovery, which owns every device for the life of the process.
+  OpenCLDevice(DeviceInfo info, cl_device_id id, ClContext context, ClQueue queue);
+  OpenCLDevice(const OpenCLDevice&) = delete;
+  OpenCLDevice& operator=(const OpenCLDevice&) = delete;
+
+  const std::string& name() const override { return info_.name; }
+  std::string description() const override;
+  bool supports(DType dtype) const override;
+  std::shared_ptr<Buffer> upload(const void* host, std::size_t bytes) override;
+  void download(const Buffer& buffer, void* host, std::size_t bytes) override;
+  void wait(const Buffer& buffer) override;
+  std::shared_ptr<Buffer> copy_from(const Buffer& source) override;
+  std::shared_ptr<Executable> compile(const Graph& graph) override;
+  void synchronize() override;
+
+  const DeviceInfo& info() const { return info_; }
+  DeviceCaps caps() const;
+  // "cpu:0 (pthread-haswell-AMD EPYC)": how error messages name the device.
+  std::string label() const;
+  cl_device_id id() const { return id_; }
+  cl_context context() const { return context_.get(); }
+  cl_command_queue queue() const { return queue_.get(); }
+
+  // A buffer of `bytes` with undefined contents (at least 1 byte is allocated). Throws
+  // OutOfMemoryError past CL_DEVICE_MAX_MEM_ALLOC_SIZE or when the driver refuses.
+  std::shared_ptr<OpenCLBuffer> allocate(std::size_t bytes);
+  // Builds `source` with `options` for this device, or returns the earlier build of the same
+  // pair. Throws BuildError with the start of the build log when the compiler rejects it.
+  ClProgram build_program(const std::string& source, const std::string& options);
+
+ private:
+  void check_allocation(std::size_t bytes) const;
+
+  DeviceInfo info_;
+  cl_device_id id_;
+  ClContext context_;
+  ClQueue queue_;
+
+  std::mutex executables_mutex_;
+  std::unordered_map<std::string, std::shared_ptr<Executable>> executables_;  // by graph text
+  std::mutex programs_mutex_;
+  std::map<std::pair<std::string, std::string>, ClProgram> programs_;  // by source, options
+};
+
+}  // namespace weft::opencl

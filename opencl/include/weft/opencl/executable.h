@@ -1,0 +1,57 @@
+// Runs a ProgramPlan on one device: allocates its buffers and enqueues its launches, ordered
+// by events rather than by blocking.
+#pragma once
+
+#include <CL/cl.h>
+
+#include <cstddef>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <vector>
+
+#include "weft/backend.h"
+#include "weft/opencl/cl_handle.h"
+#include "weft/opencl/program_plan.h"
+
+namespace weft::opencl {
+
+class OpenCLDevice;
+
+class OpenCLExecutable final : public Executable {
+ public:
+  // Builds plan.source for `device` (through its program cache) and creates one kernel per
+  // distinct kernel name. Throws BuildError when the source does not compile and
+  // InvalidArgumentError when the plan is inconsistent (bad indices, an Input written, an
+  // argument count that does not match the kernel). The run takes one input per Input
+  // parameter index up to the highest one.
+  OpenCLExecutable(OpenCLDevice& device, ProgramPlan plan);
+
+  // Validates the inputs (count, device, byte sizes), enqueues every launch and returns the
+  // outputs without waiting for them. Safe to call from several threads.
+  std::vector<std::shared_ptr<Buffer>> run(
+      std::span<const std::shared_ptr<Buffer>> inputs) override;
+  const CompiledInfo& info() const override { return plan_.info; }
+
+  OpenCLDevice& device() const { return *device_; }
+  const ProgramPlan& plan() const { return plan_; }
+  cl_program program() const { return program_.get(); }
+  std::size_t num_inputs() const { return num_inputs_; }
+
+ private:
+  friend class OpenCLDevice;
+  // Set by OpenCLDevice::compile, which knows the graph's parameter count (a parameter no
+  // kernel reads has no BufferPlan) and times planning as well as building.
+  void set_compile_facts(std::size_t num_inputs, double compile_seconds);
+  void validate_plan() const;
+
+  OpenCLDevice* device_;
+  ProgramPlan plan_;
+  std::size_t num_inputs_ = 0;
+  ClProgram program_;
+  std::vector<ClKernel> kernels_;           // one per distinct kernel name
+  std::vector<std::size_t> launch_kernel_;  // index into kernels_ per launch
+  std::mutex run_mutex_;                    // cl_kernel arguments are shared state
+};
+
+}  // namespace weft::opencl

@@ -1,0 +1,237 @@
+#include "weft/opencl/device.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstddef>
+#include <sstream>
+#include <vector>
+
+#include "weft/error.h"
+#include "weft/ir/text.h"
+#include "weft/opencl/cl_error.h"
+#include "weft/opencl/codegen.h"
+#include "weft/opencl/executable.h"
+
+namespace weft::opencl {
+
+namespace {
+
+constexpr int kBuildLogLines = 40;
+
+// "1073741824 bytes (1.0 GiB)": exact for scripts, rounded for people.
+std::string describe_bytes(std::uint64_t bytes) {
+  static constexpr const char* kUnits[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  std::ostringstream out;
+  out << bytes << " bytes";
+  if (bytes >= 1024) {
+    double value = static_cast<double>(bytes);
+    int unit = -1;
+    while (value >= 1024 && unit < 5) {
+      value /= 1024;
+      ++unit;
+    }
+    out.precision(1);
+    out << std::fixed << " (" << value << ' ' << kUnits[unit] << ')';
+  }
+  return out.str();
+}
+
+std::string build_log(cl_program program, cl_device_id device) {
+  std::size_t size = 0;
+  if (clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, 0, nullptr, &size) !=
+          CL_SUCCESS ||
+      size == 0)
+    return {};
+  std::string log(size, '\0');
+  if (clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, size, log.data(), nullptr) !=
+      CL_SUCCESS)
+    return {};
+  while (!log.empty() && (log.back() == '\0' || log.back() == '\n')) log.pop_back();
+  return log;
+}
+
+// The first `limit` lines, with a note saying how many were left out.
+std::string head_lines(const std::string& text, int limit) {
+  std::istringstream in(text);
+  std::string line, out;
+  int count = 0;
+  while (std::getline(in, line)) {
+    if (count < limit) out += "  " + line + "\n";
+    ++count;
+  }
+  if (count > limit) out += "  ... (" + std::to_string(count - limit) + " more lines)\n";
+  return out;
+}
+
+}  // namespace
+
+OpenCLDevice::OpenCLDevice(DeviceInfo info, cl_device_id id, ClContext context, ClQueue queue)
+    : info_(std::move(info)), id_(id), context_(std::move(context)), queue_(std::move(queue)) {}
+
+std::string OpenCLDevice::description() const {
+  return info_.platform_name + ": " + info_.device_name;
+}
+
+std::string OpenCLDevice::label() const {
+  return info_.name + " (" + info_.device_name + ")";
+}
+
+bool OpenCLDevice::supports(DType dtype) const {
+  return dtype != DType::F64 || info_.fp64;
+}
+
+DeviceCaps OpenCLDevice::caps() const {
+  DeviceCaps caps;
+  caps.fp64 = info_.fp64;
+  caps.max_work_group_size = info_.max_work_group_size;
+  caps.local_mem_bytes = static_cast<std::size_t>(info_.local_mem_bytes);
+  caps.compute_units = info_.compute_units;
+  caps.is_gpu = info_.type == DeviceType::Gpu;
+  return caps;
+}
+
+void OpenCLDevice::check_allocation(std::size_t bytes) const {
+  if (bytes <= info_.max_alloc_bytes) return;
+  throw OutOfMemoryError("weft: cannot allocate " + describe_bytes(bytes) + " on " + label() +
+                         ": the largest single buffer this device allows "
+                         "(CL_DEVICE_MAX_MEM_ALLOC_SIZE) is " +
+                         describe_bytes(info_.max_alloc_bytes) +
+                         ". Work on smaller arrays or choose a device with a larger limit "
+                         "(WEFT_DEVICE; `clinfo` lists each device's limit).");
+}
+
+std::shared_ptr<OpenCLBuffer> OpenCLDevice::allocate(std::size_t bytes) {
+  check_allocation(bytes);
+  cl_int status = CL_SUCCESS;
+  cl_mem mem = clCreateBuffer(context_.get(), CL_MEM_READ_WRITE, std::max<std::size_t>(bytes, 1),
+                              nullptr, &status);
+  check_cl(status, "clCreateBuffer (" + describe_bytes(bytes) + ")", label());
+  return std::make_shared<OpenCLBuffer>(*this, ClMem(mem), bytes);
+}
+
+std::shared_ptr<Buffer> OpenCLDevice::upload(const void* host, std::size_t bytes) {
+  check_allocation(bytes);
+  if (bytes == 0) return allocate(0);
+  if (!host)
+    throw InvalidArgumentError("weft: upload to " + label() + " of " + describe_bytes(bytes) +
+                               " from a null host pointer");
+  cl_int status = CL_SUCCESS;
+  // COPY_HOST_PTR copies before returning, so the caller may free `host` at once and the
+  // buffer needs no ready event.
+  cl_mem mem = clCreateBuffer(context_.get(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes,
+                              const_cast<void*>(host), &status);
+  check_cl(status, "clCreateBuffer (" + describe_bytes(bytes) + ")", label());
+  return std::make_shared<OpenCLBuffer>(*this, ClMem(mem), bytes);
+}
+
+void OpenCLDevice::download(const Buffer& buffer, void* host, std::size_t bytes) {
+  const auto* source = dynamic_cast<const OpenCLBuffer*>(&buffer);
+  // Only the owning device's queue can read a buffer.
+  if (!source || &source->opencl_device() != this) {
+    buffer.device().download(buffer, host, bytes);
+    return;
+  }
+  if (bytes > source->bytes())
+    throw InvalidArgumentError("weft: download of " + describe_bytes(bytes) + " from a " +
+                               describe_bytes(source->bytes()) + " buffer on " + label());
+  if (bytes == 0) {
+    wait(buffer);
+    return;
+  }
+  if (!host)
+    throw InvalidArgumentError("weft: download from " + label() + " into a null host pointer");
+  cl_event ready = source->ready_event();
+  check_cl(clEnqueueReadBuffer(queue_.get(), source->mem(), CL_TRUE, 0, bytes, host, ready ? 1 : 0,
+                               ready ? &ready : nullptr, nullptr),
+           "clEnqueueReadBuffer", label());
+}
+
+void OpenCLDevice::wait(const Buffer& buffer) {
+  const auto* source = dynamic_cast<const OpenCLBuffer*>(&buffer);
+  if (!source || &source->opencl_device() != this) {
+    buffer.device().wait(buffer);
+    return;
+  }
+  cl_event ready = source->ready_event();
+  if (!ready) return;
+  cl_int status = clWaitForEvents(1, &ready);
+  if (status == CL_SUCCESS) return;
+  // The event's own status names the failure better than the wait's generic error.
+  cl_int execution = CL_COMPLETE;
+  if (clGetEventInfo(ready, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(execution), &execution,
+                     nullptr) == CL_SUCCESS &&
+      execution < 0)
+    status = execution;
+  throw_cl_error(status, "clWaitForEvents (the command writing this buffer)", label());
+}
+
+std::shared_ptr<Buffer> OpenCLDevice::copy_from(const Buffer& source) {
+  const auto* from = dynamic_cast<const OpenCLBuffer*>(&source);
+  if (!from || from->opencl_device().context() != context()) {
+    // Different contexts share no memory: go through the host.
+    std::vector<std::byte> host(source.bytes());
+    source.device().download(source, host.data(), host.size());
+    return upload(host.data(), host.size());
+  }
+  auto copy = allocate(from->bytes());
+  if (from->bytes() == 0) return copy;
+  // Same context: enqueue on our queue; the source event orders it after the source's writer
+  // even when that ran on another device's queue.
+  cl_event ready = from->ready_event();
+  cl_event done = nullptr;
+  check_cl(clEnqueueCopyBuffer(queue_.get(), from->mem(), copy->mem(), 0, 0, from->bytes(),
+                               ready ? 1 : 0, ready ? &ready : nullptr, &done),
+           "clEnqueueCopyBuffer", label());
+  copy->set_ready_event(ClEvent(done));
+  check_cl(clFlush(queue_.get()), "clFlush", label());
+  return copy;
+}
+
+void OpenCLDevice::synchronize() {
+  check_cl(clFinish(queue_.get()), "clFinish", label());
+}
+
+ClProgram OpenCLDevice::build_program(const std::string& source, const std::string& options) {
+  auto key = std::make_pair(source, options);
+  {
+    std::lock_guard lock(programs_mutex_);
+    if (auto found = programs_.find(key); found != programs_.end()) return found->second;
+  }
+  // Built outside the lock so other builds on this device proceed; a racing build of the same
+  // source only wastes time, and the first one stored wins.
+  const char* text = source.c_str();
+  std::size_t length = source.size();
+  cl_int status = CL_SUCCESS;
+  ClProgram program(clCreateProgramWithSource(context_.get(), 1, &text, &length, &status));
+  check_cl(status, "clCreateProgramWithSource", label());
+  status = clBuildProgram(program.get(), 1, &id_, options.c_str(), nullptr, nullptr);
+  if (status != CL_SUCCESS) {
+    if (is_out_of_memory(status)) throw_cl_error(status, "clBuildProgram", label());
+    std::string log = build_log(program.get(), id_);
+    throw BuildError("weft: the OpenCL compiler rejected a generated program on " + label() + ": " +
+                     std::string(cl_error_name(status)) + " (" + std::to_string(status) +
+                     "). This is a weft codegen bug; please report it with the build log below, "
+                     "the graph (weft::print_graph) and the output of `clinfo`.\nBuild options: " +
+                     (options.empty() ? "(none)" : options) + "\nBuild log:\n" +
+                     (log.empty() ? "  (empty)\n" : head_lines(log, kBuildLogLines)));
+  }
+  std::lock_guard lock(programs_mutex_);
+  return programs_.emplace(std::move(key), std::move(program)).first->second;
+}
+
+std::shared_ptr<Executable> OpenCLDevice::compile(const Graph& graph) {
+  auto start = std::chrono::steady_clock::now();
+  std::string key = print_graph(graph);
+  {
+    std::lock_guard lock(executables_mutex_);
+    if (auto found = executables_.find(key); found != executables_.end()) return found->second;
+  }
+  // Compiled outside the lock, as in build_program.
+  auto executable = std::make_shared<OpenCLExecutable>(*this, plan_program(graph, caps()));
+  std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
+  executable->set_compile_facts(graph.params.size(), elapsed.count());
+  std::lock_guard lock(executables_mutex_);
+  return executables_.emplace(std::move(key), std::move(executable)).first->second;
+}
+
+}  // namespace weft::opencl

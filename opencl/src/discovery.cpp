@@ -1,0 +1,251 @@
+// Platform and device discovery: one context per platform, one queue per device, and the
+// gpu:N / cpu:N / acc:N names.
+#include "discovery.h"
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "weft/error.h"
+#include "weft/opencl/cl_error.h"
+#include "weft/opencl/device_info.h"
+
+namespace weft::opencl {
+
+namespace {
+
+constexpr const char* kInstallAdvice =
+    "Install an OpenCL driver: `sudo apt install pocl-opencl-icd` for the CPU, or your GPU "
+    "vendor's OpenCL driver. `clinfo` shows what the OpenCL ICD loader sees.";
+
+std::string trimmed(std::string text) {
+  while (!text.empty() && (text.back() == '\0' || text.back() == ' ' || text.back() == '\n'))
+    text.pop_back();
+  std::size_t start = text.find_first_not_of(' ');
+  return start == std::string::npos ? std::string() : text.substr(start);
+}
+
+std::string platform_string(cl_platform_id platform, cl_platform_info what) {
+  std::size_t size = 0;
+  check_cl(clGetPlatformInfo(platform, what, 0, nullptr, &size), "clGetPlatformInfo", "");
+  std::string text(size, '\0');
+  check_cl(clGetPlatformInfo(platform, what, size, text.data(), nullptr), "clGetPlatformInfo", "");
+  return trimmed(std::move(text));
+}
+
+std::string device_string(cl_device_id device, cl_device_info what) {
+  std::size_t size = 0;
+  check_cl(clGetDeviceInfo(device, what, 0, nullptr, &size), "clGetDeviceInfo", "");
+  std::string text(size, '\0');
+  check_cl(clGetDeviceInfo(device, what, size, text.data(), nullptr), "clGetDeviceInfo", "");
+  return trimmed(std::move(text));
+}
+
+template <typename T>
+T device_value(cl_device_id device, cl_device_info what) {
+  T value{};
+  check_cl(clGetDeviceInfo(device, what, sizeof(value), &value, nullptr), "clGetDeviceInfo", "");
+  return value;
+}
+
+DeviceType type_of(cl_device_type type) {
+  if (type & CL_DEVICE_TYPE_GPU) return DeviceType::Gpu;
+  if (type & CL_DEVICE_TYPE_CPU) return DeviceType::Cpu;
+  return DeviceType::Accelerator;
+}
+
+bool has_fp64(cl_device_id device) {
+  std::string extensions = " " + device_string(device, CL_DEVICE_EXTENSIONS) + " ";
+  if (extensions.find(" cl_khr_fp64 ") != std::string::npos) return true;
+  // Devices that predate the extension string may still report a double configuration; the
+  // query itself fails on some drivers without doubles, which means no.
+  cl_device_fp_config config = 0;
+  return clGetDeviceInfo(device, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof(config), &config, nullptr) ==
+             CL_SUCCESS &&
+         config != 0;
+}
+
+DeviceInfo describe(cl_device_id device, const std::string& platform_name,
+                    const std::string& platform_version) {
+  DeviceInfo info;
+  info.platform_name = platform_name;
+  info.platform_version = platform_version;
+  info.device_name = device_string(device, CL_DEVICE_NAME);
+  info.vendor = device_string(device, CL_DEVICE_VENDOR);
+  info.driver_version = device_string(device, CL_DRIVER_VERSION);
+  info.device_version = device_string(device, CL_DEVICE_VERSION);
+  info.opencl_c_version = device_string(device, CL_DEVICE_OPENCL_C_VERSION);
+  info.type = type_of(device_value<cl_device_type>(device, CL_DEVICE_TYPE));
+  info.compute_units = device_value<cl_uint>(device, CL_DEVICE_MAX_COMPUTE_UNITS);
+  info.max_work_group_size = device_value<std::size_t>(device, CL_DEVICE_MAX_WORK_GROUP_SIZE);
+  info.global_mem_bytes = device_value<cl_ulong>(device, CL_DEVICE_GLOBAL_MEM_SIZE);
+  info.max_alloc_bytes = device_value<cl_ulong>(device, CL_DEVICE_MAX_MEM_ALLOC_SIZE);
+  info.local_mem_bytes = device_value<cl_ulong>(device, CL_DEVICE_LOCAL_MEM_SIZE);
+  info.fp64 = has_fp64(device);
+  return info;
+}
+
+// Out of order when the device offers it, so independent kernels may overlap; profiling so
+// that events carry timings for telemetry.
+ClQueue make_queue(cl_context context, cl_device_id device, DeviceInfo& info) {
+  auto supported = device_value<cl_command_queue_properties>(device, CL_DEVICE_QUEUE_PROPERTIES);
+  const std::string label = info.name + " (" + info.device_name + ")";
+  cl_int status = CL_SUCCESS;
+  if (supported & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) {
+    cl_command_queue queue = clCreateCommandQueue(
+        context, device, CL_QUEUE_PROFILING_ENABLE | CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE,
+        &status);
+    if (status == CL_SUCCESS) {
+      info.out_of_order = true;
+      return ClQueue(queue);
+    }
+    // Some drivers advertise out-of-order queues and then refuse them; in order still works.
+    if (status != CL_INVALID_QUEUE_PROPERTIES) check_cl(status, "clCreateCommandQueue", label);
+  }
+  cl_command_queue queue =
+      clCreateCommandQueue(context, device, CL_QUEUE_PROFILING_ENABLE, &status);
+  check_cl(status, "clCreateCommandQueue", label);
+  info.out_of_order = false;
+  return ClQueue(queue);
+}
+
+struct Found {
+  DeviceInfo info;
+  cl_device_id id;
+  ClContext context;
+};
+
+// The devices of one platform, sharing one context; problems go to `skipped`.
+std::vector<Found> platform_devices(cl_platform_id platform, std::vector<std::string>& skipped) {
+  const std::string name = platform_string(platform, CL_PLATFORM_NAME);
+  const std::string version = platform_string(platform, CL_PLATFORM_VERSION);
+  const cl_device_type wanted =
+      CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_CPU | CL_DEVICE_TYPE_ACCELERATOR;
+  cl_uint count = 0;
+  cl_int status = clGetDeviceIDs(platform, wanted, 0, nullptr, &count);
+  if (status == CL_DEVICE_NOT_FOUND || (status == CL_SUCCESS && count == 0)) {
+    skipped.push_back("platform '" + name + "' has no GPU, CPU or accelerator device");
+    return {};
+  }
+  if (status != CL_SUCCESS) {
+    skipped.push_back("platform '" + name + "': clGetDeviceIDs failed with " +
+                      std::string(cl_error_name(status)));
+    return {};
+  }
+  std::vector<cl_device_id> ids(count);
+  check_cl(clGetDeviceIDs(platform, wanted, count, ids.data(), nullptr), "clGetDeviceIDs",
+           "platform '" + name + "'");
+
+  std::vector<cl_device_id> usable;
+  for (cl_device_id id : ids) {
+    // weft builds from source, so a device without a compiler cannot run anything.
+    if (!device_value<cl_bool>(id, CL_DEVICE_AVAILABLE) ||
+        !device_value<cl_bool>(id, CL_DEVICE_COMPILER_AVAILABLE)) {
+      skipped.push_back("device '" + device_string(id, CL_DEVICE_NAME) + "' on platform '" + name +
+                        "' is unavailable or has no OpenCL C compiler");
+      continue;
+    }
+    usable.push_back(id);
+  }
+  if (usable.empty()) return {};
+
+  cl_context_properties properties[] = {CL_CONTEXT_PLATFORM,
+                                        reinterpret_cast<cl_context_properties>(platform), 0};
+  ClContext context(clCreateContext(properties, static_cast<cl_uint>(usable.size()), usable.data(),
+                                    nullptr, nullptr, &status));
+  if (status != CL_SUCCESS) {
+    skipped.push_back("platform '" + name + "': clCreateContext failed with " +
+                      std::string(cl_error_name(status)));
+    return {};
+  }
+  std::vector<Found> found;
+  for (cl_device_id id : usable) found.push_back({describe(id, name, version), id, context});
+  return found;
+}
+
+struct Devices {
+  std::vector<std::unique_ptr<OpenCLDevice>> owned;
+  std::vector<OpenCLDevice*> all;
+  std::vector<DeviceInfo> infos;
+};
+
+Devices discover() {
+  cl_uint count = 0;
+  cl_int status = clGetPlatformIDs(0, nullptr, &count);
+  // The ICD loader answers CL_PLATFORM_NOT_FOUND_KHR when no driver is installed.
+  if (status == -1001 || (status == CL_SUCCESS && count == 0))
+    throw Error(std::string("weft: no OpenCL platform found. ") + kInstallAdvice);
+  check_cl(status, "clGetPlatformIDs", "");
+  std::vector<cl_platform_id> platforms(count);
+  check_cl(clGetPlatformIDs(count, platforms.data(), nullptr), "clGetPlatformIDs", "");
+
+  std::vector<Found> found;
+  std::vector<std::string> skipped;
+  for (cl_platform_id platform : platforms)
+    for (Found& device : platform_devices(platform, skipped)) found.push_back(std::move(device));
+  if (found.empty()) {
+    std::string message = "weft: no usable OpenCL device found";
+    for (const std::string& reason : skipped) message += "\n  " + reason;
+    throw Error(message + "\n" + kInstallAdvice);
+  }
+
+  // Names go by type, GPUs first; the stable sort keeps platform order within each type.
+  std::stable_sort(found.begin(), found.end(), [](const Found& a, const Found& b) {
+    return static_cast<int>(a.info.type) < static_cast<int>(b.info.type);
+  });
+  std::array<int, 3> next_number{};
+  Devices devices;
+  for (Found& device : found) {
+    int& number = next_number[static_cast<std::size_t>(device.info.type)];
+    device.info.name =
+        std::string(device_type_prefix(device.info.type)) + ":" + std::to_string(number++);
+    ClQueue queue = make_queue(device.context.get(), device.id, device.info);
+    devices.infos.push_back(device.info);
+    devices.owned.push_back(std::make_unique<OpenCLDevice>(std::move(device.info), device.id,
+                                                           device.context, std::move(queue)));
+    devices.all.push_back(devices.owned.back().get());
+  }
+  return devices;
+}
+
+const Devices& discovered() {
+  // Never destroyed: drivers may unload before static destructors run, and buffers held in
+  // user statics may outlive any destruction order we could pick.
+  static const Devices* devices = new Devices(discover());
+  return *devices;
+}
+
+}  // namespace
+
+std::string_view device_type_prefix(DeviceType type) {
+  switch (type) {
+    case DeviceType::Gpu:
+      return "gpu";
+    case DeviceType::Cpu:
+      return "cpu";
+    case DeviceType::Accelerator:
+      return "acc";
+  }
+  return "acc";
+}
+
+const std::vector<DeviceInfo>& device_infos() {
+  return discovered().infos;
+}
+
+DeviceInfo info_of(const Device& device) {
+  if (const auto* opencl = dynamic_cast<const OpenCLDevice*>(&device)) return opencl->info();
+  throw InvalidArgumentError("weft: device " + device.name() + " is not an OpenCL device");
+}
+
+namespace detail {
+
+const std::vector<OpenCLDevice*>& all_devices() {
+  return discovered().all;
+}
+
+}  // namespace detail
+
+}  // namespace weft::opencl

@@ -1,0 +1,15 @@
+// Internal: the process-wide list of OpenCL devices, shared by device_info.h and the backend.
+#pragma once
+
+#include <vector>
+
+#include "weft/opencl/device.h"
+
+namespace weft::opencl::detail {
+
+// Every usable device in naming order. Discovers platforms, devices, contexts and queues on
+// the first call (thread-safe; retried after a failure) and keeps them for the life of the
+// process. Throws weft::Error when there is no platform or no usable device.
+const std::vector<OpenCLDevice*>& all_devices();
+
+}  // namespace weft::opencl::detail

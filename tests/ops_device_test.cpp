@@ -1,0 +1,252 @@
+// Every primitive, compiled to OpenCL and run on the default device, against the reference
+// interpreter. Sizes are deliberately not multiples of any work-group or tile size.
+#include <gtest/gtest.h>
+
+#include <limits>
+
+#include "support/device_check.h"
+#include "weft/weft.h"
+
+namespace weft {
+namespace {
+
+using testing::check_against_interpreter;
+using testing::random_array;
+using V = std::vector<Array>;
+
+const Shape kShape{37, 53};
+
+class OpsOnDevice : public ::testing::Test {
+ protected:
+  std::mt19937 rng{1234};
+  HostArray rand(DType t, const Shape& s = kShape, double lo = -3, double hi = 3) {
+    return random_array(t, s, lo, hi, rng);
+  }
+};
+
+TEST_F(OpsOnDevice, FloatUnary) {
+  using UnaryFn = Array (*)(const Array&, std::source_location);
+  struct Case {
+    const char* name;
+    UnaryFn fn;
+    double lo, hi;
+  };
+  const Case cases[] = {
+      {"neg", lax::neg, -3, 3},       {"abs", lax::abs, -3, 3},
+      {"sign", lax::sign, -3, 3},     {"floor", lax::floor, -3, 3},
+      {"ceil", lax::ceil, -3, 3},     {"round", lax::round, -3, 3},
+      {"exp", lax::exp, -5, 5},       {"exp2", lax::exp2, -5, 5},
+      {"log", lax::log, 0.01, 10},    {"log1p", lax::log1p, -0.9, 10},
+      {"expm1", lax::expm1, -3, 3},   {"sqrt", lax::sqrt, 0, 10},
+      {"rsqrt", lax::rsqrt, 0.01, 10}, {"sin", lax::sin, -6, 6},
+      {"cos", lax::cos, -6, 6},       {"tan", lax::tan, -1.4, 1.4},
+      {"tanh", lax::tanh, -4, 4},     {"logistic", lax::logistic, -8, 8},
+      {"erf", lax::erf, -3, 3},
+  };
+  // One program holding every unary op keeps the number of device builds low.
+  std::vector<HostArray> inputs;
+  for (const auto& c : cases) inputs.push_back(rand(DType::F32, kShape, c.lo, c.hi));
+  auto fn = [&](const V& xs) {
+    V out;
+    for (std::size_t i = 0; i < std::size(cases); ++i)
+      out.push_back(cases[i].fn(xs[i], std::source_location::current()));
+    return out;
+  };
+  EXPECT_EQ(check_against_interpreter(fn, inputs, 1e-5, 1e-6), "");
+}
+
+TEST_F(OpsOnDevice, F64UnaryAndBinary) {
+  auto fn = [](const V& xs) {
+    return V{lax::exp(xs[0]), lax::sin(xs[0]), lax::div(xs[0], xs[1]), lax::pow(lax::abs(xs[0]), xs[1]),
+             lax::atan2(xs[0], xs[1])};
+  };
+  EXPECT_EQ(check_against_interpreter(fn, {rand(DType::F64), rand(DType::F64)}, 1e-12, 1e-14), "");
+}
+
+TEST_F(OpsOnDevice, FloatBinaryWithNaNs) {
+  HostArray a = rand(DType::F32), b = rand(DType::F32, kShape, 0.1, 3);
+  a.set_f64(3, std::numeric_limits<double>::quiet_NaN());
+  b.set_f64(7, std::numeric_limits<double>::quiet_NaN());
+  b.set_f64(8, 0.0);
+  auto fn = [](const V& x) {
+    return V{lax::add(x[0], x[1]), lax::sub(x[0], x[1]),  lax::mul(x[0], x[1]),
+             lax::div(x[0], x[1]), lax::rem(x[0], x[1]),  lax::pow(x[1], x[0]),
+             lax::max(x[0], x[1]), lax::min(x[0], x[1]),  lax::atan2(x[0], x[1]),
+             lax::eq(x[0], x[1]),  lax::ne(x[0], x[1]),   lax::lt(x[0], x[1]),
+             lax::le(x[0], x[1]),  lax::gt(x[0], x[1]),   lax::ge(x[0], x[1])};
+  };
+  EXPECT_EQ(check_against_interpreter(fn, {a, b}, 1e-5, 1e-6), "");
+}
+
+TEST_F(OpsOnDevice, IntegerOpsIncludingEdgeCases) {
+  for (DType t : {DType::I32, DType::I64, DType::U32}) {
+    SCOPED_TRACE(std::string(dtype_name(t)));
+    HostArray a = rand(t, kShape, 0, 40), b = rand(t, kShape, 0, 7);
+    if (t != DType::U32) {
+      a = rand(t, kShape, -40, 40);
+      b = rand(t, kShape, -7, 7);
+      a.set_i64(0, t == DType::I32 ? std::numeric_limits<std::int32_t>::min()
+                                   : std::numeric_limits<std::int64_t>::min());
+      b.set_i64(0, -1);
+      a.set_i64(1, t == DType::I32 ? std::numeric_limits<std::int32_t>::max()
+                                   : std::numeric_limits<std::int64_t>::max());
+      b.set_i64(1, 2);
+    }
+    b.set_i64(2, 0);  // division and remainder by zero are defined
+    HostArray small = rand(t, kShape, 0, 5);
+    auto fn = [](const V& x) {
+      return V{lax::add(x[0], x[1]),         lax::sub(x[0], x[1]),         lax::mul(x[0], x[1]),
+               lax::div(x[0], x[1]),         lax::rem(x[0], x[1]),         lax::pow(x[1], x[2]),
+               lax::max(x[0], x[1]),         lax::min(x[0], x[1]),         lax::logical_and(x[0], x[1]),
+               lax::logical_or(x[0], x[1]),  lax::logical_xor(x[0], x[1]), lax::logical_not(x[0]),
+               lax::neg(x[0]),               lax::abs(x[0]),               lax::sign(x[0]),
+               lax::lt(x[0], x[1]),          lax::ge(x[0], x[1]),          lax::eq(x[0], x[1])};
+    };
+    EXPECT_EQ(check_against_interpreter(fn, {a, b, small}), "");
+  }
+}
+
+TEST_F(OpsOnDevice, NegativeIntegerPowers) {
+  HostArray base = HostArray::from<std::int32_t>({6}, {1, -1, -1, 2, 0, 3});
+  HostArray expo = HostArray::from<std::int32_t>({6}, {-3, -3, -2, -1, 5, 0});
+  EXPECT_EQ(check_against_interpreter([](const V& x) { return V{lax::pow(x[0], x[1])}; }, {base, expo}),
+            "");
+}
+
+TEST_F(OpsOnDevice, BoolLogicSelectAndCompare) {
+  auto fn = [](const V& x) {
+    return V{lax::logical_and(x[0], x[1]), lax::logical_or(x[0], x[1]), lax::logical_xor(x[0], x[1]),
+             lax::logical_not(x[0]), lax::eq(x[0], x[1]), lax::ne(x[0], x[1]),
+             lax::select(x[0], x[2], x[3])};
+  };
+  EXPECT_EQ(check_against_interpreter(
+                fn, {rand(DType::Bool), rand(DType::Bool), rand(DType::F32), rand(DType::F32)}),
+            "");
+}
+
+TEST_F(OpsOnDevice, ConvertBetweenEveryPairOfTypes) {
+  std::vector<HostArray> inputs;
+  for (DType from : kAllDTypes) {
+    HostArray h = rand(from, {64}, -3e9, 3e9);
+    if (is_float(from)) {
+      h.set_f64(0, std::numeric_limits<double>::quiet_NaN());
+      h.set_f64(1, std::numeric_limits<double>::infinity());
+      h.set_f64(2, -2.5);
+      h.set_f64(3, 0.0);
+    }
+    inputs.push_back(h);
+  }
+  auto fn = [](const V& x) {
+    V out;
+    for (std::size_t i = 0; i < std::size(kAllDTypes); ++i)
+      for (DType to : kAllDTypes) out.push_back(lax::convert_element_type(x[i], to));
+    return out;
+  };
+  EXPECT_EQ(check_against_interpreter(fn, inputs), "");
+}
+
+TEST_F(OpsOnDevice, LayoutOps) {
+  const Shape s3{5, 7, 9};
+  auto fn = [&](const V& x) {
+    const Array& a = x[0];  // f32[5,7,9]
+    Array start0 = Array::scalar_int(3, DType::I32), start1 = Array::scalar_int(-2, DType::I32);
+    Array start2 = Array::scalar_int(100, DType::I64);
+    return V{
+        lax::iota(DType::I32, {4, 6}, 1),
+        lax::iota(DType::F32, {3, 5, 2}, 0),
+        lax::broadcast_in_dim(x[1], {4, 7, 3}, {1}),  // f32[7] -> [4,7,3]
+        lax::broadcast_in_dim(lax::reshape(x[1], {7, 1}), {7, 6}, {0, 1}),
+        lax::reshape(a, {35, 9}),
+        lax::transpose(a, {2, 0, 1}),
+        lax::slice(a, {1, 0, 2}, {5, 7, 9}, {2, 3, 1}),
+        lax::dynamic_slice(a, {start0, start1, start2}, {2, 3, 4}),
+        lax::dynamic_update_slice(a, x[2], {start0, Array::scalar_int(2, DType::I32), start2}),
+        lax::concatenate({a, lax::slice(a, {0, 0, 0}, {5, 7, 2}), a}, 2),
+        lax::pad(a, Array::scalar(-1.5f), {1, -2, 0}, {2, 1, -3}, {0, 1, 2}),
+        lax::pad(lax::slice(a, {0, 0, 0}, {0, 7, 9}), Array::scalar(4.0f), {1, 0, 0}, {0, 0, 0}),
+    };
+  };
+  EXPECT_EQ(check_against_interpreter(fn, {rand(DType::F32, s3), rand(DType::F32, {7}),
+                                           rand(DType::F32, {2, 3, 4})}),
+            "");
+}
+
+TEST_F(OpsOnDevice, Reductions) {
+  HostArray f = rand(DType::F32, {6, 7, 11}, -2, 2);
+  f.set_f64(5, std::numeric_limits<double>::quiet_NaN());
+  HostArray clean = rand(DType::F32, {6, 7, 11}, -2, 2);
+  HostArray i = rand(DType::I32, {6, 7, 11}, -100, 100);
+  HostArray u = rand(DType::U32, {6, 7, 11}, 0, 100);
+  auto fn = [](const V& x) {
+    V out;
+    for (const lax::Axes& axes : {lax::Axes{0}, lax::Axes{2}, lax::Axes{0, 2}, lax::Axes{0, 1, 2}, lax::Axes{}}) {
+      out.push_back(lax::reduce_sum(x[1], axes));
+      out.push_back(lax::reduce_max(x[0], axes));
+      out.push_back(lax::reduce_min(x[1], axes));
+      out.push_back(lax::reduce_prod(np::multiply(x[1], Array::scalar(0.5f)), axes));
+      out.push_back(lax::reduce_sum(x[2], axes));
+      out.push_back(lax::reduce_max(x[3], axes));
+      out.push_back(lax::reduce_prod(np::remainder(x[2], Array::scalar_int(3)), axes));
+      if (!axes.empty()) {
+        out.push_back(lax::argmax(x[0], axes, DType::I32));
+        out.push_back(lax::argmin(x[1], axes, DType::I64));
+        out.push_back(lax::argmax(x[2], axes, DType::I32));
+      }
+    }
+    return out;
+  };
+  EXPECT_EQ(check_against_interpreter(fn, {f, clean, i, u}, 1e-5, 1e-5), "");
+}
+
+TEST_F(OpsOnDevice, LargeReductionsUseTheTwoStagePath) {
+  const std::int64_t n = (1 << 20) + 17;
+  HostArray x = rand(DType::F32, {n}, -1, 1);
+  x.set_f64(n - 5, 7.5);  // a unique maximum near the end
+  HostArray i = rand(DType::I32, {3, n / 3}, -5, 5);
+  auto fn = [](const V& v) {
+    return V{lax::reduce_sum(v[0], {0}), lax::reduce_max(v[0], {0}), lax::argmax(v[0], {0}),
+             lax::argmin(v[0], {0}, DType::I64), lax::reduce_sum(v[1], {1}),
+             lax::reduce_sum(lax::mul(v[0], v[0]), {0})};
+  };
+  // f32 accumulation over a million terms: compare loosely in absolute terms.
+  EXPECT_EQ(check_against_interpreter(fn, {x, i}, 1e-4, 5e-2), "");
+}
+
+TEST_F(OpsOnDevice, DotGeneral) {
+  auto fn = [](const V& x) {
+    return V{
+        // Plain matmul with sizes off the 32x32 tile.
+        lax::dot_general(x[0], x[1], {{1}, {0}, {}, {}}),
+        // Batched, with the contraction on a leading axis of the lhs.
+        lax::dot_general(x[2], x[3], {{1}, {2}, {0}, {0}}),
+        // Contract both axes of a matrix with a transposed one: a full inner product.
+        lax::dot_general(x[0], x[0], {{0, 1}, {0, 1}, {}, {}}),
+        // Outer product (no contraction).
+        lax::dot_general(x[4], x[4], {{}, {}, {}, {}}),
+        // Integers accumulate with wrap-around.
+        lax::dot_general(x[5], x[6], {{1}, {0}, {}, {}}),
+    };
+  };
+  EXPECT_EQ(check_against_interpreter(
+                fn,
+                {rand(DType::F32, {45, 70}), rand(DType::F32, {70, 33}),
+                 rand(DType::F32, {3, 17, 5}), rand(DType::F32, {3, 4, 17}),
+                 rand(DType::F32, {9}), rand(DType::I32, {20, 30}, -50, 50),
+                 rand(DType::I32, {30, 19}, -50, 50)},
+                1e-4, 1e-4),
+            "");
+}
+
+TEST_F(OpsOnDevice, EmptyArraysAndScalars) {
+  auto fn = [](const V& x) {
+    return V{lax::add(x[0], x[0]), lax::reduce_sum(x[0], {0}), lax::reduce_sum(x[0], {1}),
+             lax::mul(x[1], x[1]), lax::dot_general(x[0], x[2], {{0}, {0}, {}, {}})};
+  };
+  EXPECT_EQ(check_against_interpreter(
+                fn, {HostArray(DType::F32, {0, 4}), HostArray::from<float>({}, {3.0f}),
+                     HostArray(DType::F32, {0, 2})}),
+            "");
+}
+
+}  // namespace
+}  // namespace weft
