@@ -1,0 +1,116 @@
+// What the fusion planner groups together, and what buffers it leaves.
+#include <gtest/gtest.h>
+
+#include "weft/compile/fusion.h"
+#include "weft/ir/text.h"
+#include "weft/weft.h"
+
+namespace weft {
+namespace {
+
+FusionPlan plan(const char* text) { return plan_fusion(parse_graph(text)); }
+
+TEST(Fusion, SelectTrilIsOneLoopKernel) {
+  FusionPlan p = plan(R"(
+    func @select_tril(%0: i32[3,4]) -> (i32[3,4]) {
+      %1 = iota[dimension=0] : i32[3,4]
+      %2 = iota[dimension=1] : i32[3,4]
+      %3 = gt %1, %2 : bool[3,4]
+      %4 = constant[value=0] : i32[]
+      %5 = broadcast_in_dim[dims=[]] %4 : i32[3,4]
+      %6 = select %3, %0, %5 : i32[3,4]
+      return %6
+    })");
+  ASSERT_EQ(p.groups.size(), 1u);
+  EXPECT_EQ(p.groups[0].kind, FusionGroup::Kind::Loop);
+  EXPECT_EQ(p.groups[0].members.size(), 6u);
+  EXPECT_EQ(p.groups[0].inputs, std::vector<ValueId>{0});
+}
+
+TEST(Fusion, DeadCodeIsRemoved) {
+  FusionPlan p = plan(R"(
+    func @f(%0: f32[8]) -> (f32[8]) {
+      %1 = exp %0 : f32[8]
+      %2 = log %0 : f32[8]
+      return %1
+    })");
+  for (const Node& n : p.graph.nodes) EXPECT_NE(n.op, OpKind::Log);
+}
+
+TEST(Fusion, ReductionsFuseTheirProducersAndConsumersReadTheirBuffer) {
+  auto softmax = jit([](const Array& x) { return np::softmax(x, 1); });
+  Array x = np::ones({4, 10});
+  auto exe = softmax.lower(x).compile();
+  const auto& kernels = exe->info().kernels;
+  // max-reduce, sum-reduce (with exp fused in), then the normalising loop.
+  ASSERT_EQ(kernels.size(), 3u);
+  EXPECT_EQ(kernels[0].kind, "reduce");
+  EXPECT_EQ(kernels[1].kind, "reduce");
+  const auto& sum_ops = kernels[1].fused_ops;
+  EXPECT_NE(std::find(sum_ops.begin(), sum_ops.end(), "exp"), sum_ops.end());
+  EXPECT_EQ(kernels[2].kind, "loop");
+  EXPECT_EQ(exe->info().intermediate_buffers, 2);  // the two reduction results only
+}
+
+TEST(Fusion, LongElementwiseChainIsOneKernel) {
+  auto chain = jit([](const Array& x, const Array& y) {
+    Array t = x * 2.0 + y;
+    t = np::tanh(t) - x;
+    t = t * t + 1.0;
+    return np::sqrt(t) / (y + 3.0);
+  });
+  Array x = np::ones({1000}), y = np::ones({1000});
+  auto exe = chain.lower(x, y).compile();
+  EXPECT_EQ(exe->info().kernels.size(), 1u);
+  EXPECT_EQ(exe->info().intermediate_buffers, 0);
+}
+
+TEST(Fusion, ExpensiveSharedProducerIsMaterialisedOnce) {
+  // `e` feeds two different reductions; recomputing it in both would double its cost.
+  auto f = jit([](const Array& x) {
+    Array e = np::exp(np::sin(np::exp(np::tanh(x)))) * np::cos(x) + np::sqrt(np::abs(x));
+    return std::make_tuple(np::sum(e, {0}), np::max(e, {1}));
+  });
+  auto exe = f.lower(np::ones({16, 16})).compile();
+  EXPECT_EQ(exe->info().kernels.size(), 3u);  // e, then the two reductions reading it
+  EXPECT_EQ(exe->info().intermediate_buffers, 1);
+}
+
+TEST(Fusion, CheapSharedProducerIsDuplicated) {
+  auto f = jit([](const Array& x) {
+    Array t = x + 1.0;
+    return std::make_tuple(np::sum(t, {0}), np::max(t, {0}));
+  });
+  auto exe = f.lower(np::ones({16, 16})).compile();
+  EXPECT_EQ(exe->info().kernels.size(), 2u);
+  EXPECT_EQ(exe->info().intermediate_buffers, 0);
+}
+
+TEST(Fusion, DotOperandsAreBuffersAndDotsAreCanonical) {
+  FusionPlan p = plan(R"(
+    func @f(%0: f32[5,3], %1: f32[4,5]) -> (f32[3,4]) {
+      %2 = dot_general[lhs_batch=[], lhs_contracting=[0], rhs_batch=[], rhs_contracting=[1]] %0, %1 : f32[3,4]
+      return %2
+    })");
+  int dots = 0;
+  for (const auto& g : p.groups) {
+    if (g.kind != FusionGroup::Kind::Dot) continue;
+    ++dots;
+    const Node& d = p.graph.node(g.root);
+    EXPECT_TRUE(is_canonical_dot(d));
+    for (ValueId in : d.inputs) EXPECT_TRUE(p.has_buffer[in]);
+  }
+  EXPECT_EQ(dots, 1);
+}
+
+TEST(Fusion, ExpensiveProducerIsNotRecomputedPerBroadcastCopy) {
+  auto f = jit([](const Array& v) {
+    Array heavy = np::exp(np::sin(v)) * np::tanh(v);
+    return np::broadcast_to(heavy, {512, 64});
+  });
+  auto exe = f.lower(np::ones({64})).compile();
+  EXPECT_EQ(exe->info().kernels.size(), 2u);
+}
+
+}  // namespace
+}  // namespace weft
