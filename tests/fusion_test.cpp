@@ -114,3 +114,17 @@ TEST(Fusion, ExpensiveProducerIsNotRecomputedPerBroadcastCopy) {
 
 }  // namespace
 }  // namespace weft
+
+namespace weft {
+namespace {
+
+TEST(Fusion, ReshapedParameterFeedsADotWithoutACopy) {
+  auto f = jit([](const Array& x, const Array& w) { return np::matmul(x, w); });
+  auto exe = f.lower(np::ones({8, 16}), np::ones({16, 4})).compile();
+  ASSERT_EQ(exe->info().kernels.size(), 1u);
+  EXPECT_EQ(exe->info().kernels[0].kind, "dot");
+  EXPECT_EQ(exe->info().intermediate_buffers, 0);
+}
+
+}  // namespace
+}  // namespace weft

@@ -41,22 +41,44 @@ FusionPlan plan_fusion(const Graph& input) {
   for (std::size_t i = 0; i < n; ++i)
     for (ValueId in : g.nodes[i].inputs) users[in].push_back(static_cast<ValueId>(i));
   std::vector<bool> is_param(n, false), is_root(n, false);
+  plan.alias_of.assign(n, -1);
   for (ValueId p : g.params) is_param[p] = true;
+  // Reductions and dots always write buffers of their own.
+  auto writes_buffer = [&](ValueId v) {
+    return is_param[v] || is_reduction(g.nodes[v].op) || g.nodes[v].op == OpKind::DotGeneral;
+  };
+  for (ValueId o : g.outputs) {
+    if (is_param[o]) continue;
+    const Node& out = g.nodes[o];
+    if (out.op == OpKind::Reshape && writes_buffer(out.inputs[0])) {
+      plan.alias_of[o] = out.inputs[0];
+    } else {
+      is_root[o] = true;
+    }
+  }
   for (std::size_t i = 0; i < n; ++i) {
     const Node& node = g.nodes[i];
     if (is_reduction(node.op) || node.op == OpKind::DotGeneral) is_root[i] = true;
-    // A dot reads each operand element many times: operands must be buffers.
+    // A dot reads each operand element many times: operands must be buffers. A reshape of a
+    // parameter or of another kernel's result already is one, viewed with another shape.
     if (node.op == OpKind::DotGeneral)
-      for (ValueId in : node.inputs)
-        if (!is_param[in]) is_root[in] = true;
+      for (ValueId in : node.inputs) {
+        if (is_param[in] || is_root[in]) continue;
+        const Node& operand = g.nodes[in];
+        const bool view = operand.op == OpKind::Reshape &&
+                          (is_param[operand.inputs[0]] || is_root[operand.inputs[0]]);
+        if (view) {
+          plan.alias_of[in] = operand.inputs[0];
+        } else {
+          is_root[in] = true;
+        }
+      }
   }
-  for (ValueId o : g.outputs)
-    if (!is_param[o]) is_root[o] = true;
 
   // Weighted op count of each node's fused producer tree, stopping at buffers.
   std::vector<int> cost(n, 0);
   for (std::size_t i = 0; i < n; ++i) {
-    if (is_param[i]) continue;
+    if (is_param[i] || plan.alias_of[i] >= 0) continue;
     int c = op_cost(g.nodes[i].op);
     for (ValueId in : g.nodes[i].inputs)
       if (!is_param[in] && !is_root[in]) c += cost[in];
@@ -66,7 +88,7 @@ FusionPlan plan_fusion(const Graph& input) {
   // Walk users before producers, deciding which kernels compute each node.
   std::vector<std::set<ValueId>> groups_of(n);
   for (std::size_t i = n; i-- > 0;) {
-    if (is_param[i]) continue;
+    if (is_param[i] || plan.alias_of[i] >= 0) continue;
     if (is_root[i]) {
       groups_of[i] = {static_cast<ValueId>(i)};
       continue;
@@ -94,7 +116,8 @@ FusionPlan plan_fusion(const Graph& input) {
   }
 
   plan.has_buffer.assign(n, false);
-  for (std::size_t i = 0; i < n; ++i) plan.has_buffer[i] = is_param[i] || is_root[i];
+  for (std::size_t i = 0; i < n; ++i)
+    plan.has_buffer[i] = is_param[i] || is_root[i] || plan.alias_of[i] >= 0;
   for (std::size_t r = 0; r < n; ++r) {
     if (!is_root[r]) continue;
     FusionGroup group;
@@ -104,7 +127,7 @@ FusionPlan plan_fusion(const Graph& input) {
                  : root.op == OpKind::DotGeneral ? FusionGroup::Kind::Dot
                                                  : FusionGroup::Kind::Loop;
     for (std::size_t v = 0; v <= r; ++v)
-      if (!is_param[v] && (v == r || (!is_root[v] && groups_of[v].count(group.root))))
+      if (v == r || (!plan.has_buffer[v] && groups_of[v].count(group.root)))
         group.members.push_back(static_cast<ValueId>(v));
     for (ValueId m : group.members)
       for (ValueId in : g.nodes[m].inputs)

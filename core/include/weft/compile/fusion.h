@@ -21,7 +21,10 @@ struct FusionGroup {
 struct FusionPlan {
   Graph graph;                      // the optimised graph the groups refer to
   std::vector<FusionGroup> groups;  // in dependency order
-  std::vector<bool> has_buffer;     // per node: a parameter or a group root
+  std::vector<bool> has_buffer;     // per node: a parameter, a group root or an alias
+  // Per node: the node whose buffer it shares (a row-major reshape of a buffer is a view, not
+  // a copy), or -1.
+  std::vector<ValueId> alias_of;
 };
 
 // Removes nodes that no output depends on (effects, when they arrive, are never removed).
