@@ -105,7 +105,8 @@ std::shared_ptr<OpenCLBuffer> OpenCLDevice::allocate(std::size_t bytes) {
   cl_int status = CL_SUCCESS;
   cl_mem mem = clCreateBuffer(context_.get(), CL_MEM_READ_WRITE, std::max<std::size_t>(bytes, 1),
                               nullptr, &status);
-  check_cl(status, "clCreateBuffer (" + describe_bytes(bytes) + ")", label());
+  if (status != CL_SUCCESS)
+    throw_cl_error(status, "clCreateBuffer (" + describe_bytes(bytes) + ")", label());
   return std::make_shared<OpenCLBuffer>(*this, ClMem(mem), bytes);
 }
 
@@ -120,7 +121,8 @@ std::shared_ptr<Buffer> OpenCLDevice::upload(const void* host, std::size_t bytes
   // buffer needs no ready event.
   cl_mem mem = clCreateBuffer(context_.get(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes,
                               const_cast<void*>(host), &status);
-  check_cl(status, "clCreateBuffer (" + describe_bytes(bytes) + ")", label());
+  if (status != CL_SUCCESS)
+    throw_cl_error(status, "clCreateBuffer (" + describe_bytes(bytes) + ")", label());
   return std::make_shared<OpenCLBuffer>(*this, ClMem(mem), bytes);
 }
 

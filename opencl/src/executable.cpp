@@ -149,18 +149,20 @@ std::vector<std::shared_ptr<Buffer>> OpenCLExecutable::run(
     for (std::size_t a = 0; a < launch.args.size(); ++a) {
       const auto b = static_cast<std::size_t>(launch.args[a]);
       cl_mem mem = slots[b]->mem();
-      check_cl(clSetKernelArg(kernel, static_cast<cl_uint>(a), sizeof(cl_mem), &mem),
-               "clSetKernelArg(" + launch.kernel + ", " + std::to_string(a) + ")", device.label());
+      // Messages are built only on failure: this is the per-call dispatch path.
+      if (cl_int err = clSetKernelArg(kernel, static_cast<cl_uint>(a), sizeof(cl_mem), &mem))
+        throw_cl_error(err, "clSetKernelArg(" + launch.kernel + ", " + std::to_string(a) + ")",
+                       device.label());
       if (hazards[b].last_write) wait_list.push_back(hazards[b].last_write.get());
       if (contains(launch.writes, launch.args[a]))
         for (const ClEvent& read : hazards[b].reads) wait_list.push_back(read.get());
     }
     cl_event done = nullptr;
-    check_cl(clEnqueueNDRangeKernel(device.queue(), kernel, 1, nullptr, &launch.global_size,
-                                    launch.local_size ? &launch.local_size : nullptr,
-                                    static_cast<cl_uint>(wait_list.size()),
-                                    wait_list.empty() ? nullptr : wait_list.data(), &done),
-             "clEnqueueNDRangeKernel(" + launch.kernel + ")", device.label());
+    if (cl_int err = clEnqueueNDRangeKernel(device.queue(), kernel, 1, nullptr, &launch.global_size,
+                                            launch.local_size ? &launch.local_size : nullptr,
+                                            static_cast<cl_uint>(wait_list.size()),
+                                            wait_list.empty() ? nullptr : wait_list.data(), &done))
+      throw_cl_error(err, "clEnqueueNDRangeKernel(" + launch.kernel + ")", device.label());
     ClEvent event(done);
     for (int arg : launch.args) {
       Hazards& h = hazards[static_cast<std::size_t>(arg)];
@@ -174,7 +176,7 @@ std::vector<std::shared_ptr<Buffer>> OpenCLExecutable::run(
     }
   }
   // Without a flush some drivers hold the commands until the next blocking call.
-  check_cl(clFlush(device.queue()), "clFlush", device.label());
+  if (cl_int err = clFlush(device.queue())) throw_cl_error(err, "clFlush", device.label());
 
   std::vector<std::shared_ptr<Buffer>> outputs;
   outputs.reserve(plan_.outputs.size());
