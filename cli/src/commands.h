@@ -1,0 +1,48 @@
+// The subcommands of the weft executable. Each one adds itself to the CLI11 app with its
+// options bound to a struct, and runs from main once parsing succeeded. Runs return the
+// process exit code (see kExit*) and let weft::Error escape to main, which reports it.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace weft::cli {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitError = 1;     // a weft::Error: bad input, device failure, ...
+inline constexpr int kExitUsage = 2;     // bad command line, or a .weft file that does not parse
+inline constexpr int kExitMismatch = 3;  // a result disagrees with the reference interpreter
+
+struct DevicesOptions {
+  bool json = false;
+};
+CLI::App* add_devices_command(CLI::App& app, DevicesOptions& options);
+int run_devices(const DevicesOptions& options);
+
+struct RunOptions {
+  std::string file;
+  std::vector<std::string> inputs;  // NAME_OR_INDEX=PATH.npy
+  std::uint64_t seed = 0;
+  std::string device;  // empty: the default device
+  std::string output_dir;
+  int print_limit = 64;
+  int repeat = 1;  // runs; the ones after the first give the steady-state median
+  bool check = false;
+  bool show_ir = false;
+  bool show_kernels = false;
+  bool json = false;
+};
+CLI::App* add_run_command(CLI::App& app, RunOptions& options);
+int run_run(const RunOptions& options);
+
+struct DemoOptions {
+  std::string device;
+  std::string size = "full";  // "full" or "small"
+  int repeats = 0;            // calls timed for the steady-state median; 0: 20 full, 5 small
+};
+CLI::App* add_demo_command(CLI::App& app, DemoOptions& options);
+int run_demo(const DemoOptions& options);
+
+}  // namespace weft::cli

@@ -1,0 +1,369 @@
+// `weft run FILE.weft`: parse a function from IR text, feed it .npy or seeded random inputs,
+// compile and run it on a device, and report the outputs, timings and kernels; with --check,
+// compare every output against the reference interpreter.
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <sstream>
+#include <system_error>
+
+#include "commands.h"
+#include "compare.h"
+#include "format.h"
+#include "npy.h"
+#include "random_inputs.h"
+#include "signature.h"
+#include "weft/interp/interpreter.h"
+#include "weft/weft.h"
+
+namespace weft::cli {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+std::string read_text(const std::string& path) {
+  if (std::error_code ec; std::filesystem::is_directory(path, ec))
+    throw InvalidArgumentError("cannot read " + path + ": it is a directory");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InvalidArgumentError("cannot open " + path + ": " + std::strerror(errno));
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// Strips a leading "line L, column C: " or "line L: " from a message, returning "L:C" or "L".
+std::string take_location(std::string& message, std::optional<int> line, std::optional<int> col) {
+  std::string prefix, location;
+  if (line && col) {
+    prefix = "line " + std::to_string(*line) + ", column " + std::to_string(*col) + ": ";
+    location = std::to_string(*line) + ":" + std::to_string(*col);
+  } else {
+    // InvalidGraphError carries its line only in the text: "line 3: node %4 ...".
+    std::size_t end = 5;
+    while (end < message.size() && std::isdigit(static_cast<unsigned char>(message[end]))) ++end;
+    if (message.rfind("line ", 0) != 0 || end == 5 || message.compare(end, 2, ": ") != 0) return "";
+    prefix = message.substr(0, end + 2);
+    location = message.substr(5, end - 5);
+  }
+  if (message.rfind(prefix, 0) == 0) message.erase(0, prefix.size());
+  return location;
+}
+
+struct Param {
+  std::string name;  // as written in the file, without '%'; "arg<i>" if unknown
+  DType dtype;
+  Shape shape;
+  std::string source;  // the .npy path, or "random"
+};
+
+// Resolves NAME_OR_INDEX against the parameters: a name first, then a decimal index.
+std::size_t find_param(const std::vector<Param>& params, std::string key, const std::string& spec,
+                       const std::string& file) {
+  if (!key.empty() && key[0] == '%') key.erase(0, 1);
+  for (std::size_t i = 0; i < params.size(); ++i)
+    if (params[i].name == key) return i;
+  if (!key.empty() && key.find_first_not_of("0123456789") == std::string::npos && key.size() < 10 &&
+      std::stoul(key) < params.size())
+    return std::stoul(key);
+  std::string names;
+  for (std::size_t i = 0; i < params.size(); ++i)
+    names += (i ? ", " : "") + params[i].name + " (" + std::to_string(i) + ")";
+  throw InvalidArgumentError("--input " + spec + ": " + file + " has no parameter '" + key +
+                             "'; its parameters are " + (names.empty() ? "none" : names));
+}
+
+std::vector<HostArray> load_inputs(const RunOptions& options, std::vector<Param>& params) {
+  std::vector<std::optional<HostArray>> given(params.size());
+  for (const std::string& spec : options.inputs) {
+    const std::size_t eq = spec.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size())
+      throw InvalidArgumentError(
+          "--input " + spec + ": expected NAME=PATH.npy or INDEX=PATH.npy, e.g. --input x=x.npy");
+    const std::size_t i = find_param(params, spec.substr(0, eq), spec, options.file);
+    Param& p = params[i];
+    if (given[i])
+      throw InvalidArgumentError("--input " + spec + ": parameter '" + p.name +
+                                 "' was already given by --input");
+    const std::string path = spec.substr(eq + 1);
+    HostArray a = npy::read(path);
+    if (a.dtype() != p.dtype || a.shape() != p.shape)
+      throw InvalidArgumentError("input '" + p.name + "' (parameter " + std::to_string(i) +
+                                 ") expects " + type_string(p.dtype, p.shape) + " but " + path +
+                                 " holds " + type_string(a.dtype(), a.shape()));
+    p.source = path;
+    given[i] = std::move(a);
+  }
+  std::vector<HostArray> inputs;
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    if (given[i]) {
+      inputs.push_back(std::move(*given[i]));
+    } else {
+      inputs.push_back(random_array(params[i].dtype, params[i].shape, options.seed, i));
+      params[i].source = "random (seed " + std::to_string(options.seed) + ")";
+    }
+  }
+  return inputs;
+}
+
+struct Timings {
+  double compile = 0, upload = 0, run = 0, download = 0, check = 0;
+  std::optional<double> rerun_median;  // with --repeat > 1
+};
+
+}  // namespace
+
+CLI::App* add_run_command(CLI::App& app, RunOptions& options) {
+  CLI::App* cmd = app.add_subcommand("run", "Compile and run a function written in weft IR text.");
+  cmd->add_option("file", options.file, "The .weft file (see docs/ir-text.md).")
+      ->type_name("FILE")
+      ->required();
+  cmd->add_option("-i,--input", options.inputs,
+                  "NAME=PATH.npy or INDEX=PATH.npy: a parameter's value (dtype and shape must "
+                  "match). Repeatable; parameters not given get seeded random data.")
+      ->type_name("NAME=PATH");
+  cmd->add_option("--seed", options.seed,
+                  "Seed of the random inputs: floats in [-1,1], ints in [-10,10], u32 in [0,10], "
+                  "bools 50/50.")
+      ->type_name("N")
+      ->capture_default_str();
+  cmd->add_option("-d,--device", options.device,
+                  "Device to run on, e.g. cpu:1 (default: WEFT_DEVICE, else the first GPU, else "
+                  "the first CPU).")
+      ->type_name("NAME");
+  cmd->add_option("-o,--output-dir", options.output_dir,
+                  "Write the outputs as out0.npy, out1.npy, ... into this directory (created if "
+                  "missing).")
+      ->type_name("DIR");
+  cmd->add_option("--print-limit", options.print_limit,
+                  "Print at most about this many elements per output (0: print none).")
+      ->type_name("N")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--repeat", options.repeat,
+                  "Run N times and also report the median of the runs after the first.")
+      ->type_name("N")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  cmd->add_flag("--check", options.check,
+                "Also run the reference interpreter and compare (floats: rtol 1e-4, atol 1e-5; "
+                "others exact). Exit code 3 on a mismatch.");
+  cmd->add_flag("--show-ir", options.show_ir, "Print the function's canonical IR text.");
+  cmd->add_flag("--show-kernels", options.show_kernels,
+                "List the kernels the function fused into.");
+  cmd->add_flag("--json", options.json, "Print one JSON object instead of text.");
+  return cmd;
+}
+
+int run_run(const RunOptions& options) {
+  const std::string text = read_text(options.file);
+  Graph graph;
+  try {
+    graph = parse_graph(text);
+  } catch (const ParseError& e) {
+    std::string message = e.what();
+    const std::string at = take_location(message, e.line(), e.column());
+    std::cerr << options.file << ":" << at << ": error: " << message << "\n";
+    return kExitUsage;
+  } catch (const InvalidGraphError& e) {
+    std::string message = e.what();
+    const std::string at = take_location(message, std::nullopt, std::nullopt);
+    std::cerr << options.file << (at.empty() ? "" : ":" + at) << ": error: " << message << "\n";
+    return kExitUsage;
+  }
+
+  Device& dev = options.device.empty() ? default_device() : device(options.device);
+  const std::vector<std::string> names = parameter_names(text);
+  std::vector<Param> params;
+  for (std::size_t i = 0; i < graph.params.size(); ++i) {
+    const Node& n = graph.node(graph.params[i]);
+    params.push_back({names.size() == graph.params.size() ? names[i] : "arg" + std::to_string(i),
+                      n.dtype, n.shape, ""});
+  }
+  const std::vector<HostArray> inputs = load_inputs(options, params);
+
+  Timings t;
+  auto start = Clock::now();
+  std::shared_ptr<Executable> exe = dev.compile(graph);
+  t.compile = seconds_since(start);
+
+  start = Clock::now();
+  std::vector<std::shared_ptr<Buffer>> buffers;
+  for (const HostArray& a : inputs) buffers.push_back(dev.upload(a.raw(), a.nbytes()));
+  dev.synchronize();
+  t.upload = seconds_since(start);
+
+  // The first run includes the driver's one-time work (PoCL specialises each kernel for its
+  // launch size on first use); repeats show the cost of a warm run.
+  auto run_once = [&] {
+    const auto run_start = Clock::now();
+    std::vector<std::shared_ptr<Buffer>> r = exe->run(buffers);
+    for (const auto& b : r) dev.wait(*b);
+    return std::pair{std::move(r), seconds_since(run_start)};
+  };
+  auto [results, first_run] = run_once();
+  t.run = first_run;
+  std::vector<double> reruns;
+  for (int i = 1; i < options.repeat; ++i) reruns.push_back(run_once().second);
+  if (!reruns.empty()) {
+    std::sort(reruns.begin(), reruns.end());
+    t.rerun_median = reruns[reruns.size() / 2];
+  }
+
+  start = Clock::now();
+  std::vector<HostArray> outputs;
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    const Node& n = graph.node(graph.outputs[i]);
+    HostArray out(n.dtype, n.shape);
+    dev.download(*results[i], out.raw(), out.nbytes());
+    outputs.push_back(std::move(out));
+  }
+  t.download = seconds_since(start);
+
+  std::vector<std::string> written;
+  if (!options.output_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(options.output_dir, ec);
+    if (ec)
+      throw InvalidArgumentError("cannot create --output-dir " + options.output_dir + ": " +
+                                 ec.message());
+    for (std::size_t i = 0; i < outputs.size(); ++i) {
+      const auto path =
+          std::filesystem::path(options.output_dir) / ("out" + std::to_string(i) + ".npy");
+      npy::write(path, outputs[i]);
+      written.push_back(path.string());
+    }
+  }
+
+  std::vector<Comparison> checks;
+  bool all_ok = true;
+  if (options.check) {
+    start = Clock::now();
+    const std::vector<HostArray> expected = interpret(graph, inputs);
+    t.check = seconds_since(start);
+    for (std::size_t i = 0; i < outputs.size(); ++i) {
+      checks.push_back(compare(outputs[i], expected[i]));
+      all_ok &= checks.back().ok();
+    }
+  }
+
+  const CompiledInfo& info = exe->info();
+  if (options.json) {
+    nlohmann::json out = {
+        {"file", options.file},
+        {"function", graph.name},
+        {"device", dev.name()},
+        {"device_description", dev.description()},
+        {"inputs", nlohmann::json::array()},
+        {"outputs", nlohmann::json::array()},
+        {"timings_s",
+         {{"compile", t.compile}, {"upload", t.upload}, {"run", t.run}, {"download", t.download}}},
+        {"runs", options.repeat},
+        {"kernels", kernels_json(info)},
+        {"intermediate_buffers", info.intermediate_buffers}};
+    for (const Param& p : params)
+      out["inputs"].push_back({{"name", p.name},
+                               {"dtype", dtype_name(p.dtype)},
+                               {"shape", p.shape},
+                               {"source", p.source}});
+    for (std::size_t i = 0; i < outputs.size(); ++i) {
+      nlohmann::json o = {{"name", "out" + std::to_string(i)},
+                          {"dtype", dtype_name(outputs[i].dtype())},
+                          {"shape", outputs[i].shape()}};
+      if (options.print_limit > 0) o["preview"] = outputs[i].to_string(options.print_limit);
+      if (!written.empty()) o["npy"] = written[i];
+      if (options.check) {
+        const Comparison& c = checks[i];
+        o["check"] = {{"ok", c.ok()}, {"mismatches", c.mismatches}};
+        // JSON has no infinity: an unbounded error is null.
+        auto number = [](double v) { return std::isinf(v) ? nlohmann::json() : nlohmann::json(v); };
+        o["check"]["max_abs_error"] = number(c.max_abs_error);
+        o["check"]["max_rel_error"] = number(c.max_rel_error);
+        if (!c.first_mismatch.empty()) o["check"]["first_mismatch"] = c.first_mismatch;
+        if (!c.type_error.empty()) o["check"]["type_error"] = c.type_error;
+      }
+      out["outputs"].push_back(std::move(o));
+    }
+    if (t.rerun_median) out["timings_s"]["run_median_after_first"] = *t.rerun_median;
+    if (options.check) {
+      out["timings_s"]["interpreter"] = t.check;
+      out["check_ok"] = all_ok;
+    }
+    if (options.show_ir) out["ir"] = print_graph(graph);
+    std::cout << out.dump(2) << "\n";
+    return all_ok ? kExitOk : kExitMismatch;
+  }
+
+  std::cout << options.file << ": func @" << graph.name << " on " << dev.name() << " ("
+            << dev.description() << ")\n";
+  if (options.show_ir) {
+    std::cout << "\nIR:\n";
+    std::istringstream ir(print_graph(graph));
+    for (std::string line; std::getline(ir, line);) std::cout << "  " << line << "\n";
+  }
+
+  std::cout << "\ninputs:\n";
+  Table in({"param", "type", "source"});
+  for (const Param& p : params) in.add_row({"%" + p.name, type_string(p.dtype, p.shape), p.source});
+  std::cout << (params.empty() ? "  (none)\n" : in.render());
+
+  std::cout << "\noutputs:\n";
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    std::cout << "  out" << i << ": " << type_string(outputs[i].dtype(), outputs[i].shape());
+    if (!written.empty()) std::cout << "  -> " << written[i];
+    std::cout << "\n";
+    if (options.print_limit > 0)
+      std::cout << "    " << outputs[i].to_string(options.print_limit) << "\n";
+  }
+
+  std::cout << "\ntiming: compile " << format_seconds(t.compile) << ", upload "
+            << format_seconds(t.upload) << ", run " << format_seconds(t.run);
+  if (t.rerun_median)
+    std::cout << " (first; median of the next " << options.repeat - 1 << ": "
+              << format_seconds(*t.rerun_median) << ")";
+  std::cout << ", download " << format_seconds(t.download) << "\n";
+  std::cout << "kernels: " << info.kernels.size() << " launch"
+            << (info.kernels.size() == 1 ? "" : "es") << ", " << info.intermediate_buffers
+            << " intermediate buffer" << (info.intermediate_buffers == 1 ? "" : "s") << "\n";
+  if (options.show_kernels && !info.kernels.empty()) std::cout << kernel_table(info).render();
+
+  if (options.check) {
+    using A = Table::Align;
+    std::cout << "\ncheck against the reference interpreter (" << format_seconds(t.check)
+              << "; floats: rtol 1e-4, atol 1e-5; others exact):\n";
+    Table table({"output", "max abs err", "max rel err", "result"},
+                {A::Left, A::Right, A::Right, A::Left});
+    for (std::size_t i = 0; i < checks.size(); ++i) {
+      const Comparison& c = checks[i];
+      std::string result = "ok";
+      if (!c.type_error.empty())
+        result = "MISMATCH: " + c.type_error;
+      else if (c.mismatches)
+        result = "MISMATCH: " + std::to_string(c.mismatches) + " elements differ; first " +
+                 c.first_mismatch;
+      table.add_row({"out" + std::to_string(i), format_error(c.max_abs_error),
+                     format_error(c.max_rel_error), result});
+    }
+    std::cout << table.render();
+    if (!all_ok) {
+      std::cout.flush();
+      std::cerr << "weft: error: " << options.file
+                << ": the device results differ from the reference interpreter\n";
+    }
+  }
+  return all_ok ? kExitOk : kExitMismatch;
+}
+
+}  // namespace weft::cli

@@ -1,0 +1,307 @@
+// End-to-end tests of the weft executable: each test runs the built binary in a shell with its
+// stdout and stderr captured into files, then checks the exit code and what it printed.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "npy.h"
+#include "weft/error.h"
+
+namespace weft {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Result {
+  int code = -1;
+  std::string out, err;
+};
+
+std::string slurp(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+// A fresh directory per test for inputs and outputs.
+class CliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = fs::path(::testing::TempDir()) / (std::string("weft_cli_test_") + info->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+
+  // Runs `weft ARGS` with an optional environment prefix ("WEFT_DEVICE=cpu:0").
+  Result weft(const std::vector<std::string>& args, const std::string& env = "") const {
+    std::string command = env.empty() ? "" : env + " ";
+    command += quote(WEFT_CLI_PATH);
+    for (const std::string& a : args) command += " " + quote(a);
+    const fs::path out = dir_ / "stdout.txt", err = dir_ / "stderr.txt";
+    command += " >" + quote(out.string()) + " 2>" + quote(err.string()) + " </dev/null";
+    const int status = std::system(command.c_str());
+    Result r;
+    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    r.out = slurp(out);
+    r.err = slurp(err);
+    return r;
+  }
+
+  static fs::path resources() {
+    const char* env = std::getenv("WEFT_RESOURCES");
+    return env && *env ? fs::path(env) : fs::path(WEFT_SOURCE_RESOURCES);
+  }
+  static fs::path example(const std::string& name) { return resources() / "examples" / name; }
+
+  fs::path write_text(const std::string& name, const std::string& text) const {
+    const fs::path path = dir_ / name;
+    std::ofstream(path) << text;
+    return path;
+  }
+
+  fs::path dir_;
+};
+
+bool contains(const std::string& haystack, const std::string& needle) {
+  return haystack.find(needle) != std::string::npos;
+}
+
+#define EXPECT_CONTAINS(haystack, needle)                                                  \
+  EXPECT_TRUE(contains(haystack, needle)) << "expected to find: " << (needle) << "\nin:\n" \
+                                          << (haystack)
+
+TEST_F(CliTest, EveryExampleMatchesTheInterpreter) {
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::directory_iterator(resources() / "examples"))
+    if (entry.path().extension() == ".weft") files.push_back(entry.path());
+  ASSERT_FALSE(files.empty()) << "no .weft files under " << resources();
+  for (const fs::path& file : files) {
+    const Result r = weft({"run", file.string(), "--check", "--print-limit", "4"});
+    EXPECT_EQ(r.code, 0) << file << "\n" << r.out << r.err;
+    EXPECT_CONTAINS(r.out, "check against the reference interpreter");
+    EXPECT_FALSE(contains(r.out, "MISMATCH")) << r.out;
+    EXPECT_TRUE(r.err.empty()) << r.err;
+  }
+}
+
+TEST_F(CliTest, JsonRunReportsInputsOutputsKernelsAndCheck) {
+  const Result r = weft({"run", example("accuracy.weft").string(), "--check", "--json", "--show-ir",
+                         "--seed", "3", "--repeat", "3"});
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["function"], "accuracy");
+  EXPECT_EQ(j["device"], "cpu:0");
+  ASSERT_EQ(j["inputs"].size(), 2u);
+  EXPECT_EQ(j["inputs"][0]["name"], "logits");
+  EXPECT_EQ(j["inputs"][1]["dtype"], "i32");
+  EXPECT_EQ(j["inputs"][1]["source"], "random (seed 3)");
+  ASSERT_EQ(j["outputs"].size(), 2u);
+  EXPECT_EQ(j["outputs"][1]["shape"], nlohmann::json::array());
+  EXPECT_EQ(j["outputs"][0]["check"]["ok"], true);
+  EXPECT_EQ(j["check_ok"], true);
+  EXPECT_FALSE(j["kernels"].empty());
+  EXPECT_TRUE(j["kernels"][0].contains("fused_ops"));
+  EXPECT_TRUE(j["timings_s"].contains("run_median_after_first"));
+  EXPECT_CONTAINS(j["ir"].get<std::string>(), "func @accuracy(");
+}
+
+TEST_F(CliTest, ShowIrAndKernels) {
+  const Result r =
+      weft({"run", example("select_tril.weft").string(), "--show-ir", "--show-kernels"});
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_CONTAINS(r.out, "func @select_tril(%0: f32[6,8]) -> (f32[6,8]) {");
+  EXPECT_CONTAINS(r.out, "kernels: 1 launch");
+  EXPECT_CONTAINS(r.out, "k0_select");
+  EXPECT_CONTAINS(r.out, "iota iota ge constant broadcast_in_dim select");
+  EXPECT_CONTAINS(r.out, "%x     f32[6,8]  random (seed 0)");
+}
+
+TEST_F(CliTest, MalformedFileReportsFileLineAndColumn) {
+  const fs::path bad = write_text(
+      "bad.weft", "func @f(%x: f32[3]) -> (f32[3]) {\n  %y = ad %x, %x : f32[3]\n  return %y\n}\n");
+  const Result r = weft({"run", bad.string()});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_CONTAINS(r.err, bad.string() + ":2:8: error: unknown op 'ad'; did you mean 'add'?");
+  EXPECT_TRUE(r.out.empty()) << r.out;
+}
+
+TEST_F(CliTest, InvalidGraphReportsFileAndLine) {
+  const fs::path bad =
+      write_text("bad.weft",
+                 "func @f(%x: f32[3]) -> (f32[3]) {\n  %y = add %x, %x : f32[4]\n  return %y\n}\n");
+  const Result r = weft({"run", bad.string()});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_CONTAINS(r.err, bad.string() + ":2: error: ");
+  EXPECT_CONTAINS(r.err, "f32[4]");
+}
+
+TEST_F(CliTest, EmptyFileIsAParseError) {
+  const Result r = weft({"run", write_text("empty.weft", "").string()});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_CONTAINS(r.err, "empty.weft:1:1: error:");
+}
+
+TEST_F(CliTest, NpyInputOfTheWrongShapeNamesParamExpectedAndGot) {
+  const fs::path x = dir_ / "x.npy";
+  npy::write(x, HostArray(DType::F32, {3, 4}));
+  const Result r = weft({"run", example("softmax.weft").string(), "--input", "x=" + x.string()});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_CONTAINS(r.err, "weft: error: input 'x' (parameter 0) expects f32[4,10] but " +
+                             x.string() + " holds f32[3,4]");
+  npy::write(x, HostArray(DType::I32, {4, 10}));
+  EXPECT_CONTAINS(weft({"run", example("softmax.weft").string(), "-i", "0=" + x.string()}).err,
+                  "expects f32[4,10] but " + x.string() + " holds i32[4,10]");
+}
+
+TEST_F(CliTest, BadInputSpecsAreClearErrors) {
+  const std::string mlp = example("mlp.weft").string();
+  Result r = weft({"run", mlp, "--input", "w9=a.npy"});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_CONTAINS(r.err, "has no parameter 'w9'; its parameters are x (0), w1 (1), b1 (2)");
+  r = weft({"run", mlp, "--input", "x"});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_CONTAINS(r.err, "expected NAME=PATH.npy");
+  r = weft({"run", mlp, "--input", "x=" + (dir_ / "missing.npy").string()});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_CONTAINS(r.err, "cannot open " + (dir_ / "missing.npy").string());
+  const fs::path junk = write_text("junk.npy", "definitely not numpy");
+  r = weft({"run", mlp, "--input", "x=" + junk.string()});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_CONTAINS(r.err, junk.string() + ": not a valid .npy file");
+  npy::write(dir_ / "x.npy", HostArray(DType::F32, {8, 16}));
+  r = weft({"run", mlp, "-i", "x=" + (dir_ / "x.npy").string(), "-i",
+            "%x=" + (dir_ / "x.npy").string()});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_CONTAINS(r.err, "parameter 'x' was already given");
+}
+
+TEST_F(CliTest, NpyInputsAndOutputsRoundTrip) {
+  std::vector<float> values(48);
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(i) + 0.5f;
+  npy::write(dir_ / "x.npy", HostArray::from<float>({6, 8}, values));
+  const fs::path out = dir_ / "out";
+  const Result r = weft({"run", example("select_tril.weft").string(), "--input",
+                         "x=" + (dir_ / "x.npy").string(), "--output-dir", out.string()});
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_CONTAINS(r.out, (out / "out0.npy").string());
+  const HostArray y = npy::read(out / "out0.npy");
+  ASSERT_EQ(y.dtype(), DType::F32);
+  ASSERT_EQ(y.shape(), (Shape{6, 8}));
+  for (std::int64_t i = 0; i < 6; ++i)
+    for (std::int64_t j = 0; j < 8; ++j)
+      EXPECT_EQ(y.get_f64(i * 8 + j), i >= j ? values[static_cast<std::size_t>(i * 8 + j)] : 0.0)
+          << i << "," << j;
+}
+
+TEST_F(CliTest, RandomInputsAreDeterministicPerSeed) {
+  auto output_of = [&](const std::string& seed, const std::string& name) {
+    const Result r = weft({"run", example("roll_pad.weft").string(), "--seed", seed, "-o",
+                           (dir_ / name).string(), "--print-limit", "0"});
+    EXPECT_EQ(r.code, 0) << r.err;
+    return slurp(dir_ / name / "out0.npy");
+  };
+  const std::string a = output_of("7", "a"), b = output_of("7", "b"), c = output_of("8", "c");
+  EXPECT_FALSE(a.empty());
+  EXPECT_EQ(a, b);
+  EXPECT_NE(a, c);
+  const HostArray framed = npy::parse(std::as_bytes(std::span(a.data(), a.size())), "out0.npy");
+  for (std::int64_t i = 0; i < framed.size(); ++i) {
+    EXPECT_GE(framed.get_f64(i), -1.0);
+    EXPECT_LE(framed.get_f64(i), 1.0);
+  }
+}
+
+TEST_F(CliTest, DevicesListsCpu0AsText) {
+  const Result r = weft({"devices"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_CONTAINS(r.out, "cpu:0");
+  EXPECT_CONTAINS(r.out, "(default)");
+  EXPECT_CONTAINS(r.out, "compute units");
+  EXPECT_CONTAINS(r.out, "OpenCL C");
+}
+
+TEST_F(CliTest, DevicesJsonHasEveryFieldAndOneDefault) {
+  const Result r = weft({"devices", "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_FALSE(j["devices"].empty());
+  int defaults = 0;
+  for (const auto& d : j["devices"]) {
+    for (const char* key :
+         {"name", "platform", "device_name", "vendor", "driver_version", "opencl_c_version",
+          "compute_units", "max_work_group_size", "global_mem_bytes", "local_mem_bytes",
+          "max_alloc_bytes", "fp64", "queue_order"})
+      EXPECT_TRUE(d.contains(key)) << key;
+    defaults += d["default"].get<bool>();
+  }
+  EXPECT_EQ(defaults, 1);
+  EXPECT_EQ(j["devices"][0]["name"], "cpu:0");
+}
+
+TEST_F(CliTest, WeftDeviceEnvironmentVariableChoosesTheDefault) {
+  Result r = weft({"devices"}, "WEFT_DEVICE=cpu:0");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_CONTAINS(r.out, "default cpu:0 (from WEFT_DEVICE)");
+  // The listing still works, so users can find a valid name.
+  r = weft({"devices"}, "WEFT_DEVICE=tpu:7");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_CONTAINS(r.out, "no default: WEFT_DEVICE=tpu:7 names no device");
+  r = weft({"run", example("softmax.weft").string()}, "WEFT_DEVICE=tpu:7");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_CONTAINS(r.err, "weft: error: ");
+  EXPECT_CONTAINS(r.err, "tpu:7");
+}
+
+TEST_F(CliTest, UnknownDeviceIsAnErrorNotACrash) {
+  const Result r = weft({"run", example("softmax.weft").string(), "--device", "gpu:9"});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_CONTAINS(r.err, "weft: error: no device is named 'gpu:9'; available devices: cpu:0");
+}
+
+TEST_F(CliTest, UsageErrorsExitWith2) {
+  EXPECT_EQ(weft({}).code, 2);
+  EXPECT_EQ(weft({"run"}).code, 2);
+  EXPECT_EQ(weft({"run", "x.weft", "--no-such-flag"}).code, 2);
+  EXPECT_EQ(weft({"demo", "--size", "enormous"}).code, 2);
+  const Result help = weft({"run", "--help"});
+  EXPECT_EQ(help.code, 0);
+  for (const char* flag : {"--input", "--seed", "--device", "--output-dir", "--print-limit",
+                           "--check", "--show-ir", "--show-kernels", "--json", "--repeat"})
+    EXPECT_CONTAINS(help.out, flag);
+}
+
+TEST_F(CliTest, MissingFileIsAnError) {
+  const Result r = weft({"run", (dir_ / "nope.weft").string()});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_CONTAINS(r.err, "weft: error: cannot open " + (dir_ / "nope.weft").string());
+}
+
+TEST_F(CliTest, SmallDemoPasses) {
+  const Result r = weft({"demo", "--size", "small", "--repeat", "2"});
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_CONTAINS(r.out, "iota[dimension=0]");
+  EXPECT_CONTAINS(r.out, "check: fused into exactly one kernel: ok");
+  EXPECT_CONTAINS(r.out, "eager, op by op");
+  EXPECT_CONTAINS(r.out, "[2] softmax");
+  EXPECT_CONTAINS(r.out, "[3] MLP forward pass");
+  EXPECT_CONTAINS(r.out, "summary on cpu:0");
+  EXPECT_FALSE(contains(r.out, "MISMATCH")) << r.out;
+}
+
+}  // namespace
+}  // namespace weft
