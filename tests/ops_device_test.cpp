@@ -212,6 +212,18 @@ TEST_F(OpsOnDevice, LargeReductionsUseTheTwoStagePath) {
   EXPECT_EQ(check_against_interpreter(fn, {x, i}, 1e-4, 5e-2), "");
 }
 
+TEST_F(OpsOnDevice, RowReductionsUseOneWorkGroupPerRow) {
+  HostArray x = rand(DType::F32, {100, 1000}, -1, 1);
+  x.set_f64(2500, std::numeric_limits<double>::quiet_NaN());
+  HostArray i = rand(DType::I64, {7, 3, 300}, -1000, 1000);
+  auto fn = [](const V& v) {
+    return V{lax::reduce_sum(v[0], {1}),  lax::reduce_max(v[0], {1}),     lax::argmax(v[0], {1}),
+             lax::argmin(v[0], {0, 1}),   lax::reduce_min(v[1], {1, 2}), lax::argmax(v[1], {2}),
+             lax::reduce_prod(lax::sign(v[1]), {2})};
+  };
+  EXPECT_EQ(check_against_interpreter(fn, {x, i}, 1e-5, 1e-4), "");
+}
+
 TEST_F(OpsOnDevice, DotGeneral) {
   auto fn = [](const V& x) {
     return V{

@@ -1,7 +1,10 @@
-// Reductions with their producers fused in. Many outputs: one work-item per output walks
-// its reduced elements. Few outputs over many elements: a two-stage tree — work-groups
-// reduce strided chunks into partials in local memory, then one work-item per output
-// combines its partials.
+// Reductions with their producers fused in, in one of three shapes:
+//  - serial: one work-item per output walks its reduced elements (outer-axis reductions,
+//    where neighbouring work-items read neighbouring elements);
+//  - cooperative: one work-group per output strides over it and combines in local memory
+//    (innermost-axis reductions such as softmax rows);
+//  - two-stage: few outputs over many elements; several work-groups per output write
+//    partials, then one work-item per output combines them.
 #include <algorithm>
 
 #include "codegen/cl_types.h"
@@ -126,8 +129,14 @@ void emit_reduce_kernel(KernelContext& ctx, const FusionGroup& group, const std:
     return acc;
   };
 
+  // Work-items of one group read neighbouring elements when the innermost axis is reduced, so
+  // a group per output (or several, when outputs are few) beats a serial loop per output.
+  const auto& axes = root.attrs.get_ints("axes");
+  const bool innermost =
+      !axes.empty() && axes.back() == static_cast<std::int64_t>(in_shape.size()) - 1;
   const bool two_stage = outputs < 64 && reduced >= 8192;
-  if (!two_stage) {
+  const bool cooperative = !two_stage && innermost && reduced >= 128;
+  if (!two_stage && !cooperative) {
     LaunchPlan launch;
     launch.kernel = name;
     std::string params = input_params(ctx, group, launch.args);
@@ -150,19 +159,23 @@ void emit_reduce_kernel(KernelContext& ctx, const FusionGroup& group, const std:
     return;
   }
 
-  // Stage 1: `groups` work-groups per output, each folding a strided share into a partial.
-  const std::size_t local = std::min(kLocal, ctx.caps.max_work_group_size);
-  const std::int64_t groups = std::clamp<std::int64_t>(
-      reduced / static_cast<std::int64_t>(local * 64), 1, 256);
+  // `groups` work-groups per output each fold a strided share, then combine in local memory.
+  // Cooperative: one group per output writes the result. Two-stage: partials, then stage 2.
+  const std::size_t local = std::min(cooperative ? std::size_t{64} : kLocal, ctx.caps.max_work_group_size);
+  const std::int64_t groups =
+      cooperative ? 1
+                  : std::clamp<std::int64_t>(reduced / static_cast<std::int64_t>(local * 64), 1, 256);
   const std::int64_t partial_count = outputs * groups;
-  const int partial = ctx.add_temp(static_cast<std::size_t>(partial_count) * dtype_size(rop.t));
-  const int partial_i = rop.is_arg() ? ctx.add_temp(static_cast<std::size_t>(partial_count) * 8) : -1;
+  const int partial =
+      cooperative ? out_buffer : ctx.add_temp(static_cast<std::size_t>(partial_count) * dtype_size(rop.t));
+  const int partial_i =
+      rop.is_arg() && !cooperative ? ctx.add_temp(static_cast<std::size_t>(partial_count) * 8) : -1;
   LaunchPlan stage1;
-  stage1.kernel = name + "_partial";
+  stage1.kernel = cooperative ? name : name + "_partial";
   std::string params = input_params(ctx, group, stage1.args);
   stage1.args.push_back(partial);
   stage1.writes.push_back(partial);
-  if (rop.is_arg()) {
+  if (partial_i >= 0) {
     stage1.args.push_back(partial_i);
     stage1.writes.push_back(partial_i);
   }
@@ -174,12 +187,14 @@ void emit_reduce_kernel(KernelContext& ctx, const FusionGroup& group, const std:
   fold(emit, out, "r");
   std::string body = emit.take_code();
   const std::string L = std::to_string(local);
+  const std::string result_param =
+      cooperative ? "__global " + out_store_t + "* restrict out"
+                  : "__global " + cl_storage_type(rop.t) + "* restrict partial" +
+                        (rop.is_arg() ? ", __global long* restrict partial_i" : "");
   ctx.source << "__kernel __attribute__((reqd_work_group_size(" << L << ", 1, 1)))\nvoid "
-             << stage1.kernel << "(" << params << "__global " << cl_storage_type(rop.t)
-             << "* restrict partial" << (rop.is_arg() ? ", __global long* restrict partial_i" : "")
-             << ") {\n  const " << idx_t << " lid = (" << idx_t << ")get_local_id(0);\n  const "
-             << idx_t << " grp = (" << idx_t << ")get_group_id(0);\n  const " << idx_t << " g = grp % "
-             << groups << ";\n"
+             << stage1.kernel << "(" << params << result_param << ") {\n  const " << idx_t
+             << " lid = (" << idx_t << ")get_local_id(0);\n  const " << idx_t << " grp = (" << idx_t
+             << ")get_group_id(0);\n  const " << idx_t << " g = grp % " << groups << ";\n"
              << head << init << "  for (" << idx_t << " r = g * " << L << " + lid; r < " << reduced
              << "; r += " << groups * static_cast<std::int64_t>(local) << ") {\n"
              << body << "  }\n"
@@ -195,12 +210,18 @@ void emit_reduce_kernel(KernelContext& ctx, const FusionGroup& group, const std:
   } else {
     ctx.source << "      scratch[lid] = " << rop.combine("scratch[lid]", "scratch[lid + s]") << ";\n";
   }
-  ctx.source << "    }\n    barrier(CLK_LOCAL_MEM_FENCE);\n  }\n"
-             << "  if (lid == 0) {\n    partial[grp] = scratch[0];\n"
-             << (rop.is_arg() ? "    partial_i[grp] = scratch_i[0];\n" : "") << "  }\n}\n\n";
+  ctx.source << "    }\n    barrier(CLK_LOCAL_MEM_FENCE);\n  }\n";
+  if (cooperative) {
+    ctx.source << "  if (lid == 0) out[grp] = " << result_expr("scratch[0]", "scratch_i[0]")
+               << ";\n}\n\n";
+  } else {
+    ctx.source << "  if (lid == 0) {\n    partial[grp] = scratch[0];\n"
+               << (rop.is_arg() ? "    partial_i[grp] = scratch_i[0];\n" : "") << "  }\n}\n\n";
+  }
   stage1.local_size = local;
   stage1.global_size = static_cast<std::size_t>(partial_count) * local;
   ctx.program.launches.push_back(std::move(stage1));
+  if (cooperative) return;
 
   // Stage 2: one work-item per output folds its partials in order.
   LaunchPlan stage2;
