@@ -81,7 +81,14 @@ ProgramPlan plan_program(const Graph& graph, const DeviceCaps& caps) {
   for (std::size_t i = 0; i < fusion.groups.size(); ++i) {
     const FusionGroup& group = fusion.groups[i];
     const Node& root = g.node(group.root);
-    const std::string name = "k" + std::to_string(i) + "_" + std::string(op_name(root.op));
+    // Name kernels after the last op that computes something, not a trailing reshape.
+    OpKind named = root.op;
+    for (auto m = group.members.rbegin(); m != group.members.rend(); ++m)
+      if (op_info(g.node(*m).op).op_class != OpClass::Layout) {
+        named = g.node(*m).op;
+        break;
+      }
+    const std::string name = "k" + std::to_string(i) + "_" + std::string(op_name(named));
     const std::size_t first_launch = program.launches.size();
     switch (group.kind) {
       case FusionGroup::Kind::Loop: emit_loop_kernel(ctx, group, name); break;

@@ -28,6 +28,8 @@ class Lowered {
   Lowered(Graph graph, std::vector<Array> captured, Device* device)
       : graph_(std::move(graph)), captured_(std::move(captured)), device_(device) {}
   const Graph& graph() const { return graph_; }
+  // Arrays the function closed over: the trailing inputs after the arguments' leaves.
+  const std::vector<Array>& captured() const { return captured_; }
   std::string as_text() const;
   // Builds for the device the call would have run on.
   std::shared_ptr<Executable> compile() const;
