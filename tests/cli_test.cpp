@@ -125,7 +125,7 @@ TEST_F(CliTest, ShowIrAndKernels) {
       weft({"run", example("select_tril.weft").string(), "--show-ir", "--show-kernels"});
   ASSERT_EQ(r.code, 0) << r.out << r.err;
   EXPECT_CONTAINS(r.out, "func @select_tril(%0: f32[6,8]) -> (f32[6,8]) {");
-  EXPECT_CONTAINS(r.out, "kernels: 1 launch");
+  EXPECT_CONTAINS(r.out, "kernels: 1 fused kernel");
   EXPECT_CONTAINS(r.out, "k0_select");
   EXPECT_CONTAINS(r.out, "iota iota ge constant broadcast_in_dim select");
   EXPECT_CONTAINS(r.out, "%x     f32[6,8]  random (seed 0)");

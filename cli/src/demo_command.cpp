@@ -77,8 +77,8 @@ Section measure(std::string name, std::string what, const Call& call, const Lowe
 }
 
 void print_section(const Section& s, int repeats) {
-  std::cout << "  kernels: " << s.info.kernels.size() << " launch"
-            << (s.info.kernels.size() == 1 ? "" : "es") << ", " << s.info.intermediate_buffers
+  std::cout << "  kernels: " << s.info.kernels.size() << " fused kernel"
+            << (s.info.kernels.size() == 1 ? "" : "s") << ", " << s.info.intermediate_buffers
             << " intermediate buffer" << (s.info.intermediate_buffers == 1 ? "" : "s") << "\n"
             << kernel_table(s.info).render("    ");
   Table timing({"timing", "time"}, {Table::Align::Left, Table::Align::Right});

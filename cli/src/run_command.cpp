@@ -334,8 +334,8 @@ int run_run(const RunOptions& options) {
     std::cout << " (first; median of the next " << options.repeat - 1 << ": "
               << format_seconds(*t.rerun_median) << ")";
   std::cout << ", download " << format_seconds(t.download) << "\n";
-  std::cout << "kernels: " << info.kernels.size() << " launch"
-            << (info.kernels.size() == 1 ? "" : "es") << ", " << info.intermediate_buffers
+  std::cout << "kernels: " << info.kernels.size() << " fused kernel"
+            << (info.kernels.size() == 1 ? "" : "s") << ", " << info.intermediate_buffers
             << " intermediate buffer" << (info.intermediate_buffers == 1 ? "" : "s") << "\n";
   if (options.show_kernels && !info.kernels.empty()) std::cout << kernel_table(info).render();
 

@@ -30,10 +30,11 @@ struct KernelSummary {
   std::string kind;                    // "loop", "reduce", "dot"
   std::vector<std::string> fused_ops;  // op names fused into this kernel, in graph order
   std::int64_t elements = 0;           // elements the kernel writes
+  int launches = 1;  // device launches per run (a bulk and a tail, or two reduction stages)
 };
 
 struct CompiledInfo {
-  std::vector<KernelSummary> kernels;  // one per kernel launched per run
+  std::vector<KernelSummary> kernels;  // one per fused kernel, in launch order
   int intermediate_buffers = 0;        // buffers that are neither inputs nor outputs
   double compile_seconds = 0;
   std::string source;  // generated device code

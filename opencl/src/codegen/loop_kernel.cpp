@@ -29,16 +29,17 @@ std::string input_params(const KernelContext& ctx, const FusionGroup& group,
   return s;
 }
 
+// A bounds check in the kernel body keeps PoCL from vectorising across work-items, so the
+// bulk of the elements runs in a launch without one and the remainder in a small checked
+// launch that starts where the bulk ends.
 void emit_loop_kernel(KernelContext& ctx, const FusionGroup& group, const std::string& name) {
   const Node& root = ctx.graph().node(group.root);
-  const std::int64_t n = num_elements(root.shape);
+  const auto n = static_cast<std::size_t>(num_elements(root.shape));
   const std::string idx_t = index_type_for(ctx, group);
-  LaunchPlan launch;
-  launch.kernel = name;
-  std::string params = input_params(ctx, group, launch.args);
   const int out = ctx.buffer_of.at(group.root);
-  launch.args.push_back(out);
-  launch.writes.push_back(out);
+  std::vector<int> args;
+  const std::string params = input_params(ctx, group, args);
+  args.push_back(out);
 
   ExprEmitter emit(
       ctx.graph(),
@@ -49,18 +50,27 @@ void emit_loop_kernel(KernelContext& ctx, const FusionGroup& group, const std::s
       },
       idx_t);
   Index idx{"gid", {}, root.shape};
-  std::string value = emit.value(group.root, idx);
-  std::string store = root.dtype == DType::Bool ? "(uchar)(" + value + ")" : value;
+  const std::string value = emit.value(group.root, idx);
+  const std::string store = root.dtype == DType::Bool ? "(uchar)(" + value + ")" : value;
+  const std::string body = emit.take_code() + "  out[gid] = " + store + ";\n}\n\n";
+  const std::string signature =
+      "(" + params + "__global " + cl_storage_type(root.dtype) + "* restrict out) {\n";
 
-  ctx.source << "__kernel void " << name << "(" << params << "__global "
-             << cl_storage_type(root.dtype) << "* restrict out) {\n"
-             << "  const " << idx_t << " gid = (" << idx_t << ")get_global_id(0);\n"
-             << "  if (gid >= " << n << ") return;\n"
-             << emit.take_code() << "  out[gid] = " << store << ";\n}\n\n";
-
-  launch.local_size = std::min<std::size_t>(256, ctx.caps.max_work_group_size);
-  launch.global_size = round_up(static_cast<std::size_t>(n), launch.local_size);
-  ctx.program.launches.push_back(std::move(launch));
+  const std::size_t local = std::min<std::size_t>(256, ctx.caps.max_work_group_size);
+  const std::size_t bulk = n / local * local;
+  if (bulk > 0) {
+    ctx.source << "__kernel void " << name << signature << "  const " << idx_t << " gid = ("
+               << idx_t << ")get_global_id(0);\n" << body;
+    ctx.program.launches.push_back({name, args, {out}, bulk, local});
+  }
+  if (n > bulk) {
+    const std::string tail = bulk > 0 ? name + "_tail" : name;
+    const std::size_t tail_local = std::min<std::size_t>(64, ctx.caps.max_work_group_size);
+    ctx.source << "__kernel void " << tail << signature << "  const " << idx_t << " gid = "
+               << bulk << " + (" << idx_t << ")get_global_id(0);\n  if (gid >= " << n
+               << ") return;\n" << body;
+    ctx.program.launches.push_back({tail, args, {out}, round_up(n - bulk, tail_local), tail_local});
+  }
 }
 
 }  // namespace weft::opencl

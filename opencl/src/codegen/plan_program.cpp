@@ -100,12 +100,8 @@ ProgramPlan plan_program(const Graph& graph, const DeviceCaps& caps) {
     summary.kind = describe_kind(group.kind);
     for (ValueId m : group.members) summary.fused_ops.emplace_back(op_name(g.node(m).op));
     summary.elements = num_elements(root.shape);
-    // A two-stage reduction launches twice; list each launch so counts match runs.
-    for (std::size_t l = first_launch; l < program.launches.size(); ++l) {
-      KernelSummary s = summary;
-      s.name = program.launches[l].kernel;
-      program.info.kernels.push_back(std::move(s));
-    }
+    summary.launches = static_cast<int>(program.launches.size() - first_launch);
+    program.info.kernels.push_back(std::move(summary));
   }
   for (const BufferPlan& b : program.buffers)
     if (b.role == BufferPlan::Role::Temp) ++program.info.intermediate_buffers;
