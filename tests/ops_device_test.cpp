@@ -249,6 +249,21 @@ TEST_F(OpsOnDevice, DotGeneral) {
             "");
 }
 
+TEST_F(OpsOnDevice, DotBlocksAlignedAndDouble) {
+  auto fn = [](const V& x) {
+    return V{lax::dot_general(x[0], x[1], {{1}, {0}, {}, {}}),
+             lax::dot_general(x[2], x[3], {{1}, {0}, {}, {}}),
+             lax::dot_general(x[4], x[5], {{2}, {1}, {0}, {0}})};
+  };
+  EXPECT_EQ(check_against_interpreter(
+                fn,
+                {rand(DType::F32, {64, 128}), rand(DType::F32, {128, 40}),
+                 rand(DType::F64, {16, 9}), rand(DType::F64, {9, 24}),
+                 rand(DType::F32, {2, 8, 3}), rand(DType::F32, {2, 3, 16})},
+                1e-4, 1e-4),
+            "");
+}
+
 TEST_F(OpsOnDevice, EmptyArraysAndScalars) {
   auto fn = [](const V& x) {
     return V{lax::add(x[0], x[0]), lax::reduce_sum(x[0], {0}), lax::reduce_sum(x[0], {1}),

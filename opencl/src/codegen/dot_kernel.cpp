@@ -1,6 +1,7 @@
-// The canonical batched matmul C[b] = A[b] (MxK) * B[b] (KxN), all row-major buffers. Each
-// work-group computes a 32x32 tile of C; each of its 64 work-items a 4x4 block, accumulating
-// over K in steps of 16 staged through local memory.
+// The canonical batched matmul C[b] = A[b] (MxK) * B[b] (KxN), all row-major buffers. On GPUs
+// (and for integers) each work-group computes a 32x32 tile of C, each of its 64 work-items a
+// 4x4 block, accumulating over K in steps of 16 staged through local memory. CPUs get a
+// register-blocked kernel instead.
 #include <algorithm>
 
 #include "codegen/cl_types.h"
@@ -13,10 +14,68 @@ constexpr int kTile = 32;
 constexpr int kStepK = 16;
 constexpr int kThreads = 64;
 
+// CPUs have no fast local memory to stage tiles through, but wide registers: each work-item
+// keeps an 8x8 block of C in eight 8-wide vectors and streams rows of B past it. Blocks that
+// cross the edge of C take a scalar path with bounds checks.
+void emit_register_blocked(KernelContext& ctx, const FusionGroup& group, const std::string& name) {
+  const Node& root = ctx.graph().node(group.root);
+  const Shape& ls = ctx.graph().node(root.inputs[0]).shape;
+  const std::int64_t B = root.shape[0], M = root.shape[1], N = root.shape[2], K = ls[2];
+  const std::string T = cl_type(root.dtype), T8 = T + "8";
+  const std::int64_t MB = (M + 7) / 8, NB = (N + 7) / 8, total = B * MB * NB;
+  const std::int64_t largest = std::max({B * M * K, B * K * N, B * M * N, total});
+  const std::string I = largest < (std::int64_t{1} << 30) ? "int" : "long";
+  const std::string Ks = std::to_string(K), Ns = std::to_string(N), Ms = std::to_string(M);
+
+  std::ostringstream& s = ctx.source;
+  s << "__kernel void " << name << "(__global const " << T << "* restrict A, __global const " << T
+    << "* restrict Bm, __global " << T << "* restrict C) {\n"
+    << "  const " << I << " gid = (" << I << ")get_global_id(0);\n"
+    << "  if (gid >= " << total << ") return;\n"
+    << "  const " << I << " col8 = gid % " << NB << ";\n"
+    << "  const " << I << " row8 = (gid / " << NB << ") % " << MB << ";\n"
+    << "  const " << I << " b = gid / " << NB * MB << ";\n"
+    << "  const __global " << T << "* a = A + b * " << M * K << " + row8 * " << 8 * K << ";\n"
+    << "  const __global " << T << "* bb = Bm + b * " << K * N << ";\n"
+    << "  __global " << T << "* c = C + b * " << M * N << " + row8 * " << 8 * N << ";\n"
+    << "  if (row8 * 8 + 8 <= " << Ms << " && col8 * 8 + 8 <= " << Ns << ") {\n";
+  for (int i = 0; i < 8; ++i) s << "    " << T8 << " c" << i << " = (" << T8 << ")(0);\n";
+  s << "    for (" << I << " k = 0; k < " << Ks << "; ++k) {\n"
+    << "      const " << T8 << " bv = vload8(col8, bb + k * " << Ns << ");\n";
+  for (int i = 0; i < 8; ++i)
+    s << "      c" << i << " = fma((" << T8 << ")(a[" << i * K << " + k]), bv, c" << i << ");\n";
+  s << "    }\n";
+  for (int i = 0; i < 8; ++i) s << "    vstore8(c" << i << ", col8, c + " << i * N << ");\n";
+  s << "  } else {\n"
+    << "    for (int i = 0; i < 8 && row8 * 8 + i < " << Ms << "; ++i)\n"
+    << "      for (int j = 0; j < 8 && col8 * 8 + j < " << Ns << "; ++j) {\n"
+    << "        const " << I << " col = col8 * 8 + j;\n"
+    << "        " << T << " acc = 0;\n"
+    << "        for (" << I << " k = 0; k < " << Ks << "; ++k) acc = fma(a[i * " << Ks
+    << " + k], bb[k * " << Ns << " + col], acc);\n"
+    << "        c[i * " << Ns << " + col] = acc;\n"
+    << "      }\n"
+    << "  }\n"
+    << "}\n\n";
+
+  LaunchPlan launch;
+  launch.kernel = name;
+  launch.args = {ctx.buffer_of.at(root.inputs[0]), ctx.buffer_of.at(root.inputs[1]),
+                 ctx.buffer_of.at(group.root)};
+  launch.writes = {ctx.buffer_of.at(group.root)};
+  launch.local_size = std::min<std::size_t>(16, ctx.caps.max_work_group_size);
+  launch.global_size = round_up(static_cast<std::size_t>(total), launch.local_size);
+  ctx.program.launches.push_back(std::move(launch));
+}
+
 }  // namespace
 
 void emit_dot_kernel(KernelContext& ctx, const FusionGroup& group, const std::string& name) {
   const Node& root = ctx.graph().node(group.root);
+  if (!ctx.caps.is_gpu && is_float(root.dtype)) {
+    emit_register_blocked(ctx, group, name);
+    return;
+  }
   const Shape& ls = ctx.graph().node(root.inputs[0]).shape;
   const std::int64_t B = root.shape[0], M = root.shape[1], N = root.shape[2], K = ls[2];
   const DType t = root.dtype;
