@@ -15,6 +15,7 @@ namespace weft::opencl {
 namespace {
 
 constexpr std::size_t kLocal = 256;
+constexpr int kUnroll = 8;  // independent accumulators per work-item in chunked reductions
 
 struct ReduceOp {
   OpKind op;
@@ -110,15 +111,20 @@ void emit_reduce_kernel(KernelContext& ctx, const FusionGroup& group, const std:
         idx_t);
   };
   // The loop body that folds element `r` into (acc[, acc_i]).
+  // Folds element `r` into accumulator `acc` (and `acc`_i for arg-reductions).
+  auto fold_into = [&](ExprEmitter& emit, Index& out, const std::string& r, const std::string& acc) {
+    std::string v = element_at(emit, root, in_shape, operand, out, r);
+    if (rop.is_arg()) {
+      emit.line("if (" + rop.takes(acc, acc + "_i", v, r) + ") { " + acc + " = " + v + "; " + acc +
+                "_i = " + r + "; }");
+    } else {
+      emit.line(acc + " = " + rop.combine(acc, v) + ";");
+    }
+  };
   auto fold = [&](ExprEmitter& emit, Index& out, const std::string& r) {
     emit.push_scope();
     emit.set_indent("    ");
-    std::string v = element_at(emit, root, in_shape, operand, out, r);
-    if (rop.is_arg()) {
-      emit.line("if (" + rop.takes("acc", "acc_i", v, r) + ") { acc = " + v + "; acc_i = " + r + "; }");
-    } else {
-      emit.line("acc = " + rop.combine("acc", v) + ";");
-    }
+    fold_into(emit, out, r, "acc");
     emit.pop_scope();
     emit.set_indent("  ");
   };
@@ -161,10 +167,16 @@ void emit_reduce_kernel(KernelContext& ctx, const FusionGroup& group, const std:
 
   // `groups` work-groups per output each fold a strided share, then combine in local memory.
   // Cooperative: one group per output writes the result. Two-stage: partials, then stage 2.
-  const std::size_t local = std::min(cooperative ? std::size_t{64} : kLocal, ctx.caps.max_work_group_size);
+  // On CPUs a work-item walks a contiguous chunk (cache lines, prefetch); GPUs stride so that
+  // neighbouring work-items read neighbouring elements.
+  const bool chunked = two_stage && !ctx.caps.is_gpu;
+  const std::size_t local =
+      std::min(cooperative || chunked ? std::size_t{64} : kLocal, ctx.caps.max_work_group_size);
+  const std::int64_t per_item = chunked ? 4096 : 64;
   const std::int64_t groups =
       cooperative ? 1
-                  : std::clamp<std::int64_t>(reduced / static_cast<std::int64_t>(local * 64), 1, 256);
+                  : std::clamp<std::int64_t>(reduced / static_cast<std::int64_t>(local) / per_item,
+                                             1, 256);
   const std::int64_t partial_count = outputs * groups;
   const int partial =
       cooperative ? out_buffer : ctx.add_temp(static_cast<std::size_t>(partial_count) * dtype_size(rop.t));
@@ -184,9 +196,48 @@ void emit_reduce_kernel(KernelContext& ctx, const FusionGroup& group, const std:
   Index out{"o", {}, root.shape};
   emit.dims_of(out);
   std::string head = emit.take_code();
-  fold(emit, out, "r");
-  std::string body = emit.take_code();
   const std::string L = std::to_string(local);
+  std::string loop;
+  if (chunked) {
+    // Each work-item folds one contiguous chunk, eight elements at a time into independent
+    // accumulators so the adds pipeline, then a scalar tail.
+    const std::int64_t items = groups * static_cast<std::int64_t>(local);
+    const std::int64_t chunk = ((reduced + items - 1) / items + 7) / 8 * 8;
+    std::string decl;
+    for (int u = 1; u < kUnroll; ++u) {
+      std::string d = "  " + T + " acc" + std::to_string(u) + " = " + rop.identity() + ";";
+      if (rop.is_arg()) d += " long acc" + std::to_string(u) + "_i = LONG_MAX;";
+      decl += d + "\n";
+    }
+    emit.push_scope();
+    emit.set_indent("    ");
+    for (int u = 0; u < kUnroll; ++u)
+      fold_into(emit, out, "(r + " + std::to_string(u) + ")", u == 0 ? "acc" : "acc" + std::to_string(u));
+    emit.pop_scope();
+    std::string unrolled = emit.take_code();
+    emit.push_scope();
+    fold_into(emit, out, "r", "acc");
+    emit.pop_scope();
+    emit.set_indent("  ");
+    std::string tail = emit.take_code();
+    std::string merge;
+    for (int u = 1; u < kUnroll; ++u) {
+      const std::string a = "acc" + std::to_string(u);
+      merge += rop.is_arg() ? "  if (" + rop.takes("acc", "acc_i", a, a + "_i") + ") { acc = " + a +
+                                  "; acc_i = " + a + "_i; }\n"
+                            : "  acc = " + rop.combine("acc", a) + ";\n";
+    }
+    loop = decl + "  const " + idx_t + " first = (g * " + L + " + lid) * " + std::to_string(chunk) +
+           ";\n  const " + idx_t + " last = min(first + " + std::to_string(chunk) + ", (" + idx_t +
+           ")" + std::to_string(reduced) + ");\n  " + idx_t + " r = first;\n  for (; r + " +
+           std::to_string(kUnroll) + " <= last; r += " + std::to_string(kUnroll) + ") {\n" +
+           unrolled + "  }\n  for (; r < last; ++r) {\n" + tail + "  }\n" + merge;
+  } else {
+    fold(emit, out, "r");
+    loop = "  for (" + idx_t + " r = g * " + L + " + lid; r < " + std::to_string(reduced) +
+           "; r += " + std::to_string(groups * static_cast<std::int64_t>(local)) + ") {\n" +
+           emit.take_code() + "  }\n";
+  }
   const std::string result_param =
       cooperative ? "__global " + out_store_t + "* restrict out"
                   : "__global " + cl_storage_type(rop.t) + "* restrict partial" +
@@ -195,9 +246,7 @@ void emit_reduce_kernel(KernelContext& ctx, const FusionGroup& group, const std:
              << stage1.kernel << "(" << params << result_param << ") {\n  const " << idx_t
              << " lid = (" << idx_t << ")get_local_id(0);\n  const " << idx_t << " grp = (" << idx_t
              << ")get_group_id(0);\n  const " << idx_t << " g = grp % " << groups << ";\n"
-             << head << init << "  for (" << idx_t << " r = g * " << L << " + lid; r < " << reduced
-             << "; r += " << groups * static_cast<std::int64_t>(local) << ") {\n"
-             << body << "  }\n"
+             << head << init << loop
              << "  __local " << T << " scratch[" << L << "];\n"
              << (rop.is_arg() ? "  __local long scratch_i[" + L + "];\n  scratch_i[lid] = acc_i;\n" : "")
              << "  scratch[lid] = acc;\n  barrier(CLK_LOCAL_MEM_FENCE);\n"
