@@ -1,5 +1,9 @@
 #include "weft/opencl/buffer.h"
 
+#include <algorithm>
+#include <utility>
+
+#include "weft/opencl/buffer_pool.h"
 #include "weft/opencl/cl_error.h"
 #include "weft/opencl/device.h"
 
@@ -7,6 +11,28 @@ namespace weft::opencl {
 
 OpenCLBuffer::OpenCLBuffer(OpenCLDevice& device, ClMem mem, std::size_t bytes, ClEvent ready)
     : device_(&device), mem_(std::move(mem)), bytes_(bytes), ready_(std::move(ready)) {}
+
+OpenCLBuffer::~OpenCLBuffer() {
+  if (!recyclable_ || !mem_) return;
+  std::vector<ClEvent> pending = std::move(readers_);
+  for (auto& e : prior_uses_) pending.push_back(std::move(e));
+  if (ready_) pending.push_back(std::move(ready_));
+  device_->recycle(std::max<std::size_t>(bytes_, 1), std::move(mem_), std::move(pending));
+}
+
+void OpenCLBuffer::make_recyclable(std::vector<ClEvent> prior_uses) {
+  recyclable_ = true;
+  prior_uses_ = std::move(prior_uses);
+}
+
+std::vector<ClEvent> OpenCLBuffer::take_prior_uses() { return std::exchange(prior_uses_, {}); }
+
+void OpenCLBuffer::add_reader(ClEvent event) const {
+  std::lock_guard lock(readers_mutex_);
+  // Long-lived inputs (weights) are read by every call: keep only unfinished readers.
+  if (readers_.size() >= 32) prune_completed(readers_);
+  readers_.push_back(std::move(event));
+}
 
 Device& OpenCLBuffer::device() const {
   return *device_;

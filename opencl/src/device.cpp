@@ -65,8 +65,25 @@ std::string head_lines(const std::string& text, int limit) {
 
 }  // namespace
 
+namespace {
+// An eighth of device memory, within [64 MiB, 1 GiB]: enough for the working set of repeated
+// calls without holding much memory the application might need elsewhere.
+std::size_t pool_capacity(const DeviceInfo& info) {
+  return std::clamp<std::size_t>(static_cast<std::size_t>(info.global_mem_bytes / 8),
+                                 std::size_t{64} << 20, std::size_t{1} << 30);
+}
+}  // namespace
+
 OpenCLDevice::OpenCLDevice(DeviceInfo info, cl_device_id id, ClContext context, ClQueue queue)
-    : info_(std::move(info)), id_(id), context_(std::move(context)), queue_(std::move(queue)) {}
+    : info_(std::move(info)),
+      id_(id),
+      context_(std::move(context)),
+      queue_(std::move(queue)),
+      pool_(std::make_unique<BufferPool>(pool_capacity(info_))) {}
+
+void OpenCLDevice::recycle(std::size_t allocation_bytes, ClMem mem, std::vector<ClEvent> pending) {
+  pool_->give(allocation_bytes, std::move(mem), std::move(pending));
+}
 
 std::string OpenCLDevice::description() const {
   return info_.platform_name + ": " + info_.device_name;
@@ -102,12 +119,19 @@ void OpenCLDevice::check_allocation(std::size_t bytes) const {
 
 std::shared_ptr<OpenCLBuffer> OpenCLDevice::allocate(std::size_t bytes) {
   check_allocation(bytes);
+  if (auto reused = pool_->take(std::max<std::size_t>(bytes, 1))) {
+    auto buffer = std::make_shared<OpenCLBuffer>(*this, std::move(reused->mem), bytes);
+    buffer->make_recyclable(std::move(reused->pending));
+    return buffer;
+  }
   cl_int status = CL_SUCCESS;
   cl_mem mem = clCreateBuffer(context_.get(), CL_MEM_READ_WRITE, std::max<std::size_t>(bytes, 1),
                               nullptr, &status);
   if (status != CL_SUCCESS)
     throw_cl_error(status, "clCreateBuffer (" + describe_bytes(bytes) + ")", label());
-  return std::make_shared<OpenCLBuffer>(*this, ClMem(mem), bytes);
+  auto buffer = std::make_shared<OpenCLBuffer>(*this, ClMem(mem), bytes);
+  buffer->make_recyclable({});
+  return buffer;
 }
 
 std::shared_ptr<Buffer> OpenCLDevice::upload(const void* host, std::size_t bytes) {
@@ -179,12 +203,17 @@ std::shared_ptr<Buffer> OpenCLDevice::copy_from(const Buffer& source) {
   if (from->bytes() == 0) return copy;
   // Same context: enqueue on our queue; the source event orders it after the source's writer
   // even when that ran on another device's queue.
-  cl_event ready = from->ready_event();
+  std::vector<ClEvent> prior = copy->take_prior_uses();
+  std::vector<cl_event> wait;
+  if (from->ready_event()) wait.push_back(from->ready_event());
+  for (const ClEvent& e : prior) wait.push_back(e.get());
   cl_event done = nullptr;
   check_cl(clEnqueueCopyBuffer(queue_.get(), from->mem(), copy->mem(), 0, 0, from->bytes(),
-                               ready ? 1 : 0, ready ? &ready : nullptr, &done),
+                               static_cast<cl_uint>(wait.size()), wait.empty() ? nullptr : wait.data(),
+                               &done),
            "clEnqueueCopyBuffer", label());
   copy->set_ready_event(ClEvent(done));
+  from->add_reader(ClEvent::retain(done));
   check_cl(clFlush(queue_.get()), "clFlush", label());
   return copy;
 }

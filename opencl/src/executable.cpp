@@ -137,6 +137,8 @@ std::vector<std::shared_ptr<Buffer>> OpenCLExecutable::run(
     slots.push_back(buffer.role == Role::Input ? given[static_cast<std::size_t>(buffer.index)]
                                                : device.allocate(buffer.bytes));
     hazards[b].last_write = ClEvent::retain(slots.back()->ready_event());
+    // Pooled memory may still be in use by commands of its previous owner.
+    if (buffer.role != Role::Input) hazards[b].reads = slots.back()->take_prior_uses();
   }
 
   std::vector<cl_event> wait_list;
@@ -172,6 +174,7 @@ std::vector<std::shared_ptr<Buffer>> OpenCLExecutable::run(
         slots[static_cast<std::size_t>(arg)]->set_ready_event(event);
       } else {
         h.reads.push_back(event);
+        slots[static_cast<std::size_t>(arg)]->add_reader(event);
       }
     }
   }

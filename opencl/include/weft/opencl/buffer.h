@@ -4,6 +4,8 @@
 #include <CL/cl.h>
 
 #include <cstddef>
+#include <mutex>
+#include <vector>
 
 #include "weft/backend.h"
 #include "weft/opencl/cl_handle.h"
@@ -20,6 +22,8 @@ class OpenCLBuffer final : public Buffer {
   // Shared through shared_ptr only: a copy would alias the same device memory.
   OpenCLBuffer(const OpenCLBuffer&) = delete;
   OpenCLBuffer& operator=(const OpenCLBuffer&) = delete;
+  // Hands recyclable memory back to the device's pool.
+  ~OpenCLBuffer() override;
 
   Device& device() const override;
   std::size_t bytes() const override { return bytes_; }
@@ -34,11 +38,23 @@ class OpenCLBuffer final : public Buffer {
   // Polls without blocking; throws DeviceError when the writing command failed.
   bool is_ready() const;
 
+  // Pool bookkeeping. A recyclable buffer returns to its device's pool when released, with
+  // every command that may still use it; `prior_uses` are such commands of its previous life,
+  // which its first writer must wait for (take_prior_uses hands them over once).
+  void make_recyclable(std::vector<ClEvent> prior_uses);
+  std::vector<ClEvent> take_prior_uses();
+  // Records a command that reads this buffer (thread-safe; completed ones are pruned).
+  void add_reader(ClEvent event) const;
+
  private:
   OpenCLDevice* device_;
   ClMem mem_;
   std::size_t bytes_;
   ClEvent ready_;
+  bool recyclable_ = false;
+  std::vector<ClEvent> prior_uses_;
+  mutable std::mutex readers_mutex_;
+  mutable std::vector<ClEvent> readers_;
 };
 
 }  // namespace weft::opencl

@@ -13,6 +13,7 @@
 
 #include "weft/backend.h"
 #include "weft/opencl/buffer.h"
+#include "weft/opencl/buffer_pool.h"
 #include "weft/opencl/cl_handle.h"
 #include "weft/opencl/device_info.h"
 #include "weft/opencl/program_plan.h"
@@ -46,7 +47,12 @@ class OpenCLDevice final : public Device {
 
   // A buffer of `bytes` with undefined contents (at least 1 byte is allocated). Throws
   // OutOfMemoryError past CL_DEVICE_MAX_MEM_ALLOC_SIZE or when the driver refuses.
+  // Reuses a released buffer of the same size when one is pooled; the caller's first command
+  // writing it must wait for the buffer's take_prior_uses().
   std::shared_ptr<OpenCLBuffer> allocate(std::size_t bytes);
+  // Called by released buffers: keeps the memory for reuse (see BufferPool).
+  void recycle(std::size_t allocation_bytes, ClMem mem, std::vector<ClEvent> pending);
+  const BufferPool& pool() const { return *pool_; }
   // Builds `source` with `options` for this device, or returns the earlier build of the same
   // pair. Throws BuildError with the start of the build log when the compiler rejects it.
   ClProgram build_program(const std::string& source, const std::string& options);
@@ -59,6 +65,7 @@ class OpenCLDevice final : public Device {
   ClContext context_;
   ClQueue queue_;
 
+  std::unique_ptr<BufferPool> pool_;
   std::mutex executables_mutex_;
   std::unordered_map<std::string, std::shared_ptr<Executable>> executables_;  // by graph text
   std::mutex programs_mutex_;
