@@ -6,6 +6,7 @@
 #include <sstream>
 #include <string>
 
+#include "codegen/expr_emitter.h"
 #include "weft/compile/fusion.h"
 #include "weft/opencl/program_plan.h"
 
@@ -31,6 +32,9 @@ std::string index_type_for(const KernelContext& ctx, const FusionGroup& group);
 std::string input_params(const KernelContext& ctx, const FusionGroup& group,
                          std::vector<int>& args);
 std::size_t round_up(std::size_t n, std::size_t multiple);
+// An emitter that reads the group's input buffers as kernel arguments a0, a1, ...
+ExprEmitter group_emitter(const KernelContext& ctx, const FusionGroup& group,
+                          const std::string& index_type);
 
 void emit_loop_kernel(KernelContext& ctx, const FusionGroup& group, const std::string& name);
 void emit_reduce_kernel(KernelContext& ctx, const FusionGroup& group, const std::string& name);

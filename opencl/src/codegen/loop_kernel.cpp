@@ -29,6 +29,18 @@ std::string input_params(const KernelContext& ctx, const FusionGroup& group,
   return s;
 }
 
+ExprEmitter group_emitter(const KernelContext& ctx, const FusionGroup& group,
+                          const std::string& index_type) {
+  return ExprEmitter(
+      ctx.graph(),
+      [&group](ValueId v) -> std::string {
+        for (std::size_t i = 0; i < group.inputs.size(); ++i)
+          if (group.inputs[i] == v) return "a" + std::to_string(i);
+        return "";
+      },
+      index_type);
+}
+
 // A bounds check in the kernel body keeps PoCL from vectorising across work-items, so the
 // bulk of the elements runs in a launch without one and the remainder in a small checked
 // launch that starts where the bulk ends.
@@ -41,14 +53,7 @@ void emit_loop_kernel(KernelContext& ctx, const FusionGroup& group, const std::s
   const std::string params = input_params(ctx, group, args);
   args.push_back(out);
 
-  ExprEmitter emit(
-      ctx.graph(),
-      [&](ValueId v) -> std::string {
-        for (std::size_t i = 0; i < group.inputs.size(); ++i)
-          if (group.inputs[i] == v) return "a" + std::to_string(i);
-        return "";
-      },
-      idx_t);
+  ExprEmitter emit = group_emitter(ctx, group, idx_t);
   Index idx{"gid", {}, root.shape};
   const std::string value = emit.value(group.root, idx);
   const std::string store = root.dtype == DType::Bool ? "(uchar)(" + value + ")" : value;

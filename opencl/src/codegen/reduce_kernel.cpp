@@ -100,16 +100,7 @@ void emit_reduce_kernel(KernelContext& ctx, const FusionGroup& group, const std:
   const std::string out_store_t = cl_storage_type(root.dtype);
   const int out_buffer = ctx.buffer_of.at(group.root);
 
-  auto make_emitter = [&] {
-    return ExprEmitter(
-        ctx.graph(),
-        [&group](ValueId v) -> std::string {
-          for (std::size_t i = 0; i < group.inputs.size(); ++i)
-            if (group.inputs[i] == v) return "a" + std::to_string(i);
-          return "";
-        },
-        idx_t);
-  };
+  auto make_emitter = [&] { return group_emitter(ctx, group, idx_t); };
   // The loop body that folds element `r` into (acc[, acc_i]).
   // Folds element `r` into accumulator `acc` (and `acc`_i for arg-reductions).
   auto fold_into = [&](ExprEmitter& emit, Index& out, const std::string& r, const std::string& acc) {
