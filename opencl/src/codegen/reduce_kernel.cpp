@@ -119,6 +119,38 @@ void emit_reduce_kernel(KernelContext& ctx, const FusionGroup& group, const std:
     emit.pop_scope();
     emit.set_indent("  ");
   };
+  // Folds elements [first, last) eight at a time into independent accumulators, so the
+  // combines pipeline instead of waiting on each other, then a scalar tail.
+  auto unrolled_loop = [&](ExprEmitter& emit, Index& out, const std::string& first,
+                           const std::string& last) {
+    std::string decl;
+    for (int u = 1; u < kUnroll; ++u) {
+      std::string d = "  " + T + " acc" + std::to_string(u) + " = " + rop.identity() + ";";
+      if (rop.is_arg()) d += " long acc" + std::to_string(u) + "_i = LONG_MAX;";
+      decl += d + "\n";
+    }
+    emit.push_scope();
+    emit.set_indent("    ");
+    for (int u = 0; u < kUnroll; ++u)
+      fold_into(emit, out, "(r + " + std::to_string(u) + ")", u == 0 ? "acc" : "acc" + std::to_string(u));
+    emit.pop_scope();
+    std::string unrolled = emit.take_code();
+    emit.push_scope();
+    fold_into(emit, out, "r", "acc");
+    emit.pop_scope();
+    emit.set_indent("  ");
+    std::string tail = emit.take_code();
+    std::string merge;
+    for (int u = 1; u < kUnroll; ++u) {
+      const std::string a = "acc" + std::to_string(u);
+      merge += rop.is_arg() ? "  if (" + rop.takes("acc", "acc_i", a, a + "_i") + ") { acc = " + a +
+                                  "; acc_i = " + a + "_i; }\n"
+                            : "  acc = " + rop.combine("acc", a) + ";\n";
+    }
+    return decl + "  " + idx_t + " r = " + first + ";\n  for (; r + " + std::to_string(kUnroll) +
+           " <= " + last + "; r += " + std::to_string(kUnroll) + ") {\n" + unrolled +
+           "  }\n  for (; r < " + last + "; ++r) {\n" + tail + "  }\n" + merge;
+  };
   const std::string init = "  " + T + " acc = " + rop.identity() + ";\n" +
                            (rop.is_arg() ? "  long acc_i = LONG_MAX;\n" : "");
   auto result_expr = [&](const std::string& acc, const std::string& acc_i) {
@@ -132,7 +164,10 @@ void emit_reduce_kernel(KernelContext& ctx, const FusionGroup& group, const std:
   const bool innermost =
       !axes.empty() && axes.back() == static_cast<std::int64_t>(in_shape.size()) - 1;
   const bool two_stage = outputs < 64 && reduced >= 8192;
-  const bool cooperative = !two_stage && innermost && reduced >= 128;
+  // Work-groups are cheap on GPUs and costly on CPUs (PoCL runs them one after another), so
+  // CPUs keep one work-item per output and unroll instead.
+  const bool cooperative = !two_stage && innermost && reduced >= 128 && ctx.caps.is_gpu;
+  const bool unrolled_serial = !two_stage && innermost && reduced >= 64 && !ctx.caps.is_gpu;
   if (!two_stage && !cooperative) {
     LaunchPlan launch;
     launch.kernel = name;
@@ -143,13 +178,19 @@ void emit_reduce_kernel(KernelContext& ctx, const FusionGroup& group, const std:
     Index out{"gid", {}, root.shape};
     emit.dims_of(out);
     std::string head = emit.take_code();
-    fold(emit, out, "r");
-    std::string body = emit.take_code();
+    std::string loop;
+    if (unrolled_serial) {
+      loop = unrolled_loop(emit, out, "0", std::to_string(reduced));
+    } else {
+      fold(emit, out, "r");
+      loop = "  for (" + idx_t + " r = 0; r < " + std::to_string(reduced) + "; ++r) {\n" +
+             emit.take_code() + "  }\n";
+    }
     ctx.source << "__kernel void " << name << "(" << params << "__global " << out_store_t
                << "* restrict out) {\n  const " << idx_t << " gid = (" << idx_t
                << ")get_global_id(0);\n  if (gid >= " << outputs << ") return;\n"
-               << head << init << "  for (" << idx_t << " r = 0; r < " << reduced << "; ++r) {\n"
-               << body << "  }\n  out[gid] = " << result_expr("acc", "acc_i") << ";\n}\n\n";
+               << head << init << loop << "  out[gid] = " << result_expr("acc", "acc_i")
+               << ";\n}\n\n";
     launch.local_size = std::min<std::size_t>(64, ctx.caps.max_work_group_size);
     launch.global_size = round_up(static_cast<std::size_t>(outputs), launch.local_size);
     ctx.program.launches.push_back(std::move(launch));
@@ -190,39 +231,12 @@ void emit_reduce_kernel(KernelContext& ctx, const FusionGroup& group, const std:
   const std::string L = std::to_string(local);
   std::string loop;
   if (chunked) {
-    // Each work-item folds one contiguous chunk, eight elements at a time into independent
-    // accumulators so the adds pipeline, then a scalar tail.
+    // Each work-item folds one contiguous chunk.
     const std::int64_t items = groups * static_cast<std::int64_t>(local);
     const std::int64_t chunk = ((reduced + items - 1) / items + 7) / 8 * 8;
-    std::string decl;
-    for (int u = 1; u < kUnroll; ++u) {
-      std::string d = "  " + T + " acc" + std::to_string(u) + " = " + rop.identity() + ";";
-      if (rop.is_arg()) d += " long acc" + std::to_string(u) + "_i = LONG_MAX;";
-      decl += d + "\n";
-    }
-    emit.push_scope();
-    emit.set_indent("    ");
-    for (int u = 0; u < kUnroll; ++u)
-      fold_into(emit, out, "(r + " + std::to_string(u) + ")", u == 0 ? "acc" : "acc" + std::to_string(u));
-    emit.pop_scope();
-    std::string unrolled = emit.take_code();
-    emit.push_scope();
-    fold_into(emit, out, "r", "acc");
-    emit.pop_scope();
-    emit.set_indent("  ");
-    std::string tail = emit.take_code();
-    std::string merge;
-    for (int u = 1; u < kUnroll; ++u) {
-      const std::string a = "acc" + std::to_string(u);
-      merge += rop.is_arg() ? "  if (" + rop.takes("acc", "acc_i", a, a + "_i") + ") { acc = " + a +
-                                  "; acc_i = " + a + "_i; }\n"
-                            : "  acc = " + rop.combine("acc", a) + ";\n";
-    }
-    loop = decl + "  const " + idx_t + " first = (g * " + L + " + lid) * " + std::to_string(chunk) +
+    loop = "  const " + idx_t + " first = (g * " + L + " + lid) * " + std::to_string(chunk) +
            ";\n  const " + idx_t + " last = min(first + " + std::to_string(chunk) + ", (" + idx_t +
-           ")" + std::to_string(reduced) + ");\n  " + idx_t + " r = first;\n  for (; r + " +
-           std::to_string(kUnroll) + " <= last; r += " + std::to_string(kUnroll) + ") {\n" +
-           unrolled + "  }\n  for (; r < last; ++r) {\n" + tail + "  }\n" + merge;
+           ")" + std::to_string(reduced) + ");\n" + unrolled_loop(emit, out, "first", "last");
   } else {
     fold(emit, out, "r");
     loop = "  for (" + idx_t + " r = g * " + L + " + lid; r < " + std::to_string(reduced) +
