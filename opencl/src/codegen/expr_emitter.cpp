@@ -164,7 +164,10 @@ std::string ExprEmitter::convert(DType from, DType to, const std::string& a) {
   if (from == to) return a;
   if (to == DType::Bool) return "(" + a + " != 0)";
   if (from == DType::Bool) return "(" + a + " ? (" + cl_type(to) + ")1 : (" + cl_type(to) + ")0)";
-  if (is_float(from) && !is_float(to)) return "convert_" + cl_type(to) + "_sat_rtz(" + a + ")";
+  // NaN must give 0; some drivers' saturating conversions (NVIDIA's to long) give the minimum.
+  if (is_float(from) && !is_float(to))
+    return "(isnan(" + a + ") ? (" + cl_type(to) + ")0 : convert_" + cl_type(to) + "_sat_rtz(" + a +
+           "))";
   return "((" + cl_type(to) + ")(" + a + "))";
 }
 
