@@ -38,8 +38,8 @@ TEST(BufferPool, ReuseWaitsForPendingReaders) {
   Array seed = np::arange(0.0, static_cast<double>(n), 1.0);
   for (int round = 0; round < 3; ++round) {
     Array x = fill(seed, Array::scalar(0.25f * static_cast<float>(round + 1)));  // a pooled buffer
-    Array total = slow(x);  // queued; reads x
-    x = Array();            // release x while `slow` may still read it
+    Array total = slow(x);                                                       // queued; reads x
+    x = Array();  // release x while `slow` may still read it
     // Same size as x: these outputs take x's memory from the pool and must not overwrite it
     // before `slow` has read it.
     std::vector<Array> clobber;

@@ -10,7 +10,9 @@ namespace {
 
 using ::testing::HasSubstr;
 
-std::string here(int line) { return std::string("errors_test.cpp:") + std::to_string(line); }
+std::string here(int line) {
+  return std::string("errors_test.cpp:") + std::to_string(line);
+}
 
 template <typename E, typename F>
 std::string message_of(F&& f) {
@@ -38,7 +40,8 @@ TEST(Errors, ConcretizationNamesPrimitiveLineAndFunction) {
       {.name = "ex1"});
   Array x = Array::from_vector<float>({3, 4}, std::vector<float>(12, 1.0f));
   std::string msg = message_of<ConcretizationError>([&] { ex1(x); });
-  EXPECT_THAT(msg, HasSubstr("Abstract tracer value encountered where a concrete value is expected"));
+  EXPECT_THAT(msg,
+              HasSubstr("Abstract tracer value encountered where a concrete value is expected"));
   EXPECT_THAT(msg, HasSubstr("item()"));
   EXPECT_THAT(msg, HasSubstr(here(item_line)));
   EXPECT_THAT(msg, HasSubstr("reduce_sum"));
@@ -59,8 +62,9 @@ TEST(Errors, ConcretizationOfAnArgumentSaysSo) {
 
 TEST(Errors, ConcretizationFromToHostAndShapeUse) {
   auto g = jit([](const Array& x) { return np::reshape(x, np::arange(2) + 2); });
-  std::string msg =
-      message_of<ConcretizationError>([&] { g(Array::from_vector<float>({4}, {1, 2, 3, 4})); });
+  std::string msg = message_of<ConcretizationError>([&] {
+    g(Array::from_vector<float>({4}, {1, 2, 3, 4}));
+  });
   EXPECT_THAT(msg, HasSubstr("to_host()"));
   EXPECT_THAT(msg, HasSubstr("add"));
   auto h = jit([](const Array& x) {

@@ -8,7 +8,9 @@
 namespace weft {
 namespace {
 
-FusionPlan plan(const char* text) { return plan_fusion(parse_graph(text)); }
+FusionPlan plan(const char* text) {
+  return plan_fusion(parse_graph(text));
+}
 
 TEST(Fusion, SelectTrilIsOneLoopKernel) {
   FusionPlan p = plan(R"(

@@ -19,8 +19,8 @@ namespace {
 using V = std::vector<Array>;
 
 // Traces `fn`, plans it as for a GPU, runs it on the default device, compares every output.
-std::string check_gpu_plan(const std::function<V(const V&)>& fn, const std::vector<HostArray>& inputs,
-                           double rtol, double atol) {
+std::string check_gpu_plan(const std::function<V(const V&)>& fn,
+                           const std::vector<HostArray>& inputs, double rtol, double atol) {
   auto& device = dynamic_cast<opencl::OpenCLDevice&>(default_device());
   auto f = jit([&fn](const V& xs) { return fn(xs); }, {.name = "gpu_paths"});
   V args;
@@ -53,10 +53,14 @@ TEST(GpuCodegenPaths, ReductionsDotsAndLoops) {
       testing::random_array(DType::I32, {30, 19}, -9, 9, rng),
   };
   auto fn = [](const V& x) {
-    return V{lax::reduce_sum(x[0], {1}),        lax::argmax(x[0], {1}),
-             lax::reduce_max(x[0], {0}),        lax::reduce_sum(x[1], {0}),
-             lax::argmin(x[1], {0}),            lax::dot_general(x[2], x[3], {{1}, {0}, {}, {}}),
-             lax::dot_general(x[4], x[5], {{1}, {0}, {}, {}}), np::tanh(x[0]) * 2.0};
+    return V{lax::reduce_sum(x[0], {1}),
+             lax::argmax(x[0], {1}),
+             lax::reduce_max(x[0], {0}),
+             lax::reduce_sum(x[1], {0}),
+             lax::argmin(x[1], {0}),
+             lax::dot_general(x[2], x[3], {{1}, {0}, {}, {}}),
+             lax::dot_general(x[4], x[5], {{1}, {0}, {}, {}}),
+             np::tanh(x[0]) * 2.0};
   };
   EXPECT_EQ(check_gpu_plan(fn, inputs, 1e-4, 1e-2), "");
 }

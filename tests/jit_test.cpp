@@ -1,8 +1,8 @@
 // jit: tracing once per signature, omnistaging, containers, static arguments, captures.
 #include <gtest/gtest.h>
 
-#include <map>
 #include <cmath>
+#include <map>
 #include <numeric>
 #include <thread>
 
@@ -160,7 +160,8 @@ TEST(Jit, ResultsAreAsynchronousAndConcrete) {
   std::vector<Array> results;
   for (int i = 0; i < 8; ++i) results.push_back(f(x));  // all enqueued before any wait
   double expected = 0;
-  for (float v : data) expected += std::sin(static_cast<double>(v)) * std::cos(static_cast<double>(v));
+  for (float v : data)
+    expected += std::sin(static_cast<double>(v)) * std::cos(static_cast<double>(v));
   for (const auto& r : results) {
     EXPECT_TRUE(r.is_concrete());
     r.block_until_ready();
@@ -178,9 +179,8 @@ TEST(Jit, EagerOpsRunOneKernelEach) {
 }
 
 TEST(Jit, OutputMayBeAnInputOrAConstant) {
-  auto f = jit([](const Array& x) {
-    return std::make_tuple(x, np::full({2}, 7.0), Array::scalar(1.5));
-  });
+  auto f = jit(
+      [](const Array& x) { return std::make_tuple(x, np::full({2}, 7.0), Array::scalar(1.5)); });
   Array x = Array::from_vector<float>({2}, {4, 5});
   auto [same, sevens, scalar] = f(x);
   EXPECT_EQ(same.to_vector<float>(), (std::vector<float>{4, 5}));

@@ -32,15 +32,15 @@ TEST_F(OpsOnDevice, FloatUnary) {
     double lo, hi;
   };
   const Case cases[] = {
-      {"neg", lax::neg, -3, 3},       {"abs", lax::abs, -3, 3},
-      {"sign", lax::sign, -3, 3},     {"floor", lax::floor, -3, 3},
-      {"ceil", lax::ceil, -3, 3},     {"round", lax::round, -3, 3},
-      {"exp", lax::exp, -5, 5},       {"exp2", lax::exp2, -5, 5},
-      {"log", lax::log, 0.01, 10},    {"log1p", lax::log1p, -0.9, 10},
-      {"expm1", lax::expm1, -3, 3},   {"sqrt", lax::sqrt, 0, 10},
+      {"neg", lax::neg, -3, 3},        {"abs", lax::abs, -3, 3},
+      {"sign", lax::sign, -3, 3},      {"floor", lax::floor, -3, 3},
+      {"ceil", lax::ceil, -3, 3},      {"round", lax::round, -3, 3},
+      {"exp", lax::exp, -5, 5},        {"exp2", lax::exp2, -5, 5},
+      {"log", lax::log, 0.01, 10},     {"log1p", lax::log1p, -0.9, 10},
+      {"expm1", lax::expm1, -3, 3},    {"sqrt", lax::sqrt, 0, 10},
       {"rsqrt", lax::rsqrt, 0.01, 10}, {"sin", lax::sin, -6, 6},
-      {"cos", lax::cos, -6, 6},       {"tan", lax::tan, -1.4, 1.4},
-      {"tanh", lax::tanh, -4, 4},     {"logistic", lax::logistic, -8, 8},
+      {"cos", lax::cos, -6, 6},        {"tan", lax::tan, -1.4, 1.4},
+      {"tanh", lax::tanh, -4, 4},      {"logistic", lax::logistic, -8, 8},
       {"erf", lax::erf, -3, 3},
   };
   // One program holding every unary op keeps the number of device builds low.
@@ -57,8 +57,8 @@ TEST_F(OpsOnDevice, FloatUnary) {
 
 TEST_F(OpsOnDevice, F64UnaryAndBinary) {
   auto fn = [](const V& xs) {
-    return V{lax::exp(xs[0]), lax::sin(xs[0]), lax::div(xs[0], xs[1]), lax::pow(lax::abs(xs[0]), xs[1]),
-             lax::atan2(xs[0], xs[1])};
+    return V{lax::exp(xs[0]), lax::sin(xs[0]), lax::div(xs[0], xs[1]),
+             lax::pow(lax::abs(xs[0]), xs[1]), lax::atan2(xs[0], xs[1])};
   };
   EXPECT_EQ(check_against_interpreter(fn, {rand(DType::F64), rand(DType::F64)}, 1e-12, 1e-14), "");
 }
@@ -69,11 +69,11 @@ TEST_F(OpsOnDevice, FloatBinaryWithNaNs) {
   b.set_f64(7, std::numeric_limits<double>::quiet_NaN());
   b.set_f64(8, 0.0);
   auto fn = [](const V& x) {
-    return V{lax::add(x[0], x[1]), lax::sub(x[0], x[1]),  lax::mul(x[0], x[1]),
-             lax::div(x[0], x[1]), lax::rem(x[0], x[1]),  lax::pow(x[1], x[0]),
-             lax::max(x[0], x[1]), lax::min(x[0], x[1]),  lax::atan2(x[0], x[1]),
-             lax::eq(x[0], x[1]),  lax::ne(x[0], x[1]),   lax::lt(x[0], x[1]),
-             lax::le(x[0], x[1]),  lax::gt(x[0], x[1]),   lax::ge(x[0], x[1])};
+    return V{lax::add(x[0], x[1]), lax::sub(x[0], x[1]), lax::mul(x[0], x[1]),
+             lax::div(x[0], x[1]), lax::rem(x[0], x[1]), lax::pow(x[1], x[0]),
+             lax::max(x[0], x[1]), lax::min(x[0], x[1]), lax::atan2(x[0], x[1]),
+             lax::eq(x[0], x[1]),  lax::ne(x[0], x[1]),  lax::lt(x[0], x[1]),
+             lax::le(x[0], x[1]),  lax::gt(x[0], x[1]),  lax::ge(x[0], x[1])};
   };
   EXPECT_EQ(check_against_interpreter(fn, {a, b}, 1e-5, 1e-6), "");
 }
@@ -95,12 +95,24 @@ TEST_F(OpsOnDevice, IntegerOpsIncludingEdgeCases) {
     b.set_i64(2, 0);  // division and remainder by zero are defined
     HostArray small = rand(t, kShape, 0, 5);
     auto fn = [](const V& x) {
-      return V{lax::add(x[0], x[1]),         lax::sub(x[0], x[1]),         lax::mul(x[0], x[1]),
-               lax::div(x[0], x[1]),         lax::rem(x[0], x[1]),         lax::pow(x[1], x[2]),
-               lax::max(x[0], x[1]),         lax::min(x[0], x[1]),         lax::logical_and(x[0], x[1]),
-               lax::logical_or(x[0], x[1]),  lax::logical_xor(x[0], x[1]), lax::logical_not(x[0]),
-               lax::neg(x[0]),               lax::abs(x[0]),               lax::sign(x[0]),
-               lax::lt(x[0], x[1]),          lax::ge(x[0], x[1]),          lax::eq(x[0], x[1])};
+      return V{lax::add(x[0], x[1]),
+               lax::sub(x[0], x[1]),
+               lax::mul(x[0], x[1]),
+               lax::div(x[0], x[1]),
+               lax::rem(x[0], x[1]),
+               lax::pow(x[1], x[2]),
+               lax::max(x[0], x[1]),
+               lax::min(x[0], x[1]),
+               lax::logical_and(x[0], x[1]),
+               lax::logical_or(x[0], x[1]),
+               lax::logical_xor(x[0], x[1]),
+               lax::logical_not(x[0]),
+               lax::neg(x[0]),
+               lax::abs(x[0]),
+               lax::sign(x[0]),
+               lax::lt(x[0], x[1]),
+               lax::ge(x[0], x[1]),
+               lax::eq(x[0], x[1])};
     };
     EXPECT_EQ(check_against_interpreter(fn, {a, b, small}), "");
   }
@@ -109,14 +121,16 @@ TEST_F(OpsOnDevice, IntegerOpsIncludingEdgeCases) {
 TEST_F(OpsOnDevice, NegativeIntegerPowers) {
   HostArray base = HostArray::from<std::int32_t>({6}, {1, -1, -1, 2, 0, 3});
   HostArray expo = HostArray::from<std::int32_t>({6}, {-3, -3, -2, -1, 5, 0});
-  EXPECT_EQ(check_against_interpreter([](const V& x) { return V{lax::pow(x[0], x[1])}; }, {base, expo}),
-            "");
+  EXPECT_EQ(
+      check_against_interpreter([](const V& x) { return V{lax::pow(x[0], x[1])}; }, {base, expo}),
+      "");
 }
 
 TEST_F(OpsOnDevice, BoolLogicSelectAndCompare) {
   auto fn = [](const V& x) {
-    return V{lax::logical_and(x[0], x[1]), lax::logical_or(x[0], x[1]), lax::logical_xor(x[0], x[1]),
-             lax::logical_not(x[0]), lax::eq(x[0], x[1]), lax::ne(x[0], x[1]),
+    return V{lax::logical_and(x[0], x[1]), lax::logical_or(x[0], x[1]),
+             lax::logical_xor(x[0], x[1]), lax::logical_not(x[0]),
+             lax::eq(x[0], x[1]),          lax::ne(x[0], x[1]),
              lax::select(x[0], x[2], x[3])};
   };
   EXPECT_EQ(check_against_interpreter(
@@ -166,8 +180,8 @@ TEST_F(OpsOnDevice, LayoutOps) {
         lax::pad(lax::slice(a, {0, 0, 0}, {0, 7, 9}), Array::scalar(4.0f), {1, 0, 0}, {0, 0, 0}),
     };
   };
-  EXPECT_EQ(check_against_interpreter(fn, {rand(DType::F32, s3), rand(DType::F32, {7}),
-                                           rand(DType::F32, {2, 3, 4})}),
+  EXPECT_EQ(check_against_interpreter(
+                fn, {rand(DType::F32, s3), rand(DType::F32, {7}), rand(DType::F32, {2, 3, 4})}),
             "");
 }
 
@@ -179,7 +193,8 @@ TEST_F(OpsOnDevice, Reductions) {
   HostArray u = rand(DType::U32, {6, 7, 11}, 0, 100);
   auto fn = [](const V& x) {
     V out;
-    for (const lax::Axes& axes : {lax::Axes{0}, lax::Axes{2}, lax::Axes{0, 2}, lax::Axes{0, 1, 2}, lax::Axes{}}) {
+    for (const lax::Axes& axes :
+         {lax::Axes{0}, lax::Axes{2}, lax::Axes{0, 2}, lax::Axes{0, 1, 2}, lax::Axes{}}) {
       out.push_back(lax::reduce_sum(x[1], axes));
       out.push_back(lax::reduce_max(x[0], axes));
       out.push_back(lax::reduce_min(x[1], axes));
@@ -204,9 +219,9 @@ TEST_F(OpsOnDevice, LargeReductionsUseTheTwoStagePath) {
   x.set_f64(n - 5, 7.5);  // a unique maximum near the end
   HostArray i = rand(DType::I32, {3, n / 3}, -5, 5);
   auto fn = [](const V& v) {
-    return V{lax::reduce_sum(v[0], {0}), lax::reduce_max(v[0], {0}), lax::argmax(v[0], {0}),
-             lax::argmin(v[0], {0}, DType::I64), lax::reduce_sum(v[1], {1}),
-             lax::reduce_sum(lax::mul(v[0], v[0]), {0})};
+    return V{lax::reduce_sum(v[0], {0}), lax::reduce_max(v[0], {0}),
+             lax::argmax(v[0], {0}),     lax::argmin(v[0], {0}, DType::I64),
+             lax::reduce_sum(v[1], {1}), lax::reduce_sum(lax::mul(v[0], v[0]), {0})};
   };
   // f32 accumulation over a million terms: compare loosely in absolute terms.
   EXPECT_EQ(check_against_interpreter(fn, {x, i}, 1e-4, 5e-2), "");
@@ -217,8 +232,12 @@ TEST_F(OpsOnDevice, RowReductionsUseOneWorkGroupPerRow) {
   x.set_f64(2500, std::numeric_limits<double>::quiet_NaN());
   HostArray i = rand(DType::I64, {7, 3, 300}, -1000, 1000);
   auto fn = [](const V& v) {
-    return V{lax::reduce_sum(v[0], {1}),  lax::reduce_max(v[0], {1}),     lax::argmax(v[0], {1}),
-             lax::argmin(v[0], {0, 1}),   lax::reduce_min(v[1], {1, 2}), lax::argmax(v[1], {2}),
+    return V{lax::reduce_sum(v[0], {1}),
+             lax::reduce_max(v[0], {1}),
+             lax::argmax(v[0], {1}),
+             lax::argmin(v[0], {0, 1}),
+             lax::reduce_min(v[1], {1, 2}),
+             lax::argmax(v[1], {2}),
              lax::reduce_prod(lax::sign(v[1]), {2})};
   };
   EXPECT_EQ(check_against_interpreter(fn, {x, i}, 1e-5, 1e-4), "");
@@ -242,9 +261,8 @@ TEST_F(OpsOnDevice, DotGeneral) {
   EXPECT_EQ(check_against_interpreter(
                 fn,
                 {rand(DType::F32, {45, 70}), rand(DType::F32, {70, 33}),
-                 rand(DType::F32, {3, 17, 5}), rand(DType::F32, {3, 4, 17}),
-                 rand(DType::F32, {9}), rand(DType::I32, {20, 30}, -50, 50),
-                 rand(DType::I32, {30, 19}, -50, 50)},
+                 rand(DType::F32, {3, 17, 5}), rand(DType::F32, {3, 4, 17}), rand(DType::F32, {9}),
+                 rand(DType::I32, {20, 30}, -50, 50), rand(DType::I32, {30, 19}, -50, 50)},
                 1e-4, 1e-4),
             "");
 }
@@ -255,12 +273,11 @@ TEST_F(OpsOnDevice, DotBlocksAlignedAndDouble) {
              lax::dot_general(x[2], x[3], {{1}, {0}, {}, {}}),
              lax::dot_general(x[4], x[5], {{2}, {1}, {0}, {0}})};
   };
-  EXPECT_EQ(check_against_interpreter(
-                fn,
-                {rand(DType::F32, {64, 128}), rand(DType::F32, {128, 40}),
-                 rand(DType::F64, {16, 9}), rand(DType::F64, {9, 24}),
-                 rand(DType::F32, {2, 8, 3}), rand(DType::F32, {2, 3, 16})},
-                1e-4, 1e-4),
+  EXPECT_EQ(check_against_interpreter(fn,
+                                      {rand(DType::F32, {64, 128}), rand(DType::F32, {128, 40}),
+                                       rand(DType::F64, {16, 9}), rand(DType::F64, {9, 24}),
+                                       rand(DType::F32, {2, 8, 3}), rand(DType::F32, {2, 3, 16})},
+                                      1e-4, 1e-4),
             "");
 }
 

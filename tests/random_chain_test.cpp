@@ -27,26 +27,51 @@ V random_program(unsigned seed, const V& in) {
     Array v = any();
     Array r;
     switch (pick(14)) {
-      case 0: r = np::tanh(v); break;
-      case 1: r = np::sin(v) * 0.5; break;
-      case 2: r = np::sigmoid(v) - np::cos(any()); break;
-      case 3: r = np::add(v, any()); break;
-      case 4: r = np::multiply(v, np::tanh(any())); break;
-      case 5: r = np::maximum(v, any()) - np::minimum(v, row); break;
-      case 6: r = np::where(x0 > x1, v, any()); break;  // predicate on raw inputs only
-      case 7: r = v - np::max(v, {1}, true); break;        // reduce, broadcast back
-      case 8: r = v / (np::sum(np::abs(v), {0}, true) + 1.0); break;
-      case 9: r = np::matmul(v, w) * (1.0 / static_cast<double>(b)); break;
-      case 10: r = np::transpose(np::transpose(v) + np::expand_dims(np::mean(v, {1}), 0)); break;
+      case 0:
+        r = np::tanh(v);
+        break;
+      case 1:
+        r = np::sin(v) * 0.5;
+        break;
+      case 2:
+        r = np::sigmoid(v) - np::cos(any());
+        break;
+      case 3:
+        r = np::add(v, any());
+        break;
+      case 4:
+        r = np::multiply(v, np::tanh(any()));
+        break;
+      case 5:
+        r = np::maximum(v, any()) - np::minimum(v, row);
+        break;
+      case 6:
+        r = np::where(x0 > x1, v, any());
+        break;  // predicate on raw inputs only
+      case 7:
+        r = v - np::max(v, {1}, true);
+        break;  // reduce, broadcast back
+      case 8:
+        r = v / (np::sum(np::abs(v), {0}, true) + 1.0);
+        break;
+      case 9:
+        r = np::matmul(v, w) * (1.0 / static_cast<double>(b));
+        break;
+      case 10:
+        r = np::transpose(np::transpose(v) + np::expand_dims(np::mean(v, {1}), 0));
+        break;
       case 11:  // shift by one along axis 1: slice, then pad back
         r = b > 1 ? lax::pad(lax::slice(v, {0, 1}, {a, b}), Array::scalar(0.25f), {0, 0}, {0, 1})
                   : v;
         break;
       case 12:  // concatenate halves swapped
-        r = b > 1 ? np::concatenate({lax::slice(v, {0, b / 2}, {a, b}), lax::slice(v, {0, 0}, {a, b / 2})}, 1)
+        r = b > 1 ? np::concatenate(
+                        {lax::slice(v, {0, b / 2}, {a, b}), lax::slice(v, {0, 0}, {a, b / 2})}, 1)
                   : -v;
         break;
-      default: r = np::exp(np::tanh(v)) + np::sqrt(np::abs(v)); break;
+      default:
+        r = np::exp(np::tanh(v)) + np::sqrt(np::abs(v));
+        break;
     }
     pool.push_back(r);
   }

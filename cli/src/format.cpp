@@ -101,9 +101,8 @@ Table kernel_table(const CompiledInfo& info) {
               {A::Right, A::Left, A::Left, A::Right, A::Right, A::Left});
   for (std::size_t i = 0; i < info.kernels.size(); ++i) {
     const KernelSummary& k = info.kernels[i];
-    table.add_row(
-        {std::to_string(i), k.name, k.kind, std::to_string(k.launches), std::to_string(k.elements),
-         join(k.fused_ops, " ")});
+    table.add_row({std::to_string(i), k.name, k.kind, std::to_string(k.launches),
+                   std::to_string(k.elements), join(k.fused_ops, " ")});
   }
   return table;
 }
@@ -111,12 +110,11 @@ Table kernel_table(const CompiledInfo& info) {
 nlohmann::json kernels_json(const CompiledInfo& info) {
   nlohmann::json kernels = nlohmann::json::array();
   for (const KernelSummary& k : info.kernels)
-    kernels.push_back(
-        {{"name", k.name},
-                        {"kind", k.kind},
-                        {"launches", k.launches},
-                        {"elements", k.elements},
-                        {"fused_ops", k.fused_ops}});
+    kernels.push_back({{"name", k.name},
+                       {"kind", k.kind},
+                       {"launches", k.launches},
+                       {"elements", k.elements},
+                       {"fused_ops", k.fused_ops}});
   return kernels;
 }
 

@@ -7,12 +7,18 @@ namespace weft {
 
 std::string_view dtype_name(DType t) {
   switch (t) {
-    case DType::Bool: return "bool";
-    case DType::I32: return "i32";
-    case DType::I64: return "i64";
-    case DType::U32: return "u32";
-    case DType::F32: return "f32";
-    case DType::F64: return "f64";
+    case DType::Bool:
+      return "bool";
+    case DType::I32:
+      return "i32";
+    case DType::I64:
+      return "i64";
+    case DType::U32:
+      return "u32";
+    case DType::F32:
+      return "f32";
+    case DType::F64:
+      return "f64";
   }
   return "?";
 }
@@ -25,12 +31,15 @@ std::optional<DType> dtype_from_name(std::string_view name) {
 
 std::size_t dtype_size(DType t) {
   switch (t) {
-    case DType::Bool: return 1;
+    case DType::Bool:
+      return 1;
     case DType::I32:
     case DType::U32:
-    case DType::F32: return 4;
+    case DType::F32:
+      return 4;
     case DType::I64:
-    case DType::F64: return 8;
+    case DType::F64:
+      return 8;
   }
   return 0;
 }

@@ -12,12 +12,18 @@ namespace {
 
 int type_rank(DType t) {
   switch (t) {
-    case DType::Bool: return 0;
-    case DType::U32: return 1;
-    case DType::I32: return 1;
-    case DType::I64: return 2;
-    case DType::F32: return 3;
-    case DType::F64: return 4;
+    case DType::Bool:
+      return 0;
+    case DType::U32:
+      return 1;
+    case DType::I32:
+      return 1;
+    case DType::I64:
+      return 2;
+    case DType::F32:
+      return 3;
+    case DType::F64:
+      return 4;
   }
   return 0;
 }
@@ -31,10 +37,11 @@ Array cast(const Array& x, DType t, const std::source_location& loc) {
   if (x.is_literal()) {
     // Literals convert on the host so scalars stay constants rather than convert ops.
     HostArray h = x.to_host(loc);
-    return is_float(t) ? Array::scalar(h.get_f64(0), t)
-                       : Array::scalar_int(is_float(h.dtype()) ? static_cast<std::int64_t>(h.get_f64(0))
-                                                               : h.get_i64(0),
-                                       t);
+    return is_float(t)
+               ? Array::scalar(h.get_f64(0), t)
+               : Array::scalar_int(
+                     is_float(h.dtype()) ? static_cast<std::int64_t>(h.get_f64(0)) : h.get_i64(0),
+                     t);
   }
   return lax::convert_element_type(x, t, loc);
 }
@@ -46,7 +53,8 @@ Array bcast(const Array& x, const Shape& shape, const std::source_location& loc)
     throw ShapeError("broadcast_to: cannot broadcast " + shape_to_string(x.shape()) + " to " +
                      shape_to_string(shape) + " at " + loc_str(loc));
   lax::Axes dims(rank);
-  for (std::size_t i = 0; i < rank; ++i) dims[i] = static_cast<std::int64_t>(shape.size() - rank + i);
+  for (std::size_t i = 0; i < rank; ++i)
+    dims[i] = static_cast<std::int64_t>(shape.size() - rank + i);
   return lax::broadcast_in_dim(x, shape, dims, loc);
 }
 
@@ -54,8 +62,8 @@ std::int64_t normalize_axis(std::int64_t axis, std::size_t rank, const char* op,
                             const std::source_location& loc) {
   const auto r = static_cast<std::int64_t>(rank);
   if (axis < -r || axis >= r)
-    throw ShapeError(std::string(op) + ": axis " + std::to_string(axis) + " is out of range for rank " +
-                     std::to_string(rank) + " at " + loc_str(loc));
+    throw ShapeError(std::string(op) + ": axis " + std::to_string(axis) +
+                     " is out of range for rank " + std::to_string(rank) + " at " + loc_str(loc));
   return axis < 0 ? axis + r : axis;
 }
 
@@ -102,9 +110,8 @@ Array binary(LaxFn fn, const Array& x, const Array& y, const char* op,
   }
 }
 
-Array reduce_with(Array (*fn)(const Array&, const lax::Axes&, std::source_location),
-                  const Array& x, Axes axes, bool keepdims, const char* op,
-                  const std::source_location& loc) {
+Array reduce_with(Array (*fn)(const Array&, const lax::Axes&, std::source_location), const Array& x,
+                  Axes axes, bool keepdims, const char* op, const std::source_location& loc) {
   Axes norm = normalize_axes(std::move(axes), x.shape().size(), op, loc);
   Array in = x.dtype() == DType::Bool ? cast(x, DType::I32, loc) : x;
   Array r = fn(in, norm, loc);
@@ -115,7 +122,8 @@ Array reduce_with(Array (*fn)(const Array&, const lax::Axes&, std::source_locati
 
 DType promote_types(DType a, DType b) {
   if (a == b) return a;
-  if ((a == DType::I32 && b == DType::U32) || (a == DType::U32 && b == DType::I32)) return DType::I64;
+  if ((a == DType::I32 && b == DType::U32) || (a == DType::U32 && b == DType::I32))
+    return DType::I64;
   return type_rank(a) >= type_rank(b) ? a : b;
 }
 
@@ -127,8 +135,8 @@ Shape broadcast_shapes(const Shape& a, const Shape& b, const char* op) {
     std::int64_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
     if (da != db && da != 1 && db != 1)
       throw ShapeError(std::string(op) + ": shapes " + shape_to_string(a) + " and " +
-                       shape_to_string(b) + " do not broadcast (axis " + std::to_string(i) +
-                       ": " + std::to_string(da) + " vs " + std::to_string(db) + ")");
+                       shape_to_string(b) + " do not broadcast (axis " + std::to_string(i) + ": " +
+                       std::to_string(da) + " vs " + std::to_string(db) + ")");
     out[i] = da == 1 ? db : da;
   }
   return out;
@@ -139,18 +147,29 @@ Array scalar_like(double value, const Array& like, std::source_location) {
   const bool integral = std::floor(value) == value && std::isfinite(value);
   if (t == DType::Bool) t = integral ? DType::I32 : DType::F32;
   if (!is_float(t) && !integral) t = DType::F32;
-  return is_float(t) ? Array::scalar(value, t) : Array::scalar_int(static_cast<std::int64_t>(value), t);
+  return is_float(t) ? Array::scalar(value, t)
+                     : Array::scalar_int(static_cast<std::int64_t>(value), t);
 }
 
-Array array(const HostArray& host, Device* device) { return Array::from_host(host, device); }
+Array array(const HostArray& host, Device* device) {
+  return Array::from_host(host, device);
+}
 
 Array full(const Shape& shape, double value, DType dtype, std::source_location loc) {
   return bcast(lax::constant(value, dtype, loc), shape, loc);
 }
-Array zeros(const Shape& shape, DType dtype, std::source_location loc) { return full(shape, 0, dtype, loc); }
-Array ones(const Shape& shape, DType dtype, std::source_location loc) { return full(shape, 1, dtype, loc); }
-Array zeros_like(const Array& x, std::source_location loc) { return full(x.shape(), 0, x.dtype(), loc); }
-Array ones_like(const Array& x, std::source_location loc) { return full(x.shape(), 1, x.dtype(), loc); }
+Array zeros(const Shape& shape, DType dtype, std::source_location loc) {
+  return full(shape, 0, dtype, loc);
+}
+Array ones(const Shape& shape, DType dtype, std::source_location loc) {
+  return full(shape, 1, dtype, loc);
+}
+Array zeros_like(const Array& x, std::source_location loc) {
+  return full(x.shape(), 0, x.dtype(), loc);
+}
+Array ones_like(const Array& x, std::source_location loc) {
+  return full(x.shape(), 1, x.dtype(), loc);
+}
 Array full_like(const Array& x, double value, std::source_location loc) {
   return full(x.shape(), value, x.dtype(), loc);
 }
@@ -175,19 +194,45 @@ Array eye(std::int64_t n, DType dtype, std::source_location loc) {
   return cast(lax::eq(rows, cols, loc), dtype, loc);
 }
 
-Array add(const Array& x, const Array& y, std::source_location loc) { return binary(lax::add, x, y, "add", loc); }
-Array subtract(const Array& x, const Array& y, std::source_location loc) { return binary(lax::sub, x, y, "subtract", loc); }
-Array multiply(const Array& x, const Array& y, std::source_location loc) { return binary(lax::mul, x, y, "multiply", loc); }
-Array remainder(const Array& x, const Array& y, std::source_location loc) { return binary(lax::rem, x, y, "remainder", loc); }
-Array power(const Array& x, const Array& y, std::source_location loc) { return binary(lax::pow, x, y, "power", loc); }
-Array maximum(const Array& x, const Array& y, std::source_location loc) { return binary(lax::max, x, y, "maximum", loc); }
-Array minimum(const Array& x, const Array& y, std::source_location loc) { return binary(lax::min, x, y, "minimum", loc); }
-Array equal(const Array& x, const Array& y, std::source_location loc) { return binary(lax::eq, x, y, "equal", loc); }
-Array not_equal(const Array& x, const Array& y, std::source_location loc) { return binary(lax::ne, x, y, "not_equal", loc); }
-Array less(const Array& x, const Array& y, std::source_location loc) { return binary(lax::lt, x, y, "less", loc); }
-Array less_equal(const Array& x, const Array& y, std::source_location loc) { return binary(lax::le, x, y, "less_equal", loc); }
-Array greater(const Array& x, const Array& y, std::source_location loc) { return binary(lax::gt, x, y, "greater", loc); }
-Array greater_equal(const Array& x, const Array& y, std::source_location loc) { return binary(lax::ge, x, y, "greater_equal", loc); }
+Array add(const Array& x, const Array& y, std::source_location loc) {
+  return binary(lax::add, x, y, "add", loc);
+}
+Array subtract(const Array& x, const Array& y, std::source_location loc) {
+  return binary(lax::sub, x, y, "subtract", loc);
+}
+Array multiply(const Array& x, const Array& y, std::source_location loc) {
+  return binary(lax::mul, x, y, "multiply", loc);
+}
+Array remainder(const Array& x, const Array& y, std::source_location loc) {
+  return binary(lax::rem, x, y, "remainder", loc);
+}
+Array power(const Array& x, const Array& y, std::source_location loc) {
+  return binary(lax::pow, x, y, "power", loc);
+}
+Array maximum(const Array& x, const Array& y, std::source_location loc) {
+  return binary(lax::max, x, y, "maximum", loc);
+}
+Array minimum(const Array& x, const Array& y, std::source_location loc) {
+  return binary(lax::min, x, y, "minimum", loc);
+}
+Array equal(const Array& x, const Array& y, std::source_location loc) {
+  return binary(lax::eq, x, y, "equal", loc);
+}
+Array not_equal(const Array& x, const Array& y, std::source_location loc) {
+  return binary(lax::ne, x, y, "not_equal", loc);
+}
+Array less(const Array& x, const Array& y, std::source_location loc) {
+  return binary(lax::lt, x, y, "less", loc);
+}
+Array less_equal(const Array& x, const Array& y, std::source_location loc) {
+  return binary(lax::le, x, y, "less_equal", loc);
+}
+Array greater(const Array& x, const Array& y, std::source_location loc) {
+  return binary(lax::gt, x, y, "greater", loc);
+}
+Array greater_equal(const Array& x, const Array& y, std::source_location loc) {
+  return binary(lax::ge, x, y, "greater_equal", loc);
+}
 
 Array divide(const Array& x, const Array& y, std::source_location loc) {
   // True division, as numpy: integer operands divide as f32.
@@ -199,34 +244,74 @@ Array divide(const Array& x, const Array& y, std::source_location loc) {
 Array where(const Array& cond, const Array& x, const Array& y, std::source_location loc) {
   return detail::run_fused_eagerly(
       [&] {
-        Array c = cond.dtype() == DType::Bool ? cond : lax::ne(cond, scalar_like(0, cond, loc), loc);
+        Array c =
+            cond.dtype() == DType::Bool ? cond : lax::ne(cond, scalar_like(0, cond, loc), loc);
         DType t = promote_types(x.dtype(), y.dtype());
-        Shape s = broadcast_shapes(broadcast_shapes(c.shape(), x.shape(), "where"), y.shape(), "where");
+        Shape s =
+            broadcast_shapes(broadcast_shapes(c.shape(), x.shape(), "where"), y.shape(), "where");
         return lax::select(bcast(c, s, loc), bcast(cast(x, t, loc), s, loc),
                            bcast(cast(y, t, loc), s, loc), loc);
       },
       "where", loc);
 }
 
-Array exp(const Array& x, std::source_location loc) { return lax::exp(x, loc); }
-Array log(const Array& x, std::source_location loc) { return lax::log(x, loc); }
-Array sqrt(const Array& x, std::source_location loc) { return lax::sqrt(x, loc); }
-Array tanh(const Array& x, std::source_location loc) { return lax::tanh(x, loc); }
-Array abs(const Array& x, std::source_location loc) { return lax::abs(x, loc); }
-Array sigmoid(const Array& x, std::source_location loc) { return lax::logistic(x, loc); }
-Array sin(const Array& x, std::source_location loc) { return lax::sin(x, loc); }
-Array cos(const Array& x, std::source_location loc) { return lax::cos(x, loc); }
-Array tan(const Array& x, std::source_location loc) { return lax::tan(x, loc); }
-Array floor(const Array& x, std::source_location loc) { return lax::floor(x, loc); }
-Array ceil(const Array& x, std::source_location loc) { return lax::ceil(x, loc); }
-Array round(const Array& x, std::source_location loc) { return lax::round(x, loc); }
-Array sign(const Array& x, std::source_location loc) { return lax::sign(x, loc); }
-Array negative(const Array& x, std::source_location loc) { return lax::neg(x, loc); }
-Array exp2(const Array& x, std::source_location loc) { return lax::exp2(x, loc); }
-Array log1p(const Array& x, std::source_location loc) { return lax::log1p(x, loc); }
-Array expm1(const Array& x, std::source_location loc) { return lax::expm1(x, loc); }
-Array rsqrt(const Array& x, std::source_location loc) { return lax::rsqrt(x, loc); }
-Array erf(const Array& x, std::source_location loc) { return lax::erf(x, loc); }
+Array exp(const Array& x, std::source_location loc) {
+  return lax::exp(x, loc);
+}
+Array log(const Array& x, std::source_location loc) {
+  return lax::log(x, loc);
+}
+Array sqrt(const Array& x, std::source_location loc) {
+  return lax::sqrt(x, loc);
+}
+Array tanh(const Array& x, std::source_location loc) {
+  return lax::tanh(x, loc);
+}
+Array abs(const Array& x, std::source_location loc) {
+  return lax::abs(x, loc);
+}
+Array sigmoid(const Array& x, std::source_location loc) {
+  return lax::logistic(x, loc);
+}
+Array sin(const Array& x, std::source_location loc) {
+  return lax::sin(x, loc);
+}
+Array cos(const Array& x, std::source_location loc) {
+  return lax::cos(x, loc);
+}
+Array tan(const Array& x, std::source_location loc) {
+  return lax::tan(x, loc);
+}
+Array floor(const Array& x, std::source_location loc) {
+  return lax::floor(x, loc);
+}
+Array ceil(const Array& x, std::source_location loc) {
+  return lax::ceil(x, loc);
+}
+Array round(const Array& x, std::source_location loc) {
+  return lax::round(x, loc);
+}
+Array sign(const Array& x, std::source_location loc) {
+  return lax::sign(x, loc);
+}
+Array negative(const Array& x, std::source_location loc) {
+  return lax::neg(x, loc);
+}
+Array exp2(const Array& x, std::source_location loc) {
+  return lax::exp2(x, loc);
+}
+Array log1p(const Array& x, std::source_location loc) {
+  return lax::log1p(x, loc);
+}
+Array expm1(const Array& x, std::source_location loc) {
+  return lax::expm1(x, loc);
+}
+Array rsqrt(const Array& x, std::source_location loc) {
+  return lax::rsqrt(x, loc);
+}
+Array erf(const Array& x, std::source_location loc) {
+  return lax::erf(x, loc);
+}
 Array arctan2(const Array& y, const Array& x, std::source_location loc) {
   return binary(lax::atan2, y, x, "arctan2", loc);
 }
@@ -236,7 +321,9 @@ Array clip(const Array& x, double lo, double hi, std::source_location loc) {
 Array relu(const Array& x, std::source_location loc) {
   return lax::max(x, bcast(scalar_like(0, x, loc), x.shape(), loc), loc);
 }
-Array astype(const Array& x, DType dtype, std::source_location loc) { return cast(x, dtype, loc); }
+Array astype(const Array& x, DType dtype, std::source_location loc) {
+  return cast(x, dtype, loc);
+}
 
 Array reshape(const Array& x, Shape shape, std::source_location loc) {
   std::int64_t known = 1;
@@ -291,7 +378,8 @@ Array broadcast_to(const Array& x, const Shape& shape, std::source_location loc)
 }
 
 Array concatenate(const std::vector<Array>& xs, std::int64_t axis, std::source_location loc) {
-  if (xs.empty()) throw InvalidArgumentError("concatenate: needs at least one array at " + loc_str(loc));
+  if (xs.empty())
+    throw InvalidArgumentError("concatenate: needs at least one array at " + loc_str(loc));
   DType t = xs[0].dtype();
   for (const auto& a : xs) t = promote_types(t, a.dtype());
   std::vector<Array> cast_xs;
@@ -399,26 +487,66 @@ Array tril(const Array& x, std::int64_t k, std::source_location loc) {
 
 }  // namespace np
 
-Array Array::reshape(Shape shape, std::source_location loc) const { return np::reshape(*this, std::move(shape), loc); }
-Array Array::astype(DType dtype, std::source_location loc) const { return np::astype(*this, dtype, loc); }
-Array Array::T(std::source_location loc) const { return np::transpose(*this, {}, loc); }
+Array Array::reshape(Shape shape, std::source_location loc) const {
+  return np::reshape(*this, std::move(shape), loc);
+}
+Array Array::astype(DType dtype, std::source_location loc) const {
+  return np::astype(*this, dtype, loc);
+}
+Array Array::T(std::source_location loc) const {
+  return np::transpose(*this, {}, loc);
+}
 
-Array operator+(Located x, const Array& y) { return np::add(x.array, y, x.loc); }
-Array operator-(Located x, const Array& y) { return np::subtract(x.array, y, x.loc); }
-Array operator*(Located x, const Array& y) { return np::multiply(x.array, y, x.loc); }
-Array operator/(Located x, const Array& y) { return np::divide(x.array, y, x.loc); }
-Array operator%(Located x, const Array& y) { return np::remainder(x.array, y, x.loc); }
-Array operator==(Located x, const Array& y) { return np::equal(x.array, y, x.loc); }
-Array operator!=(Located x, const Array& y) { return np::not_equal(x.array, y, x.loc); }
-Array operator<(Located x, const Array& y) { return np::less(x.array, y, x.loc); }
-Array operator<=(Located x, const Array& y) { return np::less_equal(x.array, y, x.loc); }
-Array operator>(Located x, const Array& y) { return np::greater(x.array, y, x.loc); }
-Array operator>=(Located x, const Array& y) { return np::greater_equal(x.array, y, x.loc); }
-Array operator&(Located x, const Array& y) { return lax::logical_and(x.array, y, x.loc); }
-Array operator|(Located x, const Array& y) { return lax::logical_or(x.array, y, x.loc); }
-Array operator^(Located x, const Array& y) { return lax::logical_xor(x.array, y, x.loc); }
-Array operator-(Located x) { return lax::neg(x.array, x.loc); }
-Array operator!(Located x) { return lax::logical_not(x.array, x.loc); }
-Array operator~(Located x) { return lax::logical_not(x.array, x.loc); }
+Array operator+(Located x, const Array& y) {
+  return np::add(x.array, y, x.loc);
+}
+Array operator-(Located x, const Array& y) {
+  return np::subtract(x.array, y, x.loc);
+}
+Array operator*(Located x, const Array& y) {
+  return np::multiply(x.array, y, x.loc);
+}
+Array operator/(Located x, const Array& y) {
+  return np::divide(x.array, y, x.loc);
+}
+Array operator%(Located x, const Array& y) {
+  return np::remainder(x.array, y, x.loc);
+}
+Array operator==(Located x, const Array& y) {
+  return np::equal(x.array, y, x.loc);
+}
+Array operator!=(Located x, const Array& y) {
+  return np::not_equal(x.array, y, x.loc);
+}
+Array operator<(Located x, const Array& y) {
+  return np::less(x.array, y, x.loc);
+}
+Array operator<=(Located x, const Array& y) {
+  return np::less_equal(x.array, y, x.loc);
+}
+Array operator>(Located x, const Array& y) {
+  return np::greater(x.array, y, x.loc);
+}
+Array operator>=(Located x, const Array& y) {
+  return np::greater_equal(x.array, y, x.loc);
+}
+Array operator&(Located x, const Array& y) {
+  return lax::logical_and(x.array, y, x.loc);
+}
+Array operator|(Located x, const Array& y) {
+  return lax::logical_or(x.array, y, x.loc);
+}
+Array operator^(Located x, const Array& y) {
+  return lax::logical_xor(x.array, y, x.loc);
+}
+Array operator-(Located x) {
+  return lax::neg(x.array, x.loc);
+}
+Array operator!(Located x) {
+  return lax::logical_not(x.array, x.loc);
+}
+Array operator~(Located x) {
+  return lax::logical_not(x.array, x.loc);
+}
 
 }  // namespace weft

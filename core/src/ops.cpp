@@ -27,8 +27,10 @@ Array reduce(OpKind op, const Array& x, const Axes& axes, DType index_dtype,
 
 }  // namespace
 
-#define WEFT_UNARY(FN, KIND) \
-  Array FN(const Array& x, std::source_location loc) { return unary(OpKind::KIND, x, loc); }
+#define WEFT_UNARY(FN, KIND)                           \
+  Array FN(const Array& x, std::source_location loc) { \
+    return unary(OpKind::KIND, x, loc);                \
+  }
 WEFT_UNARY(neg, Neg)
 WEFT_UNARY(abs, Abs)
 WEFT_UNARY(sign, Sign)
@@ -51,9 +53,9 @@ WEFT_UNARY(erf, Erf)
 WEFT_UNARY(logical_not, Not)
 #undef WEFT_UNARY
 
-#define WEFT_BINARY(FN, KIND)                                                  \
-  Array FN(const Array& x, const Array& y, std::source_location loc) {         \
-    return binary(OpKind::KIND, x, y, loc);                                    \
+#define WEFT_BINARY(FN, KIND)                                          \
+  Array FN(const Array& x, const Array& y, std::source_location loc) { \
+    return binary(OpKind::KIND, x, y, loc);                            \
   }
 WEFT_BINARY(add, Add)
 WEFT_BINARY(sub, Sub)
@@ -133,8 +135,7 @@ Array dynamic_update_slice(const Array& x, const Array& update, const std::vecto
   return bind(OpKind::DynamicUpdateSlice, operands, {}, {}, loc);
 }
 
-Array concatenate(const std::vector<Array>& xs, std::int64_t dimension,
-                  std::source_location loc) {
+Array concatenate(const std::vector<Array>& xs, std::int64_t dimension, std::source_location loc) {
   return bind(OpKind::Concatenate, xs, {{"dimension", dimension}}, {}, loc);
 }
 
@@ -142,8 +143,7 @@ Array pad(const Array& x, const Array& pad_value, const Axes& low, const Axes& h
           const Axes& interior, std::source_location loc) {
   const Array operands[] = {x, pad_value};
   Axes inner = interior.empty() ? Axes(low.size(), 0) : interior;
-  return bind(OpKind::Pad, operands, {{"low", low}, {"high", high}, {"interior", inner}}, {},
-              loc);
+  return bind(OpKind::Pad, operands, {{"low", low}, {"high", high}, {"interior", inner}}, {}, loc);
 }
 
 Array reduce_sum(const Array& x, const Axes& axes, std::source_location loc) {

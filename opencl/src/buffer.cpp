@@ -25,7 +25,9 @@ void OpenCLBuffer::make_recyclable(std::vector<ClEvent> prior_uses) {
   prior_uses_ = std::move(prior_uses);
 }
 
-std::vector<ClEvent> OpenCLBuffer::take_prior_uses() { return std::exchange(prior_uses_, {}); }
+std::vector<ClEvent> OpenCLBuffer::take_prior_uses() {
+  return std::exchange(prior_uses_, {});
+}
 
 void OpenCLBuffer::add_reader(ClEvent event) const {
   std::lock_guard lock(readers_mutex_);

@@ -209,8 +209,8 @@ std::shared_ptr<Buffer> OpenCLDevice::copy_from(const Buffer& source) {
   for (const ClEvent& e : prior) wait.push_back(e.get());
   cl_event done = nullptr;
   check_cl(clEnqueueCopyBuffer(queue_.get(), from->mem(), copy->mem(), 0, 0, from->bytes(),
-                               static_cast<cl_uint>(wait.size()), wait.empty() ? nullptr : wait.data(),
-                               &done),
+                               static_cast<cl_uint>(wait.size()),
+                               wait.empty() ? nullptr : wait.data(), &done),
            "clEnqueueCopyBuffer", label());
   copy->set_ready_event(ClEvent(done));
   from->add_reader(ClEvent::retain(done));

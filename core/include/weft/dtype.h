@@ -18,9 +18,15 @@ std::string_view dtype_name(DType t);
 std::optional<DType> dtype_from_name(std::string_view name);
 std::size_t dtype_size(DType t);  // bytes per element in device and host buffers
 
-inline bool is_float(DType t) { return t == DType::F32 || t == DType::F64; }
-inline bool is_integer(DType t) { return t == DType::I32 || t == DType::I64 || t == DType::U32; }
-inline bool is_signed_integer(DType t) { return t == DType::I32 || t == DType::I64; }
+inline bool is_float(DType t) {
+  return t == DType::F32 || t == DType::F64;
+}
+inline bool is_integer(DType t) {
+  return t == DType::I32 || t == DType::I64 || t == DType::U32;
+}
+inline bool is_signed_integer(DType t) {
+  return t == DType::I32 || t == DType::I64;
+}
 
 // The C++ type that maps to each dtype; bool is stored as one byte.
 template <typename T>

@@ -87,7 +87,7 @@ Array sigmoid(const Array& x, WEFT_LOC_PARAM);
 Array astype(const Array& x, DType dtype, WEFT_LOC_PARAM);
 
 // Layout.
-Array reshape(const Array& x, Shape shape, WEFT_LOC_PARAM);  // one -1 entry is inferred
+Array reshape(const Array& x, Shape shape, WEFT_LOC_PARAM);       // one -1 entry is inferred
 Array transpose(const Array& x, Axes axes = {}, WEFT_LOC_PARAM);  // empty: reverse
 Array expand_dims(const Array& x, std::int64_t axis, WEFT_LOC_PARAM);
 Array broadcast_to(const Array& x, const Shape& shape, WEFT_LOC_PARAM);
@@ -135,13 +135,13 @@ Array operator-(Located x);
 Array operator!(Located x);
 Array operator~(Located x);
 
-#define WEFT_SCALAR_OPERATOR(OP, FN)                                                    \
-  template <Scalar S>                                                                   \
-  Array operator OP(Located x, S y) {                                                   \
+#define WEFT_SCALAR_OPERATOR(OP, FN)                                                        \
+  template <Scalar S>                                                                       \
+  Array operator OP(Located x, S y) {                                                       \
     return np::FN(x.array, np::scalar_like(static_cast<double>(y), x.array, x.loc), x.loc); \
-  }                                                                                     \
-  template <Scalar S>                                                                   \
-  Array operator OP(S y, Located x) {                                                   \
+  }                                                                                         \
+  template <Scalar S>                                                                       \
+  Array operator OP(S y, Located x) {                                                       \
     return np::FN(np::scalar_like(static_cast<double>(y), x.array, x.loc), x.array, x.loc); \
   }
 WEFT_SCALAR_OPERATOR(+, add)
@@ -159,9 +159,9 @@ Array greater(const Array& x, const Array& y, WEFT_LOC_PARAM);
 Array greater_equal(const Array& x, const Array& y, WEFT_LOC_PARAM);
 }  // namespace np
 
-#define WEFT_SCALAR_COMPARE(OP, FN)                                                     \
-  template <Scalar S>                                                                   \
-  Array operator OP(Located x, S y) {                                                   \
+#define WEFT_SCALAR_COMPARE(OP, FN)                                                         \
+  template <Scalar S>                                                                       \
+  Array operator OP(Located x, S y) {                                                       \
     return np::FN(x.array, np::scalar_like(static_cast<double>(y), x.array, x.loc), x.loc); \
   }
 WEFT_SCALAR_COMPARE(==, equal)

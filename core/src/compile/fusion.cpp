@@ -23,7 +23,8 @@ int op_cost(OpKind op) {
     case OpClass::Unary:
       return op == OpKind::Neg || op == OpKind::Abs || op == OpKind::Not ? 1 : 4;
     case OpClass::Binary:
-      return op == OpKind::Pow || op == OpKind::Atan2 || op == OpKind::Div || op == OpKind::Rem ? 4 : 1;
+      return op == OpKind::Pow || op == OpKind::Atan2 || op == OpKind::Div || op == OpKind::Rem ? 4
+                                                                                                : 1;
     default:
       return 1;
   }
@@ -102,7 +103,8 @@ FusionPlan plan_fusion(const Graph& input) {
         groups.insert(groups_of[u].begin(), groups_of[u].end());
       }
       const Node& user = g.nodes[u];
-      if (user.op == OpKind::BroadcastInDim && num_elements(user.shape) > num_elements(g.nodes[i].shape))
+      if (user.op == OpKind::BroadcastInDim &&
+          num_elements(user.shape) > num_elements(g.nodes[i].shape))
         feeds_broadcast = true;
     }
     const bool too_costly_to_copy = groups.size() > 1 && cost[i] > kMaxDuplicatedCost;
@@ -123,7 +125,7 @@ FusionPlan plan_fusion(const Graph& input) {
     FusionGroup group;
     group.root = static_cast<ValueId>(r);
     const Node& root = g.nodes[r];
-    group.kind = is_reduction(root.op)        ? FusionGroup::Kind::Reduce
+    group.kind = is_reduction(root.op)           ? FusionGroup::Kind::Reduce
                  : root.op == OpKind::DotGeneral ? FusionGroup::Kind::Dot
                                                  : FusionGroup::Kind::Loop;
     for (std::size_t v = 0; v <= r; ++v)

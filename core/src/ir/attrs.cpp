@@ -27,7 +27,9 @@ const AttrValue* Attrs::find(std::string_view name) const {
   return nullptr;
 }
 
-bool Attrs::has(std::string_view name) const { return find(name) != nullptr; }
+bool Attrs::has(std::string_view name) const {
+  return find(name) != nullptr;
+}
 
 namespace {
 [[noreturn]] void bad_attr(std::string_view name, const char* want) {

@@ -11,7 +11,8 @@ std::string OpOrigin::describe() const {
   if (cpp.line() != 0) {
     std::string file = cpp.file_name();
     std::string s = file + ":" + std::to_string(cpp.line());
-    if (cpp.function_name() && *cpp.function_name()) s += " (" + std::string(cpp.function_name()) + ")";
+    if (cpp.function_name() && *cpp.function_name())
+      s += " (" + std::string(cpp.function_name()) + ")";
     return s;
   }
   if (text_line > 0) return "line " + std::to_string(text_line);
@@ -19,8 +20,8 @@ std::string OpOrigin::describe() const {
 }
 
 bool Node::same_as(const Node& other) const {
-  return op == other.op && dtype == other.dtype && shape == other.shape &&
-         inputs == other.inputs && attrs == other.attrs;
+  return op == other.op && dtype == other.dtype && shape == other.shape && inputs == other.inputs &&
+         attrs == other.attrs;
 }
 
 ValueId Graph::add(Node node) {

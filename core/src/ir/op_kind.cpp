@@ -79,7 +79,9 @@ static_assert(table_in_enum_order(), "kOps must list every OpKind in enum order"
 
 }  // namespace
 
-const OpInfo& op_info(OpKind kind) { return kOps[static_cast<std::size_t>(kind)]; }
+const OpInfo& op_info(OpKind kind) {
+  return kOps[static_cast<std::size_t>(kind)];
+}
 
 std::optional<OpKind> op_from_name(std::string_view name) {
   for (const auto& info : kOps)

@@ -13,7 +13,9 @@ std::string type_to_string(const TensorType& t) {
 
 namespace {
 
-std::string list_to_string(const std::vector<std::int64_t>& v) { return shape_to_string(v); }
+std::string list_to_string(const std::vector<std::int64_t>& v) {
+  return shape_to_string(v);
+}
 
 std::string operands_to_string(std::span<const TensorType> operands) {
   std::string s;
@@ -26,29 +28,41 @@ std::string operands_to_string(std::span<const TensorType> operands) {
 
 [[noreturn]] void shape_fail(OpKind op, std::span<const TensorType> operands,
                              const std::string& what) {
-  throw ShapeError(std::string(op_name(op)) + ": " + what + " (operands: " +
-                   operands_to_string(operands) + ")");
+  throw ShapeError(std::string(op_name(op)) + ": " + what +
+                   " (operands: " + operands_to_string(operands) + ")");
 }
 
 [[noreturn]] void dtype_fail(OpKind op, std::span<const TensorType> operands,
                              const std::string& what) {
-  throw DTypeError(std::string(op_name(op)) + ": " + what + " (operands: " +
-                   operands_to_string(operands) + ")");
+  throw DTypeError(std::string(op_name(op)) + ": " + what +
+                   " (operands: " + operands_to_string(operands) + ")");
 }
 
 void expect_arity(OpKind op, std::span<const TensorType> operands, std::size_t n) {
   if (operands.size() != n)
-    shape_fail(op, operands,
-               "expects " + std::to_string(n) + " operand(s), got " +
-                   std::to_string(operands.size()));
+    shape_fail(
+        op, operands,
+        "expects " + std::to_string(n) + " operand(s), got " + std::to_string(operands.size()));
 }
 
 bool needs_float(OpKind op) {
   switch (op) {
-    case OpKind::Floor: case OpKind::Ceil: case OpKind::Round: case OpKind::Exp:
-    case OpKind::Exp2: case OpKind::Log: case OpKind::Log1p: case OpKind::Expm1:
-    case OpKind::Sqrt: case OpKind::Rsqrt: case OpKind::Sin: case OpKind::Cos:
-    case OpKind::Tan: case OpKind::Tanh: case OpKind::Logistic: case OpKind::Erf:
+    case OpKind::Floor:
+    case OpKind::Ceil:
+    case OpKind::Round:
+    case OpKind::Exp:
+    case OpKind::Exp2:
+    case OpKind::Log:
+    case OpKind::Log1p:
+    case OpKind::Expm1:
+    case OpKind::Sqrt:
+    case OpKind::Rsqrt:
+    case OpKind::Sin:
+    case OpKind::Cos:
+    case OpKind::Tan:
+    case OpKind::Tanh:
+    case OpKind::Logistic:
+    case OpKind::Erf:
     case OpKind::Atan2:
       return true;
     default:
@@ -66,10 +80,11 @@ void check_elementwise_dtype(OpKind op, std::span<const TensorType> operands, DT
                "needs a floating-point operand (f32 or f64), got " + std::string(dtype_name(t)) +
                    "; convert the operand first");
   if (is_logical(op) && is_float(t))
-    dtype_fail(op, operands, "needs a bool or integer operand, got " +
-                                 std::string(dtype_name(t)));
+    dtype_fail(op, operands, "needs a bool or integer operand, got " + std::string(dtype_name(t)));
   if (!is_logical(op) && t == DType::Bool)
-    dtype_fail(op, operands, "is not defined for bool operands; convert to an integer type or use and/or/xor/not");
+    dtype_fail(
+        op, operands,
+        "is not defined for bool operands; convert to an integer type or use and/or/xor/not");
 }
 
 void check_axes_list(OpKind op, std::span<const TensorType> operands,
@@ -98,18 +113,19 @@ TensorType infer_dot(std::span<const TensorType> operands, const Attrs& attrs) {
   const auto& lb = attrs.get_ints("lhs_batch");
   const auto& rb = attrs.get_ints("rhs_batch");
   if (lc.size() != rc.size() || lb.size() != rb.size())
-    shape_fail(op, operands, "contracting and batch dimension lists must pair up: lhs_contracting=" +
-                                 list_to_string(lc) + " rhs_contracting=" + list_to_string(rc) +
-                                 " lhs_batch=" + list_to_string(lb) +
-                                 " rhs_batch=" + list_to_string(rb));
+    shape_fail(op, operands,
+               "contracting and batch dimension lists must pair up: lhs_contracting=" +
+                   list_to_string(lc) + " rhs_contracting=" + list_to_string(rc) +
+                   " lhs_batch=" + list_to_string(lb) + " rhs_batch=" + list_to_string(rb));
   auto check_dims = [&](const TensorType& t, const std::vector<std::int64_t>& c,
                         const std::vector<std::int64_t>& b, const char* side) {
     std::vector<bool> used(t.shape.size(), false);
     for (auto list : {&c, &b})
       for (auto d : *list) {
         if (d < 0 || d >= static_cast<std::int64_t>(t.shape.size()) || used[d])
-          shape_fail(op, operands, std::string(side) + " dimension " + std::to_string(d) +
-                                       " is out of range or listed twice");
+          shape_fail(op, operands,
+                     std::string(side) + " dimension " + std::to_string(d) +
+                         " is out of range or listed twice");
         used[d] = true;
       }
   };
@@ -117,21 +133,22 @@ TensorType infer_dot(std::span<const TensorType> operands, const Attrs& attrs) {
   check_dims(rhs, rc, rb, "rhs");
   for (std::size_t i = 0; i < lc.size(); ++i)
     if (lhs.shape[lc[i]] != rhs.shape[rc[i]])
-      shape_fail(op, operands, "contracting dimensions differ in size: lhs dim " +
-                                   std::to_string(lc[i]) + " is " +
-                                   std::to_string(lhs.shape[lc[i]]) + ", rhs dim " +
-                                   std::to_string(rc[i]) + " is " +
-                                   std::to_string(rhs.shape[rc[i]]));
+      shape_fail(op, operands,
+                 "contracting dimensions differ in size: lhs dim " + std::to_string(lc[i]) +
+                     " is " + std::to_string(lhs.shape[lc[i]]) + ", rhs dim " +
+                     std::to_string(rc[i]) + " is " + std::to_string(rhs.shape[rc[i]]));
   for (std::size_t i = 0; i < lb.size(); ++i)
     if (lhs.shape[lb[i]] != rhs.shape[rb[i]])
-      shape_fail(op, operands, "batch dimensions differ in size: lhs dim " +
-                                   std::to_string(lb[i]) + " vs rhs dim " + std::to_string(rb[i]));
+      shape_fail(op, operands,
+                 "batch dimensions differ in size: lhs dim " + std::to_string(lb[i]) +
+                     " vs rhs dim " + std::to_string(rb[i]));
   Shape out;
   for (auto d : lb) out.push_back(lhs.shape[d]);
   auto free_dims = [](const TensorType& t, const std::vector<std::int64_t>& c,
                       const std::vector<std::int64_t>& b, Shape& out) {
     for (std::int64_t d = 0; d < static_cast<std::int64_t>(t.shape.size()); ++d)
-      if (std::find(c.begin(), c.end(), d) == c.end() && std::find(b.begin(), b.end(), d) == b.end())
+      if (std::find(c.begin(), c.end(), d) == c.end() &&
+          std::find(b.begin(), b.end(), d) == b.end())
         out.push_back(t.shape[d]);
   };
   free_dims(lhs, lc, lb, out);
@@ -149,7 +166,9 @@ TensorType infer_type(OpKind op, std::span<const TensorType> operands, const Att
     for (auto d : t.shape)
       if (d < 0) shape_fail(op, operands, "negative dimension");
   for (auto d : declared.shape)
-    if (d < 0) shape_fail(op, operands, "result shape " + shape_to_string(declared.shape) + " has a negative dimension");
+    if (d < 0)
+      shape_fail(op, operands,
+                 "result shape " + shape_to_string(declared.shape) + " has a negative dimension");
 
   switch (info.op_class) {
     case OpClass::Leaf: {
@@ -159,20 +178,24 @@ TensorType infer_type(OpKind op, std::span<const TensorType> operands, const Att
       }
       if (op == OpKind::Constant) {
         if (!declared.shape.empty())
-          shape_fail(op, operands, "constants are scalars; broadcast_in_dim them to " +
-                                       shape_to_string(declared.shape));
+          shape_fail(
+              op, operands,
+              "constants are scalars; broadcast_in_dim them to " + shape_to_string(declared.shape));
         attrs.get_float("value");
-        if (!is_float(declared.dtype) && !std::holds_alternative<std::int64_t>(*attrs.find("value")))
-          dtype_fail(op, operands, "a " + std::string(dtype_name(declared.dtype)) +
-                                       " constant needs an integer value");
+        if (!is_float(declared.dtype) &&
+            !std::holds_alternative<std::int64_t>(*attrs.find("value")))
+          dtype_fail(
+              op, operands,
+              "a " + std::string(dtype_name(declared.dtype)) + " constant needs an integer value");
         return declared;
       }
       // Iota.
       if (declared.dtype == DType::Bool) dtype_fail(op, operands, "iota cannot produce bool");
       std::int64_t dim = attrs.get_int("dimension");
       if (dim < 0 || dim >= static_cast<std::int64_t>(declared.shape.size()))
-        shape_fail(op, operands, "dimension=" + std::to_string(dim) + " is outside the result shape " +
-                                     shape_to_string(declared.shape));
+        shape_fail(op, operands,
+                   "dimension=" + std::to_string(dim) + " is outside the result shape " +
+                       shape_to_string(declared.shape));
       return declared;
     }
     case OpClass::Unary: {
@@ -194,8 +217,7 @@ TensorType infer_type(OpKind op, std::span<const TensorType> operands, const Att
       return operands[0];
     }
     case OpClass::Select: {
-      if (operands[0].dtype != DType::Bool)
-        dtype_fail(op, operands, "the predicate must be bool");
+      if (operands[0].dtype != DType::Bool) dtype_fail(op, operands, "the predicate must be bool");
       if (operands[0].shape != operands[1].shape || operands[1].shape != operands[2].shape)
         shape_fail(op, operands, "predicate and both branches must have one shape");
       if (operands[1].dtype != operands[2].dtype)
@@ -210,7 +232,8 @@ TensorType infer_type(OpKind op, std::span<const TensorType> operands, const Att
       const auto& in = operands[0];
       const auto& axes = attrs.get_ints("axes");
       check_axes_list(op, operands, axes, in.shape.size(), "axes");
-      if (in.dtype == DType::Bool) dtype_fail(op, operands, "is not defined for bool; convert first");
+      if (in.dtype == DType::Bool)
+        dtype_fail(op, operands, "is not defined for bool; convert first");
       Shape out;
       for (std::int64_t d = 0; d < static_cast<std::int64_t>(in.shape.size()); ++d)
         if (std::find(axes.begin(), axes.end(), d) == axes.end()) out.push_back(in.shape[d]);
@@ -219,7 +242,8 @@ TensorType infer_type(OpKind op, std::span<const TensorType> operands, const Att
           dtype_fail(op, operands, "the index dtype must be i32 or i64");
         std::int64_t reduced = 1;
         for (auto a : axes) reduced *= in.shape[a];
-        if (reduced == 0) shape_fail(op, operands, "cannot take an arg-reduction over zero elements");
+        if (reduced == 0)
+          shape_fail(op, operands, "cannot take an arg-reduction over zero elements");
         return {declared.dtype, out};
       }
       return {in.dtype, out};
@@ -235,22 +259,25 @@ TensorType infer_type(OpKind op, std::span<const TensorType> operands, const Att
     case OpKind::BroadcastInDim: {
       const auto& dims = attrs.get_ints("dims");
       if (dims.size() != rank)
-        shape_fail(op, operands, "dims=" + list_to_string(dims) + " must name one result axis per operand axis");
+        shape_fail(op, operands,
+                   "dims=" + list_to_string(dims) + " must name one result axis per operand axis");
       check_axes_list(op, operands, dims, declared.shape.size(), "dims");
       for (std::size_t i = 0; i < rank; ++i)
         if (in.shape[i] != 1 && in.shape[i] != declared.shape[dims[i]])
-          shape_fail(op, operands, "operand axis " + std::to_string(i) + " of size " +
-                                       std::to_string(in.shape[i]) + " cannot broadcast to size " +
-                                       std::to_string(declared.shape[dims[i]]) + " of result " +
-                                       shape_to_string(declared.shape));
+          shape_fail(op, operands,
+                     "operand axis " + std::to_string(i) + " of size " +
+                         std::to_string(in.shape[i]) + " cannot broadcast to size " +
+                         std::to_string(declared.shape[dims[i]]) + " of result " +
+                         shape_to_string(declared.shape));
       return {in.dtype, declared.shape};
     }
     case OpKind::Reshape:
       if (num_elements(in.shape) != num_elements(declared.shape))
-        shape_fail(op, operands, "cannot reshape " + shape_to_string(in.shape) + " (" +
-                                     std::to_string(num_elements(in.shape)) + " elements) to " +
-                                     shape_to_string(declared.shape) + " (" +
-                                     std::to_string(num_elements(declared.shape)) + " elements)");
+        shape_fail(op, operands,
+                   "cannot reshape " + shape_to_string(in.shape) + " (" +
+                       std::to_string(num_elements(in.shape)) + " elements) to " +
+                       shape_to_string(declared.shape) + " (" +
+                       std::to_string(num_elements(declared.shape)) + " elements)");
       return {in.dtype, declared.shape};
     case OpKind::Transpose: {
       const auto& perm = attrs.get_ints("permutation");
@@ -259,7 +286,9 @@ TensorType infer_type(OpKind op, std::span<const TensorType> operands, const Att
       std::vector<std::int64_t> iota(rank);
       std::iota(iota.begin(), iota.end(), 0);
       if (sorted != iota)
-        shape_fail(op, operands, "permutation=" + list_to_string(perm) + " is not a permutation of rank " + std::to_string(rank));
+        shape_fail(op, operands,
+                   "permutation=" + list_to_string(perm) + " is not a permutation of rank " +
+                       std::to_string(rank));
       Shape out(rank);
       for (std::size_t i = 0; i < rank; ++i) out[i] = in.shape[perm[i]];
       return {in.dtype, out};
@@ -273,10 +302,11 @@ TensorType infer_type(OpKind op, std::span<const TensorType> operands, const Att
       Shape out(rank);
       for (std::size_t i = 0; i < rank; ++i) {
         if (start[i] < 0 || start[i] > limit[i] || limit[i] > in.shape[i] || stride[i] < 1)
-          shape_fail(op, operands, "axis " + std::to_string(i) + ": start=" + std::to_string(start[i]) +
-                                       " limit=" + std::to_string(limit[i]) + " stride=" +
-                                       std::to_string(stride[i]) + " is not a valid range of size " +
-                                       std::to_string(in.shape[i]));
+          shape_fail(op, operands,
+                     "axis " + std::to_string(i) + ": start=" + std::to_string(start[i]) +
+                         " limit=" + std::to_string(limit[i]) +
+                         " stride=" + std::to_string(stride[i]) + " is not a valid range of size " +
+                         std::to_string(in.shape[i]));
         out[i] = (limit[i] - start[i] + stride[i] - 1) / stride[i];
       }
       return {in.dtype, out};
@@ -286,30 +316,40 @@ TensorType infer_type(OpKind op, std::span<const TensorType> operands, const Att
       const bool update = op == OpKind::DynamicUpdateSlice;
       const std::size_t first_start = update ? 2 : 1;
       if (operands.size() != first_start + rank)
-        shape_fail(op, operands, "expects " + std::to_string(first_start) + " array operand(s) and one scalar start index per axis (" + std::to_string(rank) + ")");
+        shape_fail(op, operands,
+                   "expects " + std::to_string(first_start) +
+                       " array operand(s) and one scalar start index per axis (" +
+                       std::to_string(rank) + ")");
       for (std::size_t i = first_start; i < operands.size(); ++i)
         if (!operands[i].shape.empty() || !is_integer(operands[i].dtype))
           dtype_fail(op, operands, "start indices must be integer scalars");
       if (update) {
         const auto& upd = operands[1];
         if (upd.dtype != in.dtype) dtype_fail(op, operands, "update dtype must match the operand");
-        if (upd.shape.size() != rank) shape_fail(op, operands, "update rank must match the operand");
+        if (upd.shape.size() != rank)
+          shape_fail(op, operands, "update rank must match the operand");
         for (std::size_t i = 0; i < rank; ++i)
-          if (upd.shape[i] > in.shape[i]) shape_fail(op, operands, "update is larger than the operand on axis " + std::to_string(i));
+          if (upd.shape[i] > in.shape[i])
+            shape_fail(op, operands,
+                       "update is larger than the operand on axis " + std::to_string(i));
         return in;
       }
       const auto& sizes = attrs.get_ints("sizes");
-      if (sizes.size() != rank) shape_fail(op, operands, "sizes=" + list_to_string(sizes) + " needs one entry per axis");
+      if (sizes.size() != rank)
+        shape_fail(op, operands, "sizes=" + list_to_string(sizes) + " needs one entry per axis");
       for (std::size_t i = 0; i < rank; ++i)
         if (sizes[i] < 0 || sizes[i] > in.shape[i])
-          shape_fail(op, operands, "sizes=" + list_to_string(sizes) + " exceeds the operand on axis " + std::to_string(i));
+          shape_fail(op, operands,
+                     "sizes=" + list_to_string(sizes) + " exceeds the operand on axis " +
+                         std::to_string(i));
       return {in.dtype, sizes};
     }
     case OpKind::Concatenate: {
       if (operands.empty()) shape_fail(op, operands, "needs at least one operand");
       const std::int64_t dim = attrs.get_int("dimension");
       if (dim < 0 || dim >= static_cast<std::int64_t>(rank))
-        shape_fail(op, operands, "dimension=" + std::to_string(dim) + " is outside rank " + std::to_string(rank));
+        shape_fail(op, operands,
+                   "dimension=" + std::to_string(dim) + " is outside rank " + std::to_string(rank));
       Shape out = in.shape;
       out[dim] = 0;
       for (const auto& t : operands) {
@@ -317,7 +357,9 @@ TensorType infer_type(OpKind op, std::span<const TensorType> operands, const Att
         if (t.shape.size() != rank) shape_fail(op, operands, "operands must share one rank");
         for (std::size_t i = 0; i < rank; ++i)
           if (static_cast<std::int64_t>(i) != dim && t.shape[i] != in.shape[i])
-            shape_fail(op, operands, "operands differ on axis " + std::to_string(i) + ", which is not the concatenation axis " + std::to_string(dim));
+            shape_fail(op, operands,
+                       "operands differ on axis " + std::to_string(i) +
+                           ", which is not the concatenation axis " + std::to_string(dim));
         out[dim] += t.shape[dim];
       }
       return {in.dtype, out};
@@ -333,8 +375,10 @@ TensorType infer_type(OpKind op, std::span<const TensorType> operands, const Att
       Shape out(rank);
       for (std::size_t i = 0; i < rank; ++i) {
         if (interior[i] < 0) shape_fail(op, operands, "interior padding must be non-negative");
-        out[i] = low[i] + high[i] + in.shape[i] + std::max<std::int64_t>(in.shape[i] - 1, 0) * interior[i];
-        if (out[i] < 0) shape_fail(op, operands, "padding leaves a negative size on axis " + std::to_string(i));
+        out[i] = low[i] + high[i] + in.shape[i] +
+                 std::max<std::int64_t>(in.shape[i] - 1, 0) * interior[i];
+        if (out[i] < 0)
+          shape_fail(op, operands, "padding leaves a negative size on axis " + std::to_string(i));
       }
       return {in.dtype, out};
     }

@@ -93,11 +93,21 @@ Array Array::from_host(const HostArray& host, Device* device) {
   return detail::make_concrete(dev.upload(host.raw(), host.nbytes()), host.dtype(), host.shape());
 }
 
-DType Array::dtype() const { return detail::impl_of(*this, "dtype()").dtype; }
-const Shape& Array::shape() const { return detail::impl_of(*this, "shape()").shape; }
-bool Array::is_tracer() const { return valid() && impl_->kind == ArrayImpl::Kind::Tracer; }
-bool Array::is_literal() const { return valid() && impl_->kind == ArrayImpl::Kind::Literal; }
-bool Array::is_concrete() const { return valid() && impl_->kind == ArrayImpl::Kind::Concrete; }
+DType Array::dtype() const {
+  return detail::impl_of(*this, "dtype()").dtype;
+}
+const Shape& Array::shape() const {
+  return detail::impl_of(*this, "shape()").shape;
+}
+bool Array::is_tracer() const {
+  return valid() && impl_->kind == ArrayImpl::Kind::Tracer;
+}
+bool Array::is_literal() const {
+  return valid() && impl_->kind == ArrayImpl::Kind::Literal;
+}
+bool Array::is_concrete() const {
+  return valid() && impl_->kind == ArrayImpl::Kind::Concrete;
+}
 
 HostArray Array::to_host(std::source_location loc) const {
   const ArrayImpl& impl = concrete_or_throw(*this, "to_host()", loc);
@@ -155,7 +165,8 @@ std::string Array::to_string() const {
 Array device_put(const Array& array, Device& device) {
   const ArrayImpl& impl = detail::impl_of(array, "device_put");
   if (impl.kind == ArrayImpl::Kind::Tracer) return array;
-  if (impl.kind == ArrayImpl::Kind::Literal) return Array::from_host(literal_to_host(impl), &device);
+  if (impl.kind == ArrayImpl::Kind::Literal)
+    return Array::from_host(literal_to_host(impl), &device);
   if (&impl.buffer->device() == &device) return array;
   if (!device.supports(impl.dtype))
     throw DTypeError("device_put: " + device.name() + " does not support " +

@@ -29,8 +29,8 @@ struct ArrayImpl {
 
 inline const ArrayImpl& impl_of(const Array& a, const char* what) {
   if (!a.valid())
-    throw InvalidArgumentError(std::string(what) +
-                               ": the array is empty (default-constructed); assign it a value first");
+    throw InvalidArgumentError(
+        std::string(what) + ": the array is empty (default-constructed); assign it a value first");
   return *a.impl();
 }
 

@@ -7,7 +7,9 @@
 
 namespace weft {
 
-std::string Lowered::as_text() const { return print_graph(graph_); }
+std::string Lowered::as_text() const {
+  return print_graph(graph_);
+}
 
 std::shared_ptr<Executable> Lowered::compile() const {
   Device& d = device_ ? *device_ : default_device();
@@ -20,7 +22,8 @@ namespace {
 // A default function name from the jit call site: "jit_demo_cpp_42".
 std::string default_name(const std::source_location& loc) {
   std::string file = loc.file_name();
-  if (auto slash = file.find_last_of('/'); slash != std::string::npos) file = file.substr(slash + 1);
+  if (auto slash = file.find_last_of('/'); slash != std::string::npos)
+    file = file.substr(slash + 1);
   std::string name = "jit_";
   for (char c : file) name += (std::isalnum(static_cast<unsigned char>(c)) ? c : '_');
   return name + "_" + std::to_string(loc.line());

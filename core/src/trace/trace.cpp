@@ -10,7 +10,9 @@
 
 namespace weft {
 
-bool tracing_active() { return detail::tracing_active(); }
+bool tracing_active() {
+  return detail::tracing_active();
+}
 
 namespace detail {
 namespace {
@@ -44,13 +46,17 @@ std::string TraceState::describe_function() const {
   return "'" + function + "' (jit at " + where(jit_location) + ")";
 }
 
-bool tracing_active() { return !trace_stack.empty(); }
+bool tracing_active() {
+  return !trace_stack.empty();
+}
 
 std::shared_ptr<TraceState> current_trace() {
   return trace_stack.empty() ? nullptr : trace_stack.back();
 }
 
-std::int64_t eager_op_count() { return eager_ops.load(); }
+std::int64_t eager_op_count() {
+  return eager_ops.load();
+}
 
 TraceScope::TraceScope(std::string function, std::source_location jit_location)
     : state_(std::make_shared<TraceState>()) {
@@ -98,8 +104,8 @@ void check_not_escaped(const ArrayImpl& a, const std::source_location& loc) {
     why = "this value is argument " + std::to_string(n.attrs.get_int("index")) +
           " of the traced function, so only its dtype and shape are known while tracing.";
   } else {
-    why = "this value became a tracer due to the operation\n  " + describe_node(t.graph, tracer.id) +
-          "\n    from " + n.origin.describe();
+    why = "this value became a tracer due to the operation\n  " +
+          describe_node(t.graph, tracer.id) + "\n    from " + n.origin.describe();
   }
   throw ConcretizationError(
       "Abstract tracer value encountered where a concrete value is expected: " + what + " at " +

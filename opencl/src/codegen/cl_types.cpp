@@ -8,17 +8,25 @@ namespace weft::opencl {
 
 std::string cl_type(DType t) {
   switch (t) {
-    case DType::Bool: return "bool";
-    case DType::I32: return "int";
-    case DType::I64: return "long";
-    case DType::U32: return "uint";
-    case DType::F32: return "float";
-    case DType::F64: return "double";
+    case DType::Bool:
+      return "bool";
+    case DType::I32:
+      return "int";
+    case DType::I64:
+      return "long";
+    case DType::U32:
+      return "uint";
+    case DType::F32:
+      return "float";
+    case DType::F64:
+      return "double";
   }
   return "?";
 }
 
-std::string cl_storage_type(DType t) { return t == DType::Bool ? "uchar" : cl_type(t); }
+std::string cl_storage_type(DType t) {
+  return t == DType::Bool ? "uchar" : cl_type(t);
+}
 
 std::string cl_float_literal(double v, DType t) {
   const bool f32 = t == DType::F32;
@@ -32,8 +40,10 @@ std::string cl_float_literal(double v, DType t) {
 
 std::string cl_int_literal(std::int64_t v, DType t) {
   switch (t) {
-    case DType::Bool: return v ? "true" : "false";
-    case DType::U32: return std::to_string(static_cast<std::uint32_t>(v)) + "u";
+    case DType::Bool:
+      return v ? "true" : "false";
+    case DType::U32:
+      return std::to_string(static_cast<std::uint32_t>(v)) + "u";
     case DType::I32:
       if (v == std::numeric_limits<std::int32_t>::min()) return "INT_MIN";
       return "(" + std::to_string(static_cast<std::int32_t>(v)) + ")";
@@ -41,31 +51,44 @@ std::string cl_int_literal(std::int64_t v, DType t) {
       if (v == std::numeric_limits<std::int64_t>::min()) return "LONG_MIN";
       return "(" + std::to_string(v) + "L)";
     case DType::F32:
-    case DType::F64: return cl_float_literal(static_cast<double>(v), t);
+    case DType::F64:
+      return cl_float_literal(static_cast<double>(v), t);
   }
   return "0";
 }
 
 std::string cl_lowest(DType t) {
   switch (t) {
-    case DType::Bool: return "false";
-    case DType::I32: return "INT_MIN";
-    case DType::I64: return "LONG_MIN";
-    case DType::U32: return "0u";
-    case DType::F32: return "(-INFINITY)";
-    case DType::F64: return "(-(double)INFINITY)";
+    case DType::Bool:
+      return "false";
+    case DType::I32:
+      return "INT_MIN";
+    case DType::I64:
+      return "LONG_MIN";
+    case DType::U32:
+      return "0u";
+    case DType::F32:
+      return "(-INFINITY)";
+    case DType::F64:
+      return "(-(double)INFINITY)";
   }
   return "0";
 }
 
 std::string cl_highest(DType t) {
   switch (t) {
-    case DType::Bool: return "true";
-    case DType::I32: return "INT_MAX";
-    case DType::I64: return "LONG_MAX";
-    case DType::U32: return "UINT_MAX";
-    case DType::F32: return "INFINITY";
-    case DType::F64: return "((double)INFINITY)";
+    case DType::Bool:
+      return "true";
+    case DType::I32:
+      return "INT_MAX";
+    case DType::I64:
+      return "LONG_MAX";
+    case DType::U32:
+      return "UINT_MAX";
+    case DType::F32:
+      return "INFINITY";
+    case DType::F64:
+      return "((double)INFINITY)";
   }
   return "0";
 }

@@ -6,7 +6,9 @@
 namespace weft::opencl {
 namespace {
 
-std::string unsigned_of(DType t) { return t == DType::I64 ? "ulong" : "uint"; }
+std::string unsigned_of(DType t) {
+  return t == DType::I64 ? "ulong" : "uint";
+}
 
 std::string join(const std::vector<std::string>& v) {
   std::string s;
@@ -21,34 +23,57 @@ std::string index_key(const Index& idx) {
 
 const char* builtin_unary(OpKind op) {
   switch (op) {
-    case OpKind::Floor: return "floor";
-    case OpKind::Ceil: return "ceil";
-    case OpKind::Round: return "round";
-    case OpKind::Exp: return "exp";
-    case OpKind::Exp2: return "exp2";
-    case OpKind::Log: return "log";
-    case OpKind::Log1p: return "log1p";
-    case OpKind::Expm1: return "expm1";
-    case OpKind::Sqrt: return "sqrt";
-    case OpKind::Rsqrt: return "rsqrt";
-    case OpKind::Sin: return "sin";
-    case OpKind::Cos: return "cos";
-    case OpKind::Tan: return "tan";
-    case OpKind::Tanh: return "tanh";
-    case OpKind::Erf: return "erf";
-    default: return nullptr;
+    case OpKind::Floor:
+      return "floor";
+    case OpKind::Ceil:
+      return "ceil";
+    case OpKind::Round:
+      return "round";
+    case OpKind::Exp:
+      return "exp";
+    case OpKind::Exp2:
+      return "exp2";
+    case OpKind::Log:
+      return "log";
+    case OpKind::Log1p:
+      return "log1p";
+    case OpKind::Expm1:
+      return "expm1";
+    case OpKind::Sqrt:
+      return "sqrt";
+    case OpKind::Rsqrt:
+      return "rsqrt";
+    case OpKind::Sin:
+      return "sin";
+    case OpKind::Cos:
+      return "cos";
+    case OpKind::Tan:
+      return "tan";
+    case OpKind::Tanh:
+      return "tanh";
+    case OpKind::Erf:
+      return "erf";
+    default:
+      return nullptr;
   }
 }
 
 const char* compare_op(OpKind op) {
   switch (op) {
-    case OpKind::Eq: return "==";
-    case OpKind::Ne: return "!=";
-    case OpKind::Lt: return "<";
-    case OpKind::Le: return "<=";
-    case OpKind::Gt: return ">";
-    case OpKind::Ge: return ">=";
-    default: return nullptr;
+    case OpKind::Eq:
+      return "==";
+    case OpKind::Ne:
+      return "!=";
+    case OpKind::Lt:
+      return "<";
+    case OpKind::Le:
+      return "<=";
+    case OpKind::Gt:
+      return ">";
+    case OpKind::Ge:
+      return ">=";
+    default:
+      return nullptr;
   }
 }
 
@@ -60,7 +85,9 @@ ExprEmitter::ExprEmitter(const Graph& graph, std::function<std::string(ValueId)>
   memo_.emplace_back();
 }
 
-std::string ExprEmitter::fresh(const char* prefix) { return prefix + std::to_string(counter_++); }
+std::string ExprEmitter::fresh(const char* prefix) {
+  return prefix + std::to_string(counter_++);
+}
 
 std::string ExprEmitter::take_code() {
   std::string s = code_.str();
@@ -68,8 +95,12 @@ std::string ExprEmitter::take_code() {
   return s;
 }
 
-void ExprEmitter::push_scope() { memo_.emplace_back(); }
-void ExprEmitter::pop_scope() { memo_.pop_back(); }
+void ExprEmitter::push_scope() {
+  memo_.emplace_back();
+}
+void ExprEmitter::pop_scope() {
+  memo_.pop_back();
+}
 
 std::string ExprEmitter::lookup(const std::string& key) const {
   for (auto it = memo_.rbegin(); it != memo_.rend(); ++it)
@@ -88,7 +119,8 @@ std::string ExprEmitter::linear_of(Index& idx) {
   std::int64_t stride = 1;
   for (std::size_t k = idx.shape.size(); k-- > 0;) {
     if (idx.shape[k] != 1) {
-      std::string term = stride == 1 ? idx.dims[k] : "(" + idx.dims[k] + ")*" + std::to_string(stride);
+      std::string term =
+          stride == 1 ? idx.dims[k] : "(" + idx.dims[k] + ")*" + std::to_string(stride);
       expr = expr.empty() ? term : term + " + " + expr;
     }
     stride *= idx.shape[k];
@@ -119,7 +151,8 @@ const std::vector<std::string>& ExprEmitter::dims_of(Index& idx) {
       idx.dims[k] = hit;
       continue;
     }
-    std::string e = strides[k] == 1 ? idx.linear : "(" + idx.linear + ")/" + std::to_string(strides[k]);
+    std::string e =
+        strides[k] == 1 ? idx.linear : "(" + idx.linear + ")/" + std::to_string(strides[k]);
     if (k > 0) e = "(" + e + ")%" + std::to_string(idx.shape[k]);
     std::string var = fresh("i");
     line("const " + index_type_ + " " + var + " = " + e + ";");
@@ -186,8 +219,8 @@ std::string ExprEmitter::unary(const Node& n, const std::string& a) {
       return "((" + T + ")abs(" + a + "))";
     case OpKind::Sign:
       if (is_float(t))
-        return "(isnan(" + a + ") ? " + a + " : (" + a + " > 0 ? (" + T + ")1 : (" + a + " < 0 ? (" +
-               T + ")-1 : " + a + ")))";
+        return "(isnan(" + a + ") ? " + a + " : (" + a + " > 0 ? (" + T + ")1 : (" + a +
+               " < 0 ? (" + T + ")-1 : " + a + ")))";
       if (t == DType::U32) return "((uint)(" + a + " > 0u))";
       return "((" + T + ")((" + a + " > 0) - (" + a + " < 0)))";
     case OpKind::Logistic:
@@ -212,9 +245,12 @@ std::string ExprEmitter::binary(const Node& n, const std::string& a, const std::
     return "((" + T + ")((" + U + ")(" + a + ") " + op + " (" + U + ")(" + b + ")))";
   };
   switch (n.op) {
-    case OpKind::Add: return wrap("+");
-    case OpKind::Sub: return wrap("-");
-    case OpKind::Mul: return wrap("*");
+    case OpKind::Add:
+      return wrap("+");
+    case OpKind::Sub:
+      return wrap("-");
+    case OpKind::Mul:
+      return wrap("*");
     case OpKind::Div:
       if (fl) return "(" + a + " / " + b + ")";
       if (t == DType::U32) return "(" + b + " == 0u ? UINT_MAX : " + a + " / " + b + ")";
@@ -236,11 +272,16 @@ std::string ExprEmitter::binary(const Node& n, const std::string& a, const std::
                a + ", " + b + "))";
       return std::string(fn) + "(" + a + ", " + b + ")";
     }
-    case OpKind::Atan2: return "atan2(" + a + ", " + b + ")";
-    case OpKind::And: return t == DType::Bool ? "(" + a + " && " + b + ")" : "(" + a + " & " + b + ")";
-    case OpKind::Or: return t == DType::Bool ? "(" + a + " || " + b + ")" : "(" + a + " | " + b + ")";
-    case OpKind::Xor: return t == DType::Bool ? "(" + a + " != " + b + ")" : "(" + a + " ^ " + b + ")";
-    default: break;
+    case OpKind::Atan2:
+      return "atan2(" + a + ", " + b + ")";
+    case OpKind::And:
+      return t == DType::Bool ? "(" + a + " && " + b + ")" : "(" + a + " & " + b + ")";
+    case OpKind::Or:
+      return t == DType::Bool ? "(" + a + " || " + b + ")" : "(" + a + " | " + b + ")";
+    case OpKind::Xor:
+      return t == DType::Bool ? "(" + a + " != " + b + ")" : "(" + a + " ^ " + b + ")";
+    default:
+      break;
   }
   throw Error("codegen: no OpenCL lowering for binary op " + std::string(op_name(n.op)));
 }
@@ -258,7 +299,8 @@ std::string ExprEmitter::compute(ValueId v, Index idx) {
   const OpClass cls = op_info(n.op).op_class;
 
   switch (cls) {
-    case OpClass::Unary: return bind_var(unary(n, operand(0, idx)));
+    case OpClass::Unary:
+      return bind_var(unary(n, operand(0, idx)));
     case OpClass::Binary:
     case OpClass::Compare: {
       std::string a = operand(0, idx);
@@ -273,7 +315,8 @@ std::string ExprEmitter::compute(ValueId v, Index idx) {
       const DType from = graph_.node(n.inputs[0]).dtype;
       return bind_var(convert(from, n.dtype, operand(0, idx)));
     }
-    default: break;
+    default:
+      break;
   }
 
   switch (n.op) {
@@ -353,7 +396,8 @@ std::string ExprEmitter::compute(ValueId v, Index idx) {
         const Shape& s = graph_.node(n.inputs[j]).shape;
         if (s[dim] == 0) continue;
         Index at{{}, d, s};
-        std::string local = offset == 0 ? d[dim] : "(" + d[dim] + " - " + std::to_string(offset) + ")";
+        std::string local =
+            offset == 0 ? d[dim] : "(" + d[dim] + " - " + std::to_string(offset) + ")";
         at.dims[dim] = clamp(local, 0, s[dim] - 1);
         offset += s[dim];
         parts.emplace_back(offset, operand(static_cast<int>(j), at));
@@ -375,7 +419,8 @@ std::string ExprEmitter::compute(ValueId v, Index idx) {
       std::string valid = "true";
       for (std::size_t k = 0; k < d.size(); ++k) {
         std::string t = fresh("p");
-        line("const " + index_type_ + " " + t + " = " + d[k] + " - (" + std::to_string(low[k]) + ");");
+        line("const " + index_type_ + " " + t + " = " + d[k] + " - (" + std::to_string(low[k]) +
+             ");");
         const std::int64_t step = interior[k] + 1;
         std::string q = step == 1 ? t : "(" + t + ")/" + std::to_string(step);
         valid += " && " + t + " >= 0 && " + q + " < " + std::to_string(in[k]);
@@ -385,7 +430,8 @@ std::string ExprEmitter::compute(ValueId v, Index idx) {
       std::string x = operand(0, at);
       return bind_var("((" + valid + ") ? " + x + " : " + pad_value + ")");
     }
-    default: break;
+    default:
+      break;
   }
   throw Error("codegen: op " + std::string(op_name(n.op)) +
               " cannot be computed inside a fused kernel (it needs its own buffer); this is a "

@@ -12,8 +12,10 @@ std::size_t round_up(std::size_t n, std::size_t multiple) {
 
 std::string index_type_for(const KernelContext& ctx, const FusionGroup& group) {
   std::int64_t largest = 0;
-  for (ValueId m : group.members) largest = std::max(largest, num_elements(ctx.graph().node(m).shape));
-  for (ValueId in : group.inputs) largest = std::max(largest, num_elements(ctx.graph().node(in).shape));
+  for (ValueId m : group.members)
+    largest = std::max(largest, num_elements(ctx.graph().node(m).shape));
+  for (ValueId in : group.inputs)
+    largest = std::max(largest, num_elements(ctx.graph().node(in).shape));
   // Margin for intermediate products such as row*stride + column.
   return largest < (std::int64_t{1} << 30) ? "int" : "long";
 }
@@ -65,15 +67,16 @@ void emit_loop_kernel(KernelContext& ctx, const FusionGroup& group, const std::s
   const std::size_t bulk = n / local * local;
   if (bulk > 0) {
     ctx.source << "__kernel void " << name << signature << "  const " << idx_t << " gid = ("
-               << idx_t << ")get_global_id(0);\n" << body;
+               << idx_t << ")get_global_id(0);\n"
+               << body;
     ctx.program.launches.push_back({name, args, {out}, bulk, local});
   }
   if (n > bulk) {
     const std::string tail = bulk > 0 ? name + "_tail" : name;
     const std::size_t tail_local = std::min<std::size_t>(64, ctx.caps.max_work_group_size);
-    ctx.source << "__kernel void " << tail << signature << "  const " << idx_t << " gid = "
-               << bulk << " + (" << idx_t << ")get_global_id(0);\n  if (gid >= " << n
-               << ") return;\n" << body;
+    ctx.source << "__kernel void " << tail << signature << "  const " << idx_t << " gid = " << bulk
+               << " + (" << idx_t << ")get_global_id(0);\n  if (gid >= " << n << ") return;\n"
+               << body;
     ctx.program.launches.push_back({tail, args, {out}, round_up(n - bulk, tail_local), tail_local});
   }
 }

@@ -25,11 +25,15 @@ struct ReduceOp {
 
   std::string identity() const {
     switch (op) {
-      case OpKind::ReduceSum: return cl_int_literal(0, t);
-      case OpKind::ReduceProd: return cl_int_literal(1, t);
+      case OpKind::ReduceSum:
+        return cl_int_literal(0, t);
+      case OpKind::ReduceProd:
+        return cl_int_literal(1, t);
       case OpKind::ReduceMax:
-      case OpKind::ArgMax: return cl_lowest(t);
-      default: return cl_highest(t);
+      case OpKind::ArgMax:
+        return cl_lowest(t);
+      default:
+        return cl_highest(t);
     }
   }
   // acc = acc (op) v, as an expression.
@@ -46,19 +50,21 @@ struct ReduceOp {
       case OpKind::ReduceMax:
       case OpKind::ReduceMin: {
         const char* cmp = op == OpKind::ReduceMax ? ">" : "<";
-        if (!fl) return std::string(op == OpKind::ReduceMax ? "max" : "min") + "(" + acc + ", " + v + ")";
+        if (!fl)
+          return std::string(op == OpKind::ReduceMax ? "max" : "min") + "(" + acc + ", " + v + ")";
         return "(isnan(" + acc + ") ? " + acc + " : ((isnan(" + v + ") || " + v + " " + cmp + " " +
                acc + ") ? " + v + " : " + acc + "))";
       }
-      default: return "";
+      default:
+        return "";
     }
   }
   // Whether candidate (v, i) replaces the best (bv, bi) of an arg-reduction.
   std::string takes(const std::string& bv, const std::string& bi, const std::string& v,
                     const std::string& i) const {
     const char* cmp = op == OpKind::ArgMax ? ">" : "<";
-    std::string better = "(" + v + " " + cmp + " " + bv + " || (" + v + " == " + bv + " && " + i +
-                         " < " + bi + "))";
+    std::string better =
+        "(" + v + " " + cmp + " " + bv + " || (" + v + " == " + bv + " && " + i + " < " + bi + "))";
     if (!is_float(t)) return better;
     return "(isnan(" + v + ") ? (!isnan(" + bv + ") || " + i + " < " + bi + ") : (!isnan(" + bv +
            ") && " + better + "))";
@@ -66,8 +72,8 @@ struct ReduceOp {
 };
 
 // Emits, into `emit`, the reduced element at reduction counter `r` for output index `out`.
-std::string element_at(ExprEmitter& emit, const Node& root, const Shape& in_shape,
-                        ValueId operand, Index& out, const std::string& r) {
+std::string element_at(ExprEmitter& emit, const Node& root, const Shape& in_shape, ValueId operand,
+                       Index& out, const std::string& r) {
   const auto& axes = root.attrs.get_ints("axes");
   Shape reduced_shape;
   for (auto a : axes) reduced_shape.push_back(in_shape[a]);
@@ -103,7 +109,8 @@ void emit_reduce_kernel(KernelContext& ctx, const FusionGroup& group, const std:
   auto make_emitter = [&] { return group_emitter(ctx, group, idx_t); };
   // The loop body that folds element `r` into (acc[, acc_i]).
   // Folds element `r` into accumulator `acc` (and `acc`_i for arg-reductions).
-  auto fold_into = [&](ExprEmitter& emit, Index& out, const std::string& r, const std::string& acc) {
+  auto fold_into = [&](ExprEmitter& emit, Index& out, const std::string& r,
+                       const std::string& acc) {
     std::string v = element_at(emit, root, in_shape, operand, out, r);
     if (rop.is_arg()) {
       emit.line("if (" + rop.takes(acc, acc + "_i", v, r) + ") { " + acc + " = " + v + "; " + acc +
@@ -132,7 +139,8 @@ void emit_reduce_kernel(KernelContext& ctx, const FusionGroup& group, const std:
     emit.push_scope();
     emit.set_indent("    ");
     for (int u = 0; u < kUnroll; ++u)
-      fold_into(emit, out, "(r + " + std::to_string(u) + ")", u == 0 ? "acc" : "acc" + std::to_string(u));
+      fold_into(emit, out, "(r + " + std::to_string(u) + ")",
+                u == 0 ? "acc" : "acc" + std::to_string(u));
     emit.pop_scope();
     std::string unrolled = emit.take_code();
     emit.push_scope();
@@ -206,12 +214,13 @@ void emit_reduce_kernel(KernelContext& ctx, const FusionGroup& group, const std:
       std::min(cooperative || chunked ? std::size_t{64} : kLocal, ctx.caps.max_work_group_size);
   const std::int64_t per_item = chunked ? 4096 : 64;
   const std::int64_t groups =
-      cooperative ? 1
-                  : std::clamp<std::int64_t>(reduced / static_cast<std::int64_t>(local) / per_item,
-                                             1, 256);
+      cooperative
+          ? 1
+          : std::clamp<std::int64_t>(reduced / static_cast<std::int64_t>(local) / per_item, 1, 256);
   const std::int64_t partial_count = outputs * groups;
   const int partial =
-      cooperative ? out_buffer : ctx.add_temp(static_cast<std::size_t>(partial_count) * dtype_size(rop.t));
+      cooperative ? out_buffer
+                  : ctx.add_temp(static_cast<std::size_t>(partial_count) * dtype_size(rop.t));
   const int partial_i =
       rop.is_arg() && !cooperative ? ctx.add_temp(static_cast<std::size_t>(partial_count) * 8) : -1;
   LaunchPlan stage1;
@@ -251,18 +260,20 @@ void emit_reduce_kernel(KernelContext& ctx, const FusionGroup& group, const std:
              << stage1.kernel << "(" << params << result_param << ") {\n  const " << idx_t
              << " lid = (" << idx_t << ")get_local_id(0);\n  const " << idx_t << " grp = (" << idx_t
              << ")get_group_id(0);\n  const " << idx_t << " g = grp % " << groups << ";\n"
-             << head << init << loop
-             << "  __local " << T << " scratch[" << L << "];\n"
-             << (rop.is_arg() ? "  __local long scratch_i[" + L + "];\n  scratch_i[lid] = acc_i;\n" : "")
+             << head << init << loop << "  __local " << T << " scratch[" << L << "];\n"
+             << (rop.is_arg() ? "  __local long scratch_i[" + L + "];\n  scratch_i[lid] = acc_i;\n"
+                              : "")
              << "  scratch[lid] = acc;\n  barrier(CLK_LOCAL_MEM_FENCE);\n"
              << "  for (" << idx_t << " s = " << local / 2 << "; s > 0; s >>= 1) {\n"
              << "    if (lid < s) {\n";
   if (rop.is_arg()) {
-    ctx.source << "      const " << T << " v = scratch[lid + s];\n      const long vi = scratch_i[lid + s];\n"
+    ctx.source << "      const " << T
+               << " v = scratch[lid + s];\n      const long vi = scratch_i[lid + s];\n"
                << "      if (" << rop.takes("scratch[lid]", "scratch_i[lid]", "v", "vi")
                << ") { scratch[lid] = v; scratch_i[lid] = vi; }\n";
   } else {
-    ctx.source << "      scratch[lid] = " << rop.combine("scratch[lid]", "scratch[lid + s]") << ";\n";
+    ctx.source << "      scratch[lid] = " << rop.combine("scratch[lid]", "scratch[lid + s]")
+               << ";\n";
   }
   ctx.source << "    }\n    barrier(CLK_LOCAL_MEM_FENCE);\n  }\n";
   if (cooperative) {

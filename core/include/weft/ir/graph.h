@@ -18,8 +18,8 @@ using ValueId = std::int32_t;  // index of a node in Graph::nodes
 // Where an op came from: the user's C++ line when traced, the text line when parsed.
 // Never part of the canonical text or of graph equality.
 struct OpOrigin {
-  std::source_location cpp{};  // valid when traced (line() != 0)
-  int text_line = 0;           // valid when parsed from IR text
+  std::source_location cpp{};    // valid when traced (line() != 0)
+  int text_line = 0;             // valid when parsed from IR text
   std::string describe() const;  // "file.cpp:12 (fn)", "line 7", or "unknown location"
 };
 

@@ -13,12 +13,46 @@ enum class OpKind : std::uint8_t {
   Constant,   // attrs: value (int for integer/bool dtypes, float for float dtypes)
   Iota,       // attrs: dimension
   // Unary elementwise.
-  Neg, Abs, Sign, Floor, Ceil, Round, Exp, Exp2, Log, Log1p, Expm1, Sqrt, Rsqrt,
-  Sin, Cos, Tan, Tanh, Logistic, Erf, Not,
+  Neg,
+  Abs,
+  Sign,
+  Floor,
+  Ceil,
+  Round,
+  Exp,
+  Exp2,
+  Log,
+  Log1p,
+  Expm1,
+  Sqrt,
+  Rsqrt,
+  Sin,
+  Cos,
+  Tan,
+  Tanh,
+  Logistic,
+  Erf,
+  Not,
   // Binary elementwise (operands have equal shapes and dtypes).
-  Add, Sub, Mul, Div, Rem, Pow, Max, Min, Atan2, And, Or, Xor,
+  Add,
+  Sub,
+  Mul,
+  Div,
+  Rem,
+  Pow,
+  Max,
+  Min,
+  Atan2,
+  And,
+  Or,
+  Xor,
   // Comparisons produce bool.
-  Eq, Ne, Lt, Le, Gt, Ge,
+  Eq,
+  Ne,
+  Lt,
+  Le,
+  Gt,
+  Ge,
   // select(pred: bool, on_true, on_false), all of one shape.
   Select,
   Convert,             // to the node's dtype
@@ -31,8 +65,12 @@ enum class OpKind : std::uint8_t {
   Concatenate,         // variadic; attrs: dimension
   Pad,                 // operands: x, scalar pad value; attrs: low, high, interior
   // Reductions over attrs.axes (sorted, unique); output drops those axes.
-  ReduceSum, ReduceProd, ReduceMax, ReduceMin,
-  ArgMax, ArgMin,  // output dtype i32 or i64: the row-major index within the reduced axes
+  ReduceSum,
+  ReduceProd,
+  ReduceMax,
+  ReduceMin,
+  ArgMax,
+  ArgMin,  // output dtype i32 or i64: the row-major index within the reduced axes
   // attrs: lhs_contracting, rhs_contracting, lhs_batch, rhs_batch.
   // Output dims: batch, then lhs free dims, then rhs free dims (as XLA).
   DotGeneral,
@@ -58,7 +96,9 @@ struct OpInfo {
 };
 
 const OpInfo& op_info(OpKind kind);
-inline std::string_view op_name(OpKind kind) { return op_info(kind).name; }
+inline std::string_view op_name(OpKind kind) {
+  return op_info(kind).name;
+}
 std::optional<OpKind> op_from_name(std::string_view name);
 
 // Every primitive, in enum order (tests iterate over it).
@@ -70,6 +110,8 @@ inline bool is_elementwise(OpKind k) {
   return c == OpClass::Unary || c == OpClass::Binary || c == OpClass::Compare ||
          c == OpClass::Select || c == OpClass::Convert;
 }
-inline bool is_reduction(OpKind k) { return op_info(k).op_class == OpClass::Reduce; }
+inline bool is_reduction(OpKind k) {
+  return op_info(k).op_class == OpClass::Reduce;
+}
 
 }  // namespace weft

@@ -18,8 +18,8 @@
 namespace weft {
 
 struct JitOptions {
-  std::string name;           // shown in errors and in the IR text; defaults to the call site
-  Device* device = nullptr;   // run here; default: the device of the arguments, else default
+  std::string name = {};     // shown in errors and in the IR text; defaults to the call site
+  Device* device = nullptr;  // run here; default: the device of the arguments, else default
 };
 
 // The result of tracing without running: the graph and its text form.

@@ -62,7 +62,11 @@ template <typename... Ts>
 struct TreeTraits<std::tuple<Ts...>> {
   static void flatten(const std::tuple<Ts...>& t, std::vector<Array>& leaves, std::string& sig) {
     sig += "t(";
-    std::apply([&](const auto&... e) { (TreeTraits<std::decay_t<decltype(e)>>::flatten(e, leaves, sig), ...); }, t);
+    std::apply(
+        [&](const auto&... e) {
+          (TreeTraits<std::decay_t<decltype(e)>>::flatten(e, leaves, sig), ...);
+        },
+        t);
     sig += ')';
   }
   static std::tuple<Ts...> rebuild(const std::tuple<Ts...>& proto, const std::vector<Array>& leaves,
@@ -70,7 +74,8 @@ struct TreeTraits<std::tuple<Ts...>> {
     // Braced initialisation evaluates left to right, which keeps leaves in order.
     return std::apply(
         [&](const auto&... e) {
-          return std::tuple<Ts...>{TreeTraits<std::decay_t<decltype(e)>>::rebuild(e, leaves, pos)...};
+          return std::tuple<Ts...>{
+              TreeTraits<std::decay_t<decltype(e)>>::rebuild(e, leaves, pos)...};
         },
         proto);
   }

@@ -14,21 +14,21 @@ namespace weft::opencl {
 struct BufferPlan {
   enum class Role { Input, Output, Temp };
   Role role = Role::Temp;
-  int index = 0;           // parameter index (Input) or output index (Output)
-  std::size_t bytes = 0;   // may be 0 (empty arrays); the runtime allocates at least 1 byte
+  int index = 0;          // parameter index (Input) or output index (Output)
+  std::size_t bytes = 0;  // may be 0 (empty arrays); the runtime allocates at least 1 byte
 };
 
 struct LaunchPlan {
-  std::string kernel;            // kernel function name in the program
-  std::vector<int> args;         // BufferPlan indices, in kernel argument order
-  std::vector<int> writes;       // which of those the kernel writes
-  std::size_t global_size = 0;   // 1-D; a multiple of local_size (0 launches are skipped)
-  std::size_t local_size = 0;    // 0 lets the driver choose
+  std::string kernel;           // kernel function name in the program
+  std::vector<int> args;        // BufferPlan indices, in kernel argument order
+  std::vector<int> writes;      // which of those the kernel writes
+  std::size_t global_size = 0;  // 1-D; a multiple of local_size (0 launches are skipped)
+  std::size_t local_size = 0;   // 0 lets the driver choose
 };
 
 struct ProgramPlan {
-  std::string source;               // OpenCL C 1.2
-  std::string build_options;        // passed to clBuildProgram
+  std::string source;         // OpenCL C 1.2
+  std::string build_options;  // passed to clBuildProgram
   std::vector<BufferPlan> buffers;
   std::vector<LaunchPlan> launches;  // in an order that respects data dependencies
   std::vector<int> outputs;          // buffer per graph output (an Input buffer when aliased)
