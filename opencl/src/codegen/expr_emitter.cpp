@@ -176,6 +176,12 @@ std::string ExprEmitter::load(ValueId v, const std::string& arg, Index& idx) {
   const Node& n = graph_.node(v);
   std::string lin = linear_of(idx);
   std::string var = fresh("v");
+  if (is_vector(idx.shape)) {
+    const std::string w = std::to_string(vector_width_);
+    line("const " + cl_type(n.dtype) + w + " " + var + " = vload" + w + "(" + lin + ", " + arg +
+         ");");
+    return var;
+  }
   std::string e = arg + "[" + lin + "]";
   if (n.dtype == DType::Bool) e = "(" + e + " != 0)";
   line("const " + cl_type(n.dtype) + " " + var + " = " + e + ";");
@@ -292,7 +298,13 @@ std::string ExprEmitter::compute(ValueId v, Index idx) {
   if (n.dtype == DType::F64) uses_fp64_ = true;
   auto bind_var = [&](const std::string& expr) {
     std::string var = fresh("v");
-    line("const " + T + " " + var + " = " + expr + ";");
+    if (is_vector(n.shape)) {
+      // The cast widens an expression made only of scalars; on a vector it changes nothing.
+      const std::string VT = T + std::to_string(vector_width_);
+      line("const " + VT + " " + var + " = (" + VT + ")(" + expr + ");");
+    } else {
+      line("const " + T + " " + var + " = " + expr + ";");
+    }
     return var;
   };
   auto operand = [&](int i, const Index& at) { return value(n.inputs[i], at); };

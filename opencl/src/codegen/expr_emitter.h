@@ -33,6 +33,14 @@ class ExprEmitter {
   std::string linear_of(Index& idx);
   const std::vector<std::string>& dims_of(Index& idx);
 
+  // Vector mode: values of `full_shape` are `width`-wide vectors (the kernel handles `width`
+  // consecutive elements per work-item and its linear index counts vectors); other values
+  // (scalars) stay scalar and widen where they meet vectors.
+  void set_vector_mode(int width, Shape full_shape) {
+    vector_width_ = width;
+    vector_shape_ = std::move(full_shape);
+  }
+
   void push_scope();  // values emitted inside a loop body must not leak out of it
   void pop_scope();
   void set_indent(std::string indent) { indent_ = std::move(indent); }
@@ -61,6 +69,9 @@ class ExprEmitter {
   std::vector<std::map<std::string, std::string>> memo_;
   int counter_ = 0;
   bool uses_fp64_ = false;
+  int vector_width_ = 1;
+  Shape vector_shape_;
+  bool is_vector(const Shape& shape) const { return vector_width_ > 1 && shape == vector_shape_; }
 };
 
 }  // namespace weft::opencl

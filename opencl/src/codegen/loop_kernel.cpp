@@ -43,6 +43,33 @@ ExprEmitter group_emitter(const KernelContext& ctx, const FusionGroup& group,
       index_type);
 }
 
+namespace {
+
+constexpr int kVectorWidth = 4;
+
+// Whether the group is pure f32 arithmetic on same-shaped inputs (and scalars): then each
+// work-item can compute kVectorWidth neighbouring elements with vector types, which reaches
+// the vectorised builtins (exp, tanh, ...) that CPU drivers do not use across work-items.
+bool vectorizable(const KernelContext& ctx, const FusionGroup& group) {
+  const Node& root = ctx.graph().node(group.root);
+  if (ctx.caps.is_gpu || root.dtype != DType::F32) return false;
+  for (ValueId m : group.members) {
+    const Node& n = ctx.graph().node(m);
+    const OpClass c = op_info(n.op).op_class;
+    const bool arithmetic = (c == OpClass::Unary || c == OpClass::Binary) && n.dtype == DType::F32;
+    const bool scalar_broadcast =
+        n.op == OpKind::BroadcastInDim && ctx.graph().node(n.inputs[0]).shape.empty();
+    if (!arithmetic && !scalar_broadcast && n.op != OpKind::Constant) return false;
+  }
+  for (ValueId in : group.inputs) {
+    const Node& n = ctx.graph().node(in);
+    if (n.dtype != DType::F32 || (n.shape != root.shape && !n.shape.empty())) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 // A bounds check in the kernel body keeps PoCL from vectorising across work-items, so the
 // bulk of the elements runs in a launch without one and the remainder in a small checked
 // launch that starts where the bulk ends.
@@ -64,8 +91,19 @@ void emit_loop_kernel(KernelContext& ctx, const FusionGroup& group, const std::s
       "(" + params + "__global " + cl_storage_type(root.dtype) + "* restrict out) {\n";
 
   const std::size_t local = std::min<std::size_t>(256, ctx.caps.max_work_group_size);
-  const std::size_t bulk = n / local * local;
-  if (bulk > 0) {
+  const bool vector = vectorizable(ctx, group) && n >= kVectorWidth * local;
+  const std::size_t width = vector ? kVectorWidth : 1;
+  const std::size_t bulk = n / (local * width) * local * width;  // elements, not work-items
+  if (bulk > 0 && vector) {
+    ExprEmitter vemit = group_emitter(ctx, group, idx_t);
+    vemit.set_vector_mode(kVectorWidth, root.shape);
+    const std::string v = vemit.value(group.root, Index{"gid", {}, root.shape});
+    ctx.source << "__kernel void " << name << signature << "  const " << idx_t << " gid = ("
+               << idx_t << ")get_global_id(0);\n"
+               << vemit.take_code() << "  vstore" << kVectorWidth << "(" << v
+               << ", gid, out);\n}\n\n";
+    ctx.program.launches.push_back({name, args, {out}, bulk / width, local});
+  } else if (bulk > 0) {
     ctx.source << "__kernel void " << name << signature << "  const " << idx_t << " gid = ("
                << idx_t << ")get_global_id(0);\n"
                << body;
