@@ -2,9 +2,12 @@
 // gpu:N / cpu:N / acc:N names.
 #include "discovery.h"
 
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
 #include <string>
 
@@ -210,10 +213,34 @@ Devices discover() {
   return devices;
 }
 
+// Lets every queue drain before the process tears down. A driver still compiling or running
+// enqueued work (an array nobody waited for) when the compiler libraries' static objects are
+// destroyed crashes in them; exit handlers run in reverse order of registration, so one
+// registered after discovery (after the driver and its compiler were loaded) runs first.
+const Devices& discovered();
+
+void drain_queues_at_exit() {
+  for (OpenCLDevice* device : discovered().all) clFinish(device->queue());
+}
+
+// glibc destroys the exiting thread's thread_local objects before it runs any exit handler or
+// static destructor, so a drain owned by the main thread runs before every compiler static,
+// even ones created lazily after discovery (the atexit handler below would run after those).
+struct DrainWhenMainThreadExits {
+  const bool main_thread = getpid() == static_cast<pid_t>(syscall(SYS_gettid));
+  ~DrainWhenMainThreadExits() {
+    if (main_thread) drain_queues_at_exit();
+  }
+};
+
 const Devices& discovered() {
   // Never destroyed: drivers may unload before static destructors run, and buffers held in
   // user statics may outlive any destruction order we could pick.
-  static const Devices* devices = new Devices(discover());
+  static const Devices* devices = [] {
+    auto* found = new Devices(discover());
+    std::atexit(drain_queues_at_exit);
+    return found;
+  }();
   return *devices;
 }
 
@@ -244,6 +271,11 @@ namespace detail {
 
 const std::vector<OpenCLDevice*>& all_devices() {
   return discovered().all;
+}
+
+void arm_exit_drain() {
+  thread_local DrainWhenMainThreadExits drain;
+  (void)drain;
 }
 
 }  // namespace detail

@@ -11,5 +11,8 @@ namespace weft::opencl::detail {
 // the first call (thread-safe; retried after a failure) and keeps them for the life of the
 // process. Throws weft::Error when there is no platform or no usable device.
 const std::vector<OpenCLDevice*>& all_devices();
+// Makes the main thread wait for every queue when the process exits (before any static
+// destructor), so no driver thread compiles or runs work while libraries are torn down.
+void arm_exit_drain();
 
 }  // namespace weft::opencl::detail

@@ -1,5 +1,7 @@
 #include "weft/opencl/executable.h"
 
+#include "discovery.h"
+
 #include <algorithm>
 #include <chrono>
 #include <string>
@@ -127,6 +129,7 @@ std::vector<std::shared_ptr<Buffer>> OpenCLExecutable::run(
                                  "; its dtype or shape differs from the traced one");
   }
 
+  detail::arm_exit_drain();
   // Everything below touches the kernels' argument state.
   std::lock_guard lock(run_mutex_);
   std::vector<std::shared_ptr<OpenCLBuffer>> slots;
