@@ -44,8 +44,9 @@ TEST_F(OpsOnDevice, FloatUnary) {
       {"erf", lax::erf, -3, 3},
   };
   // One program holding every unary op keeps the number of device builds low.
+  // 7000 elements: CPU devices compute the first 4096 in 16-wide vectors, the rest scalar.
   std::vector<HostArray> inputs;
-  for (const auto& c : cases) inputs.push_back(rand(DType::F32, kShape, c.lo, c.hi));
+  for (const auto& c : cases) inputs.push_back(rand(DType::F32, {70, 100}, c.lo, c.hi));
   auto fn = [&](const V& xs) {
     V out;
     for (std::size_t i = 0; i < std::size(cases); ++i)

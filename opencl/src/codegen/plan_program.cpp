@@ -80,8 +80,16 @@ ProgramPlan plan_program(const Graph& graph, const DeviceCaps& caps) {
   bool fp64 = false;
   for (const Node& n : g.nodes) fp64 |= n.dtype == DType::F64;
   if (fp64) ctx.source << "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n";
-  ctx.source << ipow_helper("int", "uint", true) << ipow_helper("long", "ulong", true)
-             << ipow_helper("uint", "uint", false) << "\n";
+  // Only the helpers the program calls: an unused static function is a compiler warning.
+  for (DType t : {DType::I32, DType::I64, DType::U32}) {
+    bool used = false;
+    for (const Node& n : g.nodes) used |= n.op == OpKind::Pow && n.dtype == t;
+    if (!used) continue;
+    if (t == DType::I32) ctx.source << ipow_helper("int", "uint", true);
+    if (t == DType::I64) ctx.source << ipow_helper("long", "ulong", true);
+    if (t == DType::U32) ctx.source << ipow_helper("uint", "uint", false);
+  }
+  ctx.source << "\n";
 
   for (std::size_t i = 0; i < fusion.groups.size(); ++i) {
     const FusionGroup& group = fusion.groups[i];
