@@ -4,13 +4,15 @@
 #include <cmath>
 #include <cstdio>
 #include <iomanip>
-#include <regex>
 #include <sstream>
+#include <string>
+#include <utility>
 
 #include "weft/backend.h"
 #include "weft/error.h"
 #include "weft/opencl/cl_error.h"
 #include "weft/opencl/device_info.h"
+#include "weft/opencl/executable.h"
 #include "weft/opencl/register.h"  // device() works in binaries that include no weft.h
 
 namespace weft::bench {
@@ -37,12 +39,6 @@ opencl::ClKernel RawProgram::kernel(const char* name) const {
   opencl::ClKernel kernel(clCreateKernel(program_.get(), name, &status));
   check(status, "clCreateKernel");
   return kernel;
-}
-
-std::string without_bounds_checks(const std::string& source) {
-  static const std::regex check(R"(\n *if \(gid >= [0-9]+\) return;)");
-  std::string stripped = std::regex_replace(source, check, "");
-  return stripped == source ? std::string() : stripped;
 }
 
 opencl::ClMem make_buffer(std::size_t bytes) {
@@ -76,6 +72,64 @@ void launch_and_wait(cl_kernel kernel, std::size_t global, std::size_t local) {
         "clEnqueueNDRangeKernel");
   opencl::ClEvent event(done);
   check(clWaitForEvents(1, &done), "clWaitForEvents");
+}
+
+PlanLaunches::PlanLaunches(std::shared_ptr<Executable> executable,
+                           const std::vector<cl_mem>& inputs)
+    : executable_(std::move(executable)) {
+  const auto* exe = dynamic_cast<const opencl::OpenCLExecutable*>(executable_.get());
+  if (!exe) throw InvalidArgumentError("bench: PlanLaunches needs an OpenCL executable");
+  plan_ = &exe->plan();
+  for (const opencl::BufferPlan& buffer : plan_->buffers) {
+    if (buffer.role == opencl::BufferPlan::Role::Input) {
+      const auto index = static_cast<std::size_t>(buffer.index);
+      if (index >= inputs.size())
+        throw InvalidArgumentError("bench: the plan reads parameter " + std::to_string(index) +
+                                   " but " + std::to_string(inputs.size()) + " were given");
+      owned_.emplace_back();
+      mems_.push_back(inputs[index]);
+    } else {
+      owned_.push_back(make_buffer(std::max<std::size_t>(buffer.bytes, 1)));
+      mems_.push_back(owned_.back().get());
+    }
+  }
+  for (const opencl::LaunchPlan& launch : plan_->launches) {
+    cl_int status = CL_SUCCESS;
+    kernels_.emplace_back(clCreateKernel(exe->program(), launch.kernel.c_str(), &status));
+    check(status, "clCreateKernel");
+  }
+}
+
+void PlanLaunches::renew_outputs() {
+  for (std::size_t b = 0; b < plan_->buffers.size(); ++b) {
+    const opencl::BufferPlan& buffer = plan_->buffers[b];
+    if (buffer.role != opencl::BufferPlan::Role::Output) continue;
+    owned_[b] = make_buffer(std::max<std::size_t>(buffer.bytes, 1));
+    mems_[b] = owned_[b].get();
+  }
+}
+
+void PlanLaunches::run() {
+  opencl::ClEvent previous;
+  for (std::size_t l = 0; l < plan_->launches.size(); ++l) {
+    const opencl::LaunchPlan& launch = plan_->launches[l];
+    if (launch.global_size == 0) continue;
+    cl_kernel kernel = kernels_[l].get();
+    for (std::size_t a = 0; a < launch.args.size(); ++a)
+      set_arg(kernel, static_cast<cl_uint>(a), mems_[static_cast<std::size_t>(launch.args[a])]);
+    cl_event wait = previous.get(), done = nullptr;
+    check(clEnqueueNDRangeKernel(device().queue(), kernel, 1, nullptr, &launch.global_size,
+                                 launch.local_size ? &launch.local_size : nullptr, wait ? 1 : 0,
+                                 wait ? &wait : nullptr, &done),
+          "clEnqueueNDRangeKernel");
+    previous = opencl::ClEvent(done);
+  }
+  cl_event last = previous.get();
+  if (last) check(clWaitForEvents(1, &last), "clWaitForEvents");
+}
+
+cl_mem PlanLaunches::output(std::size_t index) const {
+  return mems_.at(static_cast<std::size_t>(plan_->outputs.at(index)));
 }
 
 double Samples::median() const {

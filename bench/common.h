@@ -7,11 +7,14 @@
 #include <chrono>
 #include <cstddef>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "weft/backend.h"
 #include "weft/opencl/cl_handle.h"
 #include "weft/opencl/device.h"
+#include "weft/opencl/program_plan.h"
 
 namespace weft::bench {
 
@@ -34,11 +37,6 @@ class RawProgram {
   opencl::ClProgram program_;
 };
 
-// `source` (weft's generated loop kernels) without the per-work-item bounds checks
-// "if (gid >= N) return;", or "" when it has none. Only valid where N is a multiple of the
-// launch's local size, so that no work-item falls past the end.
-std::string without_bounds_checks(const std::string& source);
-
 // An uninitialised device buffer in weft's context.
 opencl::ClMem make_buffer(std::size_t bytes);
 // A device buffer holding `values`.
@@ -51,6 +49,31 @@ void set_arg(cl_kernel kernel, cl_uint index, const T& value) {
 }
 // Enqueues a 1-D launch on weft's queue and waits for it (clWaitForEvents on its event).
 void launch_and_wait(cl_kernel kernel, std::size_t global, std::size_t local);
+
+// weft's own compiled kernels, enqueued by hand with weft's launch geometry (the executable's
+// ProgramPlan: every launch, bulk and tail or both reduction stages) into output and temporary
+// buffers made once: the kernels' time without weft's runtime.
+class PlanLaunches {
+ public:
+  // `executable` must come from weft's OpenCL device; `inputs` holds one buffer per parameter,
+  // in parameter order.
+  PlanLaunches(std::shared_ptr<Executable> executable, const std::vector<cl_mem>& inputs);
+  // Enqueues every launch in plan order, each waiting for the one before, and waits for the
+  // last.
+  void run();
+  // Replaces the output buffers with fresh ones from clCreateBuffer (and releases the old), as
+  // a runtime without a buffer pool does before every call.
+  void renew_outputs();
+  // The buffer holding graph output `index` after run().
+  cl_mem output(std::size_t index) const;
+
+ private:
+  std::shared_ptr<Executable> executable_;  // owns the program the kernels come from
+  const opencl::ProgramPlan* plan_;
+  std::vector<opencl::ClMem> owned_;       // per plan buffer; empty for inputs
+  std::vector<cl_mem> mems_;               // per plan buffer
+  std::vector<opencl::ClKernel> kernels_;  // per launch
+};
 
 // Wall-clock seconds of each repetition of every contender. Contenders run round-robin, one
 // repetition each per round, so that load from other processes hits them all alike.
