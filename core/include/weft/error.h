@@ -70,4 +70,10 @@ class InvalidArgumentError : public Error {
   using Error::Error;
 };
 
+// The persistent program cache could not be opened or used (not a database, locked past the
+// busy timeout, unwritable directory). Callers run uncached after one warning.
+class CacheError : public Error {
+  using Error::Error;
+};
+
 }  // namespace weft
