@@ -38,7 +38,7 @@ bool have_two_cpus() {
 }
 
 #define REQUIRE_TWO_CPUS() \
-  if (!have_two_cpus()) GTEST_SKIP() << "needs POCL_DEVICES=\"pthread pthread\""
+  if (!have_two_cpus()) GTEST_FAIL() << "needs two CPU devices: POCL_DEVICES=\"pthread pthread\""
 
 template <typename T>
 std::shared_ptr<Buffer> upload(Device& device, const std::vector<T>& values) {
