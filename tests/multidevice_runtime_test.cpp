@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "support/runtime_plans.h"
 #include "weft/error.h"
 #include "weft/opencl/device.h"
 #include "weft/opencl/device_info.h"
@@ -40,30 +41,9 @@ bool have_two_cpus() {
 #define REQUIRE_TWO_CPUS() \
   if (!have_two_cpus()) GTEST_FAIL() << "needs two CPU devices: POCL_DEVICES=\"pthread pthread\""
 
-template <typename T>
-std::shared_ptr<Buffer> upload(Device& device, const std::vector<T>& values) {
-  return device.upload(values.data(), values.size() * sizeof(T));
-}
-
-template <typename T>
-std::vector<T> download(Device& device, const Buffer& buffer) {
-  std::vector<T> values(buffer.bytes() / sizeof(T));
-  device.download(buffer, values.data(), values.size() * sizeof(T));
-  return values;
-}
-
-ProgramPlan add_plan(std::size_t n) {
-  ProgramPlan plan;
-  plan.source = R"(
-    __kernel void add(__global const float* a, __global const float* b, __global float* out) {
-      size_t i = get_global_id(0);
-      out[i] = a[i] + b[i];
-    })";
-  plan.buffers = {{Role::Input, 0, n * 4}, {Role::Input, 1, n * 4}, {Role::Output, 0, n * 4}};
-  plan.launches = {{"add", {0, 1, 2}, {2}, n, 0}};
-  plan.outputs = {2};
-  return plan;
-}
+using testing::add_plan;
+using testing::download;
+using testing::upload;
 
 // A slow kernel whose result is exact: iters[0] steps of a 32-bit LCG per element.
 ProgramPlan slow_plan(std::size_t n) {

@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "support/runtime_plans.h"
 #include "weft/error.h"
 #include "weft/ir/text.h"
 #include "weft/opencl/cl_error.h"
@@ -28,32 +29,9 @@ OpenCLDevice& cpu0() {
   return dynamic_cast<OpenCLDevice&>(weft::device("cpu:0"));
 }
 
-template <typename T>
-std::shared_ptr<Buffer> upload(Device& device, const std::vector<T>& values) {
-  return device.upload(values.data(), values.size() * sizeof(T));
-}
-
-template <typename T>
-std::vector<T> download(Device& device, const Buffer& buffer) {
-  std::vector<T> values(buffer.bytes() / sizeof(T));
-  device.download(buffer, values.data(), values.size() * sizeof(T));
-  return values;
-}
-
-// out = a + b over n floats.
-ProgramPlan add_plan(std::size_t n) {
-  ProgramPlan plan;
-  plan.source = R"(
-    __kernel void add(__global const float* a, __global const float* b, __global float* out) {
-      size_t i = get_global_id(0);
-      out[i] = a[i] + b[i];
-    })";
-  plan.buffers = {{Role::Input, 0, n * 4}, {Role::Input, 1, n * 4}, {Role::Output, 0, n * 4}};
-  plan.launches = {{"add", {0, 1, 2}, {2}, n, 0}};
-  plan.outputs = {2};
-  plan.info.kernels = {{"add", "loop", {"add"}, static_cast<std::int64_t>(n)}};
-  return plan;
-}
+using testing::add_plan;
+using testing::download;
+using testing::upload;
 
 // Each of n work-items runs iters[0] steps of a 32-bit LCG from seeds[i]: slow on purpose
 // (one long dependency chain) yet exactly reproducible on the host.
