@@ -15,7 +15,7 @@
 namespace weft::cache::detail {
 namespace {
 
-constexpr int kSchemaVersion = 1;
+constexpr int kSchemaVersion = 2;
 
 // Payloads live in their own table so that scans over entry metadata (list, eviction, sums)
 // never page through blobs, and a lookup reads the blob only through one rowid probe.
@@ -41,7 +41,8 @@ CREATE TABLE IF NOT EXISTS entries (
   compile_time REAL NOT NULL,
   created REAL NOT NULL,
   last_used REAL NOT NULL,
-  hit_count INTEGER NOT NULL DEFAULT 0
+  hit_count INTEGER NOT NULL DEFAULT 0,
+  function_name TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX IF NOT EXISTS entries_ir_hash ON entries(ir_hash);
 CREATE INDEX IF NOT EXISTS entries_last_used ON entries(last_used);
@@ -54,8 +55,29 @@ CREATE TABLE IF NOT EXISTS counters (
   name TEXT PRIMARY KEY,
   value REAL NOT NULL
 );
-PRAGMA user_version = 1;
+CREATE TABLE IF NOT EXISTS recent_misses (
+  key TEXT PRIMARY KEY,
+  function_name TEXT NOT NULL,
+  ir_hash TEXT NOT NULL,
+  weft_version TEXT NOT NULL,
+  build_options TEXT NOT NULL,
+  platform_name TEXT NOT NULL,
+  platform_version TEXT NOT NULL,
+  device_name TEXT NOT NULL,
+  driver_version TEXT NOT NULL,
+  opencl_c_version TEXT NOT NULL,
+  compression TEXT NOT NULL,
+  user_hook TEXT NOT NULL,
+  reason TEXT NOT NULL,
+  time REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS entries_function_name ON entries(function_name);
+PRAGMA user_version = 2;
 )sql";
+
+// Version 1 lacked function names and the miss log; the rest of kSchema is idempotent.
+constexpr const char* kUpgradeFrom1 =
+    "ALTER TABLE entries ADD COLUMN function_name TEXT NOT NULL DEFAULT ''";
 
 std::string errno_text() {
   return std::strerror(errno);
@@ -88,6 +110,10 @@ void configure(Database& db) {
   }
   if (version == kSchemaVersion) return;
   WriteTransaction transaction(db);
+  // Another process may have set the schema up while this one waited for the lock.
+  const int current = user_version(db);
+  if (current == kSchemaVersion) return;
+  if (current == 1) db.exec(kUpgradeFrom1);
   db.exec(kSchema);
   transaction.commit();
 }

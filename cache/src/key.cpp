@@ -63,7 +63,11 @@ std::string ir_text_hash(std::string_view ir_text) {
 StoredComponents summarize(const CacheKeyComponents& c) {
   return {ir_text_hash(c.ir_text), c.weft_version, c.build_options,  c.platform_name,
           c.platform_version,      c.device_name,  c.driver_version, c.opencl_c_version,
-          c.compression,           c.user_hook};
+          c.compression,           c.user_hook,    c.function_name};
+}
+
+bool StoredComponents::operator==(const StoredComponents& other) const {
+  return differing_components(*this, other).empty();
 }
 
 std::string compute_key(const StoredComponents& components) {

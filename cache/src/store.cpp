@@ -19,16 +19,14 @@ std::size_t index_of(MissReason reason) {
   return static_cast<std::size_t>(reason);
 }
 
-constexpr const char* kCounterNames[] = {"hits",
-                                         "misses.none",
-                                         "misses.not_found",
-                                         "misses.checksum_mismatch",
-                                         "misses.decompression_failed",
-                                         "misses.truncated",
-                                         "misses.database_error",
-                                         "writes",
-                                         "evictions",
-                                         "compile_time_saved_s"};
+constexpr std::string_view kHitsCounter = "hits";
+constexpr std::string_view kWritesCounter = "writes";
+constexpr std::string_view kEvictionsCounter = "evictions";
+constexpr std::string_view kSavedCounter = "compile_time_saved_s";
+
+std::string miss_counter(std::size_t reason) {
+  return "misses." + std::string(to_string(static_cast<MissReason>(reason)));
+}
 
 }  // namespace
 
@@ -60,6 +58,8 @@ std::string_view to_string(MissReason reason) {
       return "truncated";
     case MissReason::database_error:
       return "database_error";
+    case MissReason::rejected:
+      return "rejected";
   }
   return "unknown";
 }
@@ -122,9 +122,9 @@ ProgramStore::Impl::Impl(StoreOptions opts) : options(std::move(opts)) {
         "INSERT INTO entries (key, ir_hash, weft_version, build_options, platform_name, "
         "platform_version, device_name, driver_version, opencl_c_version, compression, "
         "user_hook, checksum, metadata_checksum, uncompressed_size, compressed_size, "
-        "metadata_size, compile_time, created, last_used, hit_count) "
+        "metadata_size, compile_time, created, last_used, hit_count, function_name) "
         "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, "
-        "?18, ?18, 0) ON CONFLICT(key) DO NOTHING");
+        "?18, ?18, 0, ?19) ON CONFLICT(key) DO NOTHING");
     insert_payload = std::make_unique<Statement>(
         *db, "INSERT OR REPLACE INTO payloads (id, binary, metadata) VALUES (?, ?, ?)");
     delete_entry = std::make_unique<Statement>(*db, "DELETE FROM entries WHERE id = ?");
@@ -137,6 +137,16 @@ ProgramStore::Impl::Impl(StoreOptions opts) : options(std::move(opts)) {
         *db,
         "INSERT INTO counters (name, value) VALUES (?1, ?2) "
         "ON CONFLICT(name) DO UPDATE SET value = value + excluded.value");
+    insert_recent_miss = std::make_unique<Statement>(
+        *db,
+        "INSERT OR REPLACE INTO recent_misses (key, function_name, ir_hash, weft_version, "
+        "build_options, platform_name, platform_version, device_name, driver_version, "
+        "opencl_c_version, compression, user_hook, reason, time) "
+        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)");
+    trim_misses =
+        std::make_unique<Statement>(*db,
+                                    "DELETE FROM recent_misses WHERE key NOT IN "
+                                    "(SELECT key FROM recent_misses ORDER BY time DESC LIMIT ?1)");
   } catch (const SqliteFailure& failure) {
     throw CacheError(detail::describe_failure(path, "preparing statements", failure));
   }
@@ -157,22 +167,48 @@ void ProgramStore::Impl::write_pending() {
     touch_entry->bind(3, key);
     touch_entry->run();  // an entry evicted meanwhile simply matches no row
   }
-  auto add = [&](const char* name, double value) {
-    if (value == 0) return;
-    add_counter->reset();
-    add_counter->bind(1, std::string_view(name));
-    add_counter->bind(2, value);
-    add_counter->run();
-  };
-  add(kCounterNames[0], static_cast<double>(unflushed.hits));
+  // Hits are counted at lookup and may be taken back by reject(), so totals can go down.
+  add_to_counter(kHitsCounter,
+                 static_cast<double>(unflushed.hits) - static_cast<double>(hits_taken_back));
   for (std::size_t i = 1; i < kMissReasonCount; ++i) {
-    add(kCounterNames[1 + i], static_cast<double>(unflushed.misses[i]));
+    add_to_counter(miss_counter(i), static_cast<double>(unflushed.misses[i]));
   }
-  add(kCounterNames[9], unflushed.compile_time_saved_s);
+  add_to_counter(kSavedCounter, unflushed.compile_time_saved_s);
+  if (!pending_misses.empty()) {
+    for (const RecentMiss& miss : pending_misses) {
+      insert_recent_miss->reset();
+      int i = 1;
+      insert_recent_miss->bind(i++, std::string_view(miss.key));
+      for (const std::string* text :
+           {&miss.components.function_name, &miss.components.ir_hash, &miss.components.weft_version,
+            &miss.components.build_options, &miss.components.platform_name,
+            &miss.components.platform_version, &miss.components.device_name,
+            &miss.components.driver_version, &miss.components.opencl_c_version,
+            &miss.components.compression, &miss.components.user_hook}) {
+        insert_recent_miss->bind(i++, std::string_view(*text));
+      }
+      insert_recent_miss->bind(i++, to_string(miss.reason));
+      insert_recent_miss->bind(i++, miss.time);
+      insert_recent_miss->run();
+    }
+    trim_misses->reset();
+    trim_misses->bind(1, static_cast<std::int64_t>(kRecentMissesKept));
+    trim_misses->run();
+  }
+}
+
+void ProgramStore::Impl::add_to_counter(std::string_view name, double value) {
+  if (value == 0) return;
+  add_counter->reset();
+  add_counter->bind(1, name);
+  add_counter->bind(2, value);
+  add_counter->run();
 }
 
 void ProgramStore::Impl::forget_pending() {
+  hits_taken_back = 0;
   pending_hits.clear();
+  pending_misses.clear();
   unflushed = {};
   lookups_since_flush = 0;
 }
@@ -180,7 +216,9 @@ void ProgramStore::Impl::forget_pending() {
 void ProgramStore::Impl::flush_locked() {
   if (!options.writer) return;
   lookups_since_flush = 0;
-  if (pending_hits.empty() && unflushed.hits == 0 && unflushed.total_misses() == 0) return;
+  if (pending_hits.empty() && pending_misses.empty() && unflushed.hits == 0 &&
+      hits_taken_back == 0 && unflushed.total_misses() == 0)
+    return;
   try {
     WriteTransaction transaction(*db);
     write_pending();
@@ -249,7 +287,61 @@ const StoreOptions& ProgramStore::options() const {
 }
 
 LookupResult ProgramStore::lookup(const CacheKeyComponents& components) {
-  return lookup_key(compute_key(components));
+  StoredComponents stored = summarize(components);
+  std::string key = compute_key(stored);
+  LookupResult result = lookup_key(key);
+  if (result.status == LookupStatus::miss || result.status == LookupStatus::corrupt)
+    impl_->remember_miss(std::move(key), std::move(stored), result.reason);
+  return result;
+}
+
+void ProgramStore::Impl::remember_miss(std::string key, StoredComponents components,
+                                       MissReason reason) {
+  if (!options.writer) return;
+  std::lock_guard lock(mutex);
+  if (pending_misses.size() >= kRecentMissesKept) pending_misses.erase(pending_misses.begin());
+  pending_misses.push_back({std::move(key), std::move(components), reason, now_seconds()});
+}
+
+bool ProgramStore::reject(const CacheKeyComponents& components) {
+  Impl& s = *impl_;
+  StoredComponents stored = summarize(components);
+  const std::string key = compute_key(stored);
+  bool deleted = false;
+  {
+    std::lock_guard lock(s.mutex);
+    // Take back the hit the lookup counted.
+    if (s.process.hits > 0) {
+      --s.process.hits;
+      ++s.process.misses[index_of(MissReason::rejected)];
+    }
+    // A hit already flushed is taken back from the persisted total at the next flush.
+    if (s.unflushed.hits > 0)
+      --s.unflushed.hits;
+    else
+      ++s.hits_taken_back;
+    ++s.unflushed.misses[index_of(MissReason::rejected)];
+    if (auto pending = s.pending_hits.find(key); pending != s.pending_hits.end())
+      s.pending_hits.erase(pending);
+    if (s.options.writer) {
+      try {
+        WriteTransaction transaction(*s.db);
+        Statement find(*s.db, "SELECT id FROM entries WHERE key = ?");
+        find.bind(1, std::string_view(key));
+        if (find.step()) {
+          const std::int64_t id = find.column_int(0);
+          find.reset();
+          s.delete_row(id);
+          deleted = true;
+        }
+        transaction.commit();
+      } catch (const SqliteFailure&) {
+        deleted = false;  // the next lookup finds it again and rejects it again
+      }
+    }
+  }
+  s.remember_miss(key, std::move(stored), MissReason::rejected);
+  return deleted;
 }
 
 LookupResult ProgramStore::lookup_key(const std::string& key) {
@@ -400,6 +492,7 @@ InsertResult ProgramStore::insert(const CacheKeyComponents& components,
     e.bind(16, static_cast<std::int64_t>(metadata.size()));
     e.bind(17, compile_time_s);
     e.bind(18, now_seconds());
+    e.bind(19, std::string_view(stored.function_name));
     e.run();
     if (sqlite3_changes(s.db->get()) == 0) {
       result.status = InsertStatus::already_present;
@@ -412,14 +505,8 @@ InsertResult ProgramStore::insert(const CacheKeyComponents& components,
       p.bind_blob(3, metadata_bytes);
       p.run();
       const GcResult evicted = s.evict_to(s.options.max_bytes, id);
-      for (const auto& [name, value] :
-           {std::pair{kCounterNames[7], 1.0},
-            std::pair{kCounterNames[8], static_cast<double>(evicted.removed_entries)}}) {
-        s.add_counter->reset();
-        s.add_counter->bind(1, std::string_view(name));
-        s.add_counter->bind(2, value);
-        s.add_counter->run();
-      }
+      s.add_to_counter(kWritesCounter, 1);
+      s.add_to_counter(kEvictionsCounter, static_cast<double>(evicted.removed_entries));
       result.status = InsertStatus::written;
       result.evicted = evicted.removed_entries;
     }

@@ -16,7 +16,8 @@ namespace {
 constexpr const char* kEntryColumns =
     "key, ir_hash, weft_version, build_options, platform_name, platform_version, device_name, "
     "driver_version, opencl_c_version, compression, user_hook, uncompressed_size, "
-    "compressed_size, metadata_size, checksum, compile_time, created, last_used, hit_count";
+    "compressed_size, metadata_size, checksum, compile_time, created, last_used, hit_count, "
+    "function_name";
 
 EntryInfo read_entry(const Statement& row) {
   EntryInfo info;
@@ -40,14 +41,17 @@ EntryInfo read_entry(const Statement& row) {
   info.created = row.column_double(16);
   info.last_used = row.column_double(17);
   info.hit_count = static_cast<std::uint64_t>(row.column_int(18));
+  c.function_name = row.column_text(19);
   return info;
 }
 
 std::vector<EntryInfo> query_entries(detail::Database& db, const std::string& tail,
-                                     const std::string* text_argument) {
+                                     const std::string* text_argument,
+                                     const std::string* second_argument = nullptr) {
   const std::string sql = std::string("SELECT ") + kEntryColumns + " FROM entries " + tail;
   Statement statement(db, sql.c_str());
   if (text_argument) statement.bind(1, std::string_view(*text_argument));
+  if (second_argument) statement.bind(2, std::string_view(*second_argument));
   std::vector<EntryInfo> entries;
   while (statement.step()) entries.push_back(read_entry(statement));
   return entries;
@@ -129,13 +133,15 @@ std::vector<ExplainCandidate> ProgramStore::explain(const StoredComponents& want
   {
     std::lock_guard lock(s.mutex);
     try {
-      entries = query_entries(*s.db, "WHERE ir_hash = ?1", &wanted.ir_hash);
+      entries = query_entries(*s.db, "WHERE ir_hash = ?1 OR (?2 != '' AND function_name = ?2)",
+                              &wanted.ir_hash, &wanted.function_name);
     } catch (const SqliteFailure& failure) {
       throw CacheError(detail::describe_failure(s.path, "explaining a miss", failure));
     }
   }
   std::vector<ExplainCandidate> candidates;
   for (auto& entry : entries) {
+    // The entry is the missed key itself only when it was written after the miss.
     std::vector<std::string> differing = differing_components(wanted, entry.components);
     candidates.push_back({std::move(entry), std::move(differing)});
   }
@@ -146,6 +152,50 @@ std::vector<ExplainCandidate> ProgramStore::explain(const StoredComponents& want
   });
   if (candidates.size() > limit) candidates.resize(limit);
   return candidates;
+}
+
+std::vector<RecentMiss> ProgramStore::recent_misses(std::size_t limit) {
+  Impl& s = *impl_;
+  std::lock_guard lock(s.mutex);
+  try {
+    s.flush_locked();  // this process's own misses first
+  } catch (const CacheError&) {
+    // What is already in the database is still worth showing.
+  }
+  std::vector<RecentMiss> misses;
+  try {
+    Statement rows(*s.db,
+                   "SELECT key, function_name, ir_hash, weft_version, build_options, "
+                   "platform_name, platform_version, device_name, driver_version, "
+                   "opencl_c_version, compression, user_hook, reason, time FROM recent_misses "
+                   "ORDER BY time DESC LIMIT ?");
+    rows.bind(1, static_cast<std::int64_t>(limit));
+    while (rows.step()) {
+      RecentMiss miss;
+      miss.key = rows.column_text(0);
+      StoredComponents& c = miss.components;
+      c.function_name = rows.column_text(1);
+      c.ir_hash = rows.column_text(2);
+      c.weft_version = rows.column_text(3);
+      c.build_options = rows.column_text(4);
+      c.platform_name = rows.column_text(5);
+      c.platform_version = rows.column_text(6);
+      c.device_name = rows.column_text(7);
+      c.driver_version = rows.column_text(8);
+      c.opencl_c_version = rows.column_text(9);
+      c.compression = rows.column_text(10);
+      c.user_hook = rows.column_text(11);
+      const std::string reason = rows.column_text(12);
+      for (std::size_t i = 0; i < kMissReasonCount; ++i)
+        if (reason == to_string(static_cast<MissReason>(i)))
+          miss.reason = static_cast<MissReason>(i);
+      miss.time = rows.column_double(13);
+      misses.push_back(std::move(miss));
+    }
+  } catch (const SqliteFailure& failure) {
+    throw CacheError(detail::describe_failure(s.path, "reading recent misses", failure));
+  }
+  return misses;
 }
 
 std::vector<ExplainCandidate> ProgramStore::explain(const CacheKeyComponents& wanted,
@@ -214,7 +264,9 @@ GcResult ProgramStore::clear() {
     result.removed_bytes = static_cast<std::uint64_t>(sizes.column_int(1));
     sizes.reset();
     // Counters describe the cache's history, so clearing entries also restarts them.
-    s.db->exec("DELETE FROM entries; DELETE FROM payloads; DELETE FROM counters;");
+    s.db->exec(
+        "DELETE FROM entries; DELETE FROM payloads; DELETE FROM counters; "
+        "DELETE FROM recent_misses;");
     transaction.commit();
     s.forget_pending();
     sqlite3_exec(s.db->get(), "PRAGMA incremental_vacuum", nullptr, nullptr, nullptr);

@@ -6,6 +6,7 @@
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "sqlite.h"
 #include "weft/cache/store.h"
@@ -30,10 +31,14 @@ struct ProgramStore::Impl {
   std::unique_ptr<detail::Statement> delete_payload;
   std::unique_ptr<detail::Statement> touch_entry;
   std::unique_ptr<detail::Statement> add_counter;
+  std::unique_ptr<detail::Statement> insert_recent_miss;
+  std::unique_ptr<detail::Statement> trim_misses;
 
   CacheCounters process;    // everything this store object saw
   CacheCounters unflushed;  // hits and misses not yet added to the counters table
   std::unordered_map<std::string, PendingHit> pending_hits;
+  std::vector<RecentMiss> pending_misses;  // written with the hits
+  std::uint64_t hits_taken_back = 0;       // flushed hits that reject() turned into misses
   std::size_t lookups_since_flush = 0;
 
   explicit Impl(StoreOptions opts);
@@ -42,6 +47,9 @@ struct ProgramStore::Impl {
   // them with forget_pending() once the transaction commits.
   void write_pending();
   void forget_pending();
+  void add_to_counter(std::string_view name, double value);
+  // Queues a miss for the recent_misses table (takes the mutex).
+  void remember_miss(std::string key, StoredComponents components, MissReason reason);
   // flush() without taking the mutex.
   void flush_locked();
   // Deletes entry `id` and its payload (inside the caller's transaction).

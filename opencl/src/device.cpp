@@ -250,19 +250,38 @@ ClProgram OpenCLDevice::build_program(const std::string& source, const std::stri
   return programs_.emplace(std::move(key), std::move(program)).first->second;
 }
 
-std::shared_ptr<Executable> OpenCLDevice::compile(const Graph& graph) {
-  auto start = std::chrono::steady_clock::now();
-  std::string key = print_graph(graph);
+ClProgram OpenCLDevice::build_program_from_binary(std::span<const std::uint8_t> binary,
+                                                  const std::string& options) {
+  const unsigned char* bytes = binary.data();
+  std::size_t length = binary.size();
+  cl_int binary_status = CL_SUCCESS;
+  cl_int status = CL_SUCCESS;
+  ClProgram program(
+      clCreateProgramWithBinary(context_.get(), 1, &id_, &length, &bytes, &binary_status, &status));
+  if (status == CL_SUCCESS && binary_status != CL_SUCCESS) status = binary_status;
+  if (status != CL_SUCCESS) {
+    if (is_out_of_memory(status)) throw_cl_error(status, "clCreateProgramWithBinary", label());
+    throw BuildError("weft: " + label() + " refused a stored program binary: " +
+                     std::string(cl_error_name(status)) + " (" + std::to_string(status) + ")");
+  }
+  status = clBuildProgram(program.get(), 1, &id_, options.c_str(), nullptr, nullptr);
+  if (status != CL_SUCCESS) {
+    if (is_out_of_memory(status)) throw_cl_error(status, "clBuildProgram", label());
+    std::string log = build_log(program.get(), id_);
+    throw BuildError("weft: " + label() + " could not build a stored program binary: " +
+                     std::string(cl_error_name(status)) + " (" + std::to_string(status) + ")" +
+                     (log.empty() ? std::string() : "\n" + head_lines(log, kBuildLogLines)));
+  }
+  return program;
+}
+
+void OpenCLDevice::forget_compiled() {
   {
     std::lock_guard lock(executables_mutex_);
-    if (auto found = executables_.find(key); found != executables_.end()) return found->second;
+    executables_.clear();
   }
-  // Compiled outside the lock, as in build_program.
-  auto executable = std::make_shared<OpenCLExecutable>(*this, plan_program(graph, caps()));
-  std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
-  executable->set_compile_facts(graph.params.size(), elapsed.count());
-  std::lock_guard lock(executables_mutex_);
-  return executables_.emplace(std::move(key), std::move(executable)).first->second;
+  std::lock_guard lock(programs_mutex_);
+  programs_.clear();
 }
 
 }  // namespace weft::opencl

@@ -2,6 +2,8 @@
 // gpu:N / cpu:N / acc:N names.
 #include "discovery.h"
 
+#include "cache_writer.h"
+
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <algorithm>
@@ -221,6 +223,8 @@ const Devices& discovered();
 
 void drain_queues_at_exit() {
   for (OpenCLDevice* device : discovered().all) clFinish(device->queue());
+  // First runs have finished, so their programs can go into the persistent cache now.
+  detail::finish_cache_writes(/*stop=*/true);
 }
 
 // glibc destroys the exiting thread's thread_local objects before it runs any exit handler or

@@ -1,5 +1,6 @@
 #include "weft/opencl/executable.h"
 
+#include "cache_writer.h"
 #include "discovery.h"
 
 #include <algorithm>
@@ -39,12 +40,36 @@ struct Hazards {
 OpenCLExecutable::OpenCLExecutable(OpenCLDevice& device, ProgramPlan plan)
     : device_(&device), plan_(std::move(plan)) {
   validate_plan();
+  auto start = std::chrono::steady_clock::now();
+  program_ = device.build_program(plan_.source, plan_.build_options);
+  create_kernels();
+  std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
+  plan_.info.compile_seconds = elapsed.count();
+}
+
+OpenCLExecutable::OpenCLExecutable(OpenCLDevice& device, ProgramPlan plan, ClProgram program)
+    : device_(&device), plan_(std::move(plan)), program_(std::move(program)) {
+  validate_plan();
+  create_kernels();
+}
+
+OpenCLExecutable::~OpenCLExecutable() = default;
+
+void OpenCLExecutable::store_after_first_run(std::unique_ptr<detail::CacheWrite> write) {
+  std::lock_guard lock(run_mutex_);
+  cache_write_ = std::move(write);
+}
+
+void OpenCLExecutable::set_cache_outcome(std::string status, std::string key) {
+  plan_.info.cache_status = std::move(status);
+  plan_.info.cache_key = std::move(key);
+}
+
+void OpenCLExecutable::create_kernels() {
+  OpenCLDevice& device = *device_;
   for (const BufferPlan& buffer : plan_.buffers)
     if (buffer.role == Role::Input)
       num_inputs_ = std::max(num_inputs_, static_cast<std::size_t>(buffer.index) + 1);
-
-  auto start = std::chrono::steady_clock::now();
-  program_ = device.build_program(plan_.source, plan_.build_options);
   std::vector<std::string> names;
   for (const LaunchPlan& launch : plan_.launches) {
     auto found = std::find(names.begin(), names.end(), launch.kernel);
@@ -63,8 +88,6 @@ OpenCLExecutable::OpenCLExecutable(OpenCLDevice& device, ProgramPlan plan)
     }
     launch_kernel_.push_back(static_cast<std::size_t>(found - names.begin()));
   }
-  std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
-  plan_.info.compile_seconds = elapsed.count();
   if (plan_.info.source.empty()) plan_.info.source = plan_.source;
 }
 
@@ -144,6 +167,8 @@ std::vector<std::shared_ptr<Buffer>> OpenCLExecutable::run(
     if (buffer.role != Role::Input) hazards[b].reads = slots.back()->take_prior_uses();
   }
 
+  std::vector<ClEvent> first_run_events;  // only while a cache write waits for them
+  if (cache_write_) cache_write_->first_run_start = std::chrono::steady_clock::now();
   std::vector<cl_event> wait_list;
   for (std::size_t l = 0; l < plan_.launches.size(); ++l) {
     const LaunchPlan& launch = plan_.launches[l];
@@ -169,6 +194,7 @@ std::vector<std::shared_ptr<Buffer>> OpenCLExecutable::run(
                                             wait_list.empty() ? nullptr : wait_list.data(), &done))
       throw_cl_error(err, "clEnqueueNDRangeKernel(" + launch.kernel + ")", device.label());
     ClEvent event(done);
+    if (cache_write_) first_run_events.push_back(event);
     for (int arg : launch.args) {
       Hazards& h = hazards[static_cast<std::size_t>(arg)];
       if (contains(launch.writes, arg)) {
@@ -183,6 +209,11 @@ std::vector<std::shared_ptr<Buffer>> OpenCLExecutable::run(
   }
   // Without a flush some drivers hold the commands until the next blocking call.
   if (cl_int err = clFlush(device.queue())) throw_cl_error(err, "clFlush", device.label());
+  if (cache_write_) {
+    cache_write_->first_run_events = std::move(first_run_events);
+    detail::schedule_cache_write(std::move(*cache_write_));
+    cache_write_.reset();
+  }
 
   std::vector<std::shared_ptr<Buffer>> outputs;
   outputs.reserve(plan_.outputs.size());

@@ -38,6 +38,10 @@ struct CompiledInfo {
   int intermediate_buffers = 0;        // buffers that are neither inputs nor outputs
   double compile_seconds = 0;
   std::string source;  // generated device code
+  // The persistent cache's part: "hit" (built from a stored binary), "miss" (compiled; stored
+  // after the first run when it qualifies), "off" (disabled or unusable), or empty.
+  std::string cache_status;
+  std::string cache_key;  // 32 hex digits when the cache was consulted
 };
 
 class Executable {

@@ -125,7 +125,7 @@ ProgramPlan plan_program(const Graph& graph, const DeviceCaps& caps) {
   for (const BufferPlan& b : program.buffers)
     if (b.role == BufferPlan::Role::Temp) ++program.info.intermediate_buffers;
   program.source = ctx.source.str();
-  program.build_options = "-cl-std=CL1.2";
+  program.build_options = kProgramBuildOptions;
   program.info.source = program.source;
   program.info.compile_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

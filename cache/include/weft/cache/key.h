@@ -20,6 +20,9 @@ struct CacheKeyComponents {
   std::string opencl_c_version;  // CL_DEVICE_OPENCL_C_VERSION
   std::string compression = "zstd";
   std::string user_hook;  // anything else the user wants in the key
+  // Not part of the key: the function's name, stored so `explain` can find entries of the
+  // same function whose IR changed (new shapes, an edited body).
+  std::string function_name;
 };
 
 // The components as the store keeps them: the IR text is replaced by its hash.
@@ -34,8 +37,10 @@ struct StoredComponents {
   std::string opencl_c_version;
   std::string compression;
   std::string user_hook;
+  std::string function_name;  // not part of the key, as in CacheKeyComponents
 
-  bool operator==(const StoredComponents&) const = default;
+  // Equal keys: every component but function_name.
+  bool operator==(const StoredComponents& other) const;
 };
 
 // XXH3-128 of the IR text as 32 lowercase hex digits.

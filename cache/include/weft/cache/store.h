@@ -53,8 +53,9 @@ enum class MissReason {
   decompression_failed,  // zstd rejected the blob
   truncated,             // blob shorter than recorded, or payload row missing
   database_error,        // SQLite failed (busy past the timeout, I/O, corruption)
+  rejected,              // the caller could not use the entry (the driver refused the binary)
 };
-inline constexpr std::size_t kMissReasonCount = 6;
+inline constexpr std::size_t kMissReasonCount = 7;
 std::string_view to_string(MissReason reason);
 std::string_view to_string(LookupStatus status);
 
@@ -107,7 +108,7 @@ struct StoreStats {
 
 struct EntryInfo {
   std::string key;
-  StoredComponents components;
+  StoredComponents components;  // with the function name it was stored under
   std::uint64_t uncompressed_size = 0;
   std::uint64_t compressed_size = 0;
   std::uint64_t metadata_size = 0;
@@ -122,6 +123,16 @@ struct ExplainCandidate {
   EntryInfo entry;
   std::vector<std::string> differing;  // component names, see differing_components()
 };
+
+// A lookup that found no usable entry (not found, corrupt or rejected), as remembered in the
+// database for `explain`; the most recent ones are kept.
+struct RecentMiss {
+  std::string key;
+  StoredComponents components;
+  MissReason reason = MissReason::not_found;
+  double time = 0;  // seconds since the Unix epoch
+};
+inline constexpr std::size_t kRecentMissesKept = 64;
 
 struct GcResult {
   std::uint64_t removed_entries = 0;
@@ -145,6 +156,11 @@ class ProgramStore {
   LookupResult lookup(const CacheKeyComponents& components);
   LookupResult lookup_key(const std::string& key);
 
+  // The caller found the entry it just looked up unusable (the driver rejected the binary, the
+  // metadata did not parse): deletes it, so the next insert rewrites it, and counts the lookup
+  // as a miss with reason `rejected` instead of a hit. False when the entry was already gone.
+  bool reject(const CacheKeyComponents& components);
+
   // Stores `binary` (compressed) and `metadata` (verbatim) under the key of `components`,
   // then evicts least-recently-used entries past the cap in the same transaction.
   InsertResult insert(const CacheKeyComponents& components, std::span<const std::uint8_t> binary,
@@ -157,7 +173,10 @@ class ProgramStore {
   StoreStats stats();
   std::vector<EntryInfo> list();  // most recently used first
   std::optional<EntryInfo> show(const std::string& key);
-  // Entries with the same IR text hash as `wanted`, fewest differing components first.
+  // The latest misses remembered in the database (newest first), from every process.
+  std::vector<RecentMiss> recent_misses(std::size_t limit = 10);
+  // Entries with the same IR text hash as `wanted`, or the same non-empty function name,
+  // fewest differing key components first (a different IR text counts as one).
   std::vector<ExplainCandidate> explain(const StoredComponents& wanted, std::size_t limit = 5);
   std::vector<ExplainCandidate> explain(const CacheKeyComponents& wanted, std::size_t limit = 5);
   // Removes entries last used before now - older_than, then LRU entries until the stored

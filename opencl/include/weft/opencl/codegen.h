@@ -7,6 +7,9 @@
 
 namespace weft::opencl {
 
+// The clBuildProgram options of every generated program.
+inline constexpr const char* kProgramBuildOptions = "-cl-std=CL1.2";
+
 // Throws DTypeError when the graph needs f64 and the device lacks cl_khr_fp64.
 ProgramPlan plan_program(const Graph& graph, const DeviceCaps& caps);
 

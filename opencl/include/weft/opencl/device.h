@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -56,9 +57,19 @@ class OpenCLDevice final : public Device {
   // Builds `source` with `options` for this device, or returns the earlier build of the same
   // pair. Throws BuildError with the start of the build log when the compiler rejects it.
   ClProgram build_program(const std::string& source, const std::string& options);
+  // Builds a program from a binary this driver produced earlier. Throws BuildError when the
+  // driver refuses it (a different driver, a damaged binary).
+  ClProgram build_program_from_binary(std::span<const std::uint8_t> binary,
+                                      const std::string& options);
+  // Forgets the programs and executables compiled so far in this process, so the next compile
+  // of each graph consults the persistent cache again. Executables already handed out stay
+  // valid. For tests and benchmarks of the persistent cache.
+  void forget_compiled();
 
  private:
   void check_allocation(std::size_t bytes) const;
+  // The persistent-cache path of compile(): null when the cache is off or has no usable entry.
+  std::shared_ptr<Executable> compile_with_cache(const Graph& graph);
 
   DeviceInfo info_;
   cl_device_id id_;

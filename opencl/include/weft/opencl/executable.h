@@ -17,6 +17,9 @@
 namespace weft::opencl {
 
 class OpenCLDevice;
+namespace detail {
+struct CacheWrite;
+}
 
 class OpenCLExecutable final : public Executable {
  public:
@@ -26,6 +29,9 @@ class OpenCLExecutable final : public Executable {
   // argument count that does not match the kernel). The run takes one input per Input
   // parameter index up to the highest one.
   OpenCLExecutable(OpenCLDevice& device, ProgramPlan plan);
+  // The same with a program already built (from a cached binary) instead of plan.source.
+  OpenCLExecutable(OpenCLDevice& device, ProgramPlan plan, ClProgram program);
+  ~OpenCLExecutable() override;
 
   // Validates the inputs (count, device, byte sizes), enqueues every launch and returns the
   // outputs without waiting for them. Safe to call from several threads.
@@ -43,15 +49,20 @@ class OpenCLExecutable final : public Executable {
   // Set by OpenCLDevice::compile, which knows the graph's parameter count (a parameter no
   // kernel reads has no BufferPlan) and times planning as well as building.
   void set_compile_facts(std::size_t num_inputs, double compile_seconds);
+  // Stores the program in the persistent cache once the first run has finished.
+  void store_after_first_run(std::unique_ptr<detail::CacheWrite> write);
+  void set_cache_outcome(std::string status, std::string key);
+  void create_kernels();
   void validate_plan() const;
 
   OpenCLDevice* device_;
   ProgramPlan plan_;
   std::size_t num_inputs_ = 0;
   ClProgram program_;
-  std::vector<ClKernel> kernels_;           // one per distinct kernel name
-  std::vector<std::size_t> launch_kernel_;  // index into kernels_ per launch
-  std::mutex run_mutex_;                    // cl_kernel arguments are shared state
+  std::vector<ClKernel> kernels_;                    // one per distinct kernel name
+  std::vector<std::size_t> launch_kernel_;           // index into kernels_ per launch
+  std::mutex run_mutex_;                             // cl_kernel arguments are shared state
+  std::unique_ptr<detail::CacheWrite> cache_write_;  // until the first run (under run_mutex_)
 };
 
 }  // namespace weft::opencl

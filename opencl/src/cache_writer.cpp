@@ -1,0 +1,180 @@
+#include "cache_writer.h"
+
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <thread>
+
+#include "weft/cache/process_cache.h"
+#include "weft/error.h"
+#include "weft/log.h"
+#include "weft/opencl/cl_error.h"
+
+namespace weft::opencl::detail {
+
+namespace {
+
+constexpr std::string_view kComponent = "cache";
+
+// Kernel execution time of the first run, from profiling: subtracted from its wall time so the
+// recorded compile time is the work-group compilation, not the work itself.
+double execution_seconds(const std::vector<ClEvent>& events) {
+  double total = 0;
+  for (const ClEvent& event : events) {
+    cl_ulong start = 0, end = 0;
+    if (clGetEventProfilingInfo(event.get(), CL_PROFILING_COMMAND_START, sizeof start, &start,
+                                nullptr) != CL_SUCCESS ||
+        clGetEventProfilingInfo(event.get(), CL_PROFILING_COMMAND_END, sizeof end, &end, nullptr) !=
+            CL_SUCCESS)
+      return 0;
+    if (end > start) total += static_cast<double>(end - start) * 1e-9;
+  }
+  return total;
+}
+
+void perform(CacheWrite& write) {
+  std::vector<cl_event> events;
+  for (const ClEvent& e : write.first_run_events) events.push_back(e.get());
+  if (!events.empty()) {
+    if (cl_int status = clWaitForEvents(static_cast<cl_uint>(events.size()), events.data())) {
+      // The run failed; its error reaches the caller through its outputs. Nothing to store.
+      log::debug(kComponent, "not storing " + write.key + ": its first run failed (" +
+                                 std::string(cl_error_name(status)) + ")");
+      return;
+    }
+  }
+  const double wall =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - write.first_run_start)
+          .count();
+  const double first_run_overhead = std::max(0.0, wall - execution_seconds(write.first_run_events));
+  const double compile_seconds = write.build_seconds + first_run_overhead;
+  std::vector<std::uint8_t> binary;
+  try {
+    binary = read_program_binary(write.program.get(), write.device, write.device_label);
+  } catch (const Error& e) {
+    log::debug(kComponent, "not storing " + write.key + ": " + e.what());
+    return;
+  }
+  const cache::InsertResult result =
+      write.store->insert(write.components, binary, write.metadata, compile_seconds);
+  if (result.status == cache::InsertStatus::error) {
+    cache::ProcessCache::instance().give_up(result.detail);
+    return;
+  }
+  if (log::enabled(kComponent, log::Level::debug)) {
+    std::string line = "store " + write.key + " (" + write.components.function_name + " on " +
+                       write.device_label + "): " + std::string(cache::to_string(result.status)) +
+                       ", " + std::to_string(binary.size()) + " bytes, compile time " +
+                       std::to_string(compile_seconds) + " s (build " +
+                       std::to_string(write.build_seconds) + " s + first run " +
+                       std::to_string(first_run_overhead) + " s)";
+    if (result.evicted) line += ", evicted " + std::to_string(result.evicted);
+    if (!result.detail.empty()) line += ": " + result.detail;
+    log::debug(kComponent, line);
+  }
+}
+
+class Writer {
+ public:
+  void schedule(CacheWrite write) {
+    std::unique_lock lock(mutex_);
+    if (stopped_) {
+      lock.unlock();
+      perform(write);
+      return;
+    }
+    queue_.push_back(std::move(write));
+    if (!thread_.joinable()) thread_ = std::thread([this] { loop(); });
+    wake_.notify_all();
+  }
+
+  void finish(bool stop) {
+    std::unique_lock lock(mutex_);
+    idle_.wait(lock, [&] { return queue_.empty() && !busy_; });
+    if (!stop || stopped_) return;
+    stopped_ = true;
+    wake_.notify_all();
+    std::thread thread = std::move(thread_);
+    lock.unlock();
+    if (thread.joinable()) thread.join();
+  }
+
+ private:
+  void loop() {
+    std::unique_lock lock(mutex_);
+    for (;;) {
+      wake_.wait(lock, [&] { return stopped_ || !queue_.empty(); });
+      if (queue_.empty()) return;  // stopped
+      CacheWrite write = std::move(queue_.front());
+      queue_.pop_front();
+      busy_ = true;
+      lock.unlock();
+      try {
+        perform(write);
+      } catch (const std::exception& e) {
+        log::debug(kComponent, std::string("not storing a program: ") + e.what());
+      }
+      write = {};  // release the program and events outside the lock
+      lock.lock();
+      busy_ = false;
+      idle_.notify_all();
+    }
+  }
+
+  std::mutex mutex_;
+  std::condition_variable wake_, idle_;
+  std::deque<CacheWrite> queue_;
+  bool busy_ = false;
+  bool stopped_ = false;
+  std::thread thread_;
+};
+
+Writer& writer() {
+  // Never destroyed: exit handlers use it after static destruction may have begun.
+  static Writer* instance = new Writer();
+  return *instance;
+}
+
+}  // namespace
+
+void schedule_cache_write(CacheWrite write) {
+  writer().schedule(std::move(write));
+}
+
+void finish_cache_writes(bool stop) {
+  writer().finish(stop);
+}
+
+std::vector<std::uint8_t> read_program_binary(cl_program program, cl_device_id device,
+                                              const std::string& device_label) {
+  cl_uint devices = 0;
+  check_cl(clGetProgramInfo(program, CL_PROGRAM_NUM_DEVICES, sizeof devices, &devices, nullptr),
+           "clGetProgramInfo(CL_PROGRAM_NUM_DEVICES)", device_label);
+  std::vector<cl_device_id> ids(devices);
+  check_cl(clGetProgramInfo(program, CL_PROGRAM_DEVICES, sizeof(cl_device_id) * devices, ids.data(),
+                            nullptr),
+           "clGetProgramInfo(CL_PROGRAM_DEVICES)", device_label);
+  std::vector<std::size_t> sizes(devices);
+  check_cl(clGetProgramInfo(program, CL_PROGRAM_BINARY_SIZES, sizeof(std::size_t) * devices,
+                            sizes.data(), nullptr),
+           "clGetProgramInfo(CL_PROGRAM_BINARY_SIZES)", device_label);
+  std::vector<std::vector<std::uint8_t>> binaries(devices);
+  std::vector<unsigned char*> pointers(devices);
+  for (cl_uint d = 0; d < devices; ++d) {
+    binaries[d].resize(sizes[d]);
+    pointers[d] = binaries[d].data();
+  }
+  check_cl(clGetProgramInfo(program, CL_PROGRAM_BINARIES, sizeof(unsigned char*) * devices,
+                            pointers.data(), nullptr),
+           "clGetProgramInfo(CL_PROGRAM_BINARIES)", device_label);
+  for (cl_uint d = 0; d < devices; ++d)
+    if (ids[d] == device) {
+      if (binaries[d].empty())
+        throw DeviceError("weft: the driver of " + device_label +
+                          " returned an empty program binary");
+      return std::move(binaries[d]);
+    }
+  throw DeviceError("weft: a program built for " + device_label + " has no binary for it");
+}
+
+}  // namespace weft::opencl::detail

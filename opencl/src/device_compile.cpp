@@ -1,0 +1,152 @@
+// OpenCLDevice::compile: the in-process executable cache, then the persistent cache, then code
+// generation and an OpenCL build. Cache trouble never fails a compile (see docs/cache.md).
+#include <chrono>
+#include <cstdio>
+#include <string>
+
+#include "cache_writer.h"
+#include "codegen_fingerprint.h"
+#include "plan_serialization.h"
+#include "weft/cache/process_cache.h"
+#include "weft/error.h"
+#include "weft/ir/text.h"
+#include "weft/log.h"
+#include "weft/opencl/codegen.h"
+#include "weft/opencl/device.h"
+#include "weft/opencl/executable.h"
+
+namespace weft::opencl {
+
+namespace {
+
+constexpr std::string_view kComponent = "cache";
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// Everything besides the graph and the device identity that decides the generated program:
+// the code generator's fingerprint (a hash of its sources, made by the build), the OpenCL
+// build options and the device facts codegen reads
+// (they can differ between machines whose devices share a name, e.g. PoCL's CPU core count).
+std::string codegen_options(const DeviceCaps& caps) {
+  return std::string("codegen=") + WEFT_CODEGEN_FINGERPRINT + " cl=[" + kProgramBuildOptions +
+         "] fp64=" + (caps.fp64 ? "1" : "0") +
+         " max_work_group=" + std::to_string(caps.max_work_group_size) +
+         " local_mem=" + std::to_string(caps.local_mem_bytes) +
+         " compute_units=" + std::to_string(caps.compute_units) +
+         " gpu=" + (caps.is_gpu ? "1" : "0");
+}
+
+std::string milliseconds(double seconds) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f ms", seconds * 1e3);
+  return text;
+}
+
+}  // namespace
+
+std::shared_ptr<Executable> OpenCLDevice::compile(const Graph& graph) {
+  const auto start = Clock::now();
+  std::string text = print_graph(graph);
+  {
+    std::lock_guard lock(executables_mutex_);
+    if (auto found = executables_.find(text); found != executables_.end()) return found->second;
+  }
+  // Compiled outside the lock, as in build_program.
+  std::shared_ptr<Executable> executable = compile_with_cache(graph);
+  if (!executable) {
+    auto fresh = std::make_shared<OpenCLExecutable>(*this, plan_program(graph, caps()));
+    fresh->set_compile_facts(graph.params.size(), seconds_since(start));
+    fresh->set_cache_outcome("off", {});
+    executable = std::move(fresh);
+  }
+  std::lock_guard lock(executables_mutex_);
+  return executables_.emplace(std::move(text), std::move(executable)).first->second;
+}
+
+std::shared_ptr<Executable> OpenCLDevice::compile_with_cache(const Graph& graph) {
+  const auto start = Clock::now();
+  cache::ProcessCache& process_cache = cache::ProcessCache::instance();
+  std::shared_ptr<cache::ProgramStore> store = process_cache.store();
+  if (!store) return nullptr;
+
+  cache::CacheKeyComponents components;
+  {
+    // The function's name only labels the code, so it stays out of the key.
+    Graph unnamed = graph;
+    unnamed.name = "main";
+    components.ir_text = print_graph(unnamed);
+  }
+  components.build_options = codegen_options(caps());
+  components.platform_name = info_.platform_name;
+  components.platform_version = info_.platform_version;
+  components.device_name = info_.device_name;
+  components.driver_version = info_.driver_version;
+  components.opencl_c_version = info_.opencl_c_version;
+  components.user_hook = process_cache.settings().user_hook;
+  components.function_name = graph.name;
+  const std::string key = cache::compute_key(components);
+  const std::string what = key + " (" + graph.name + " on " + info_.name + ")";
+
+  cache::LookupResult found = store->lookup(components);
+  switch (found.status) {
+    case cache::LookupStatus::error:
+      process_cache.give_up(found.detail);
+      return nullptr;
+    case cache::LookupStatus::corrupt:
+      log::warning(kComponent, found.detail + "; compiling again and rewriting it");
+      break;
+    case cache::LookupStatus::miss:
+      log::debug(kComponent,
+                 "lookup " + what + ": miss (" + std::string(to_string(found.reason)) + ")");
+      break;
+    case cache::LookupStatus::hit: {
+      std::string problem;
+      std::optional<ProgramPlan> plan = detail::parse_plan(found.metadata, &problem);
+      try {
+        if (!plan) throw Error("its launch plan does not parse: " + problem);
+        ClProgram program = build_program_from_binary(found.binary, plan->build_options);
+        auto executable = std::make_shared<OpenCLExecutable>(*this, std::move(*plan), program);
+        const double seconds = seconds_since(start);
+        executable->set_compile_facts(graph.params.size(), seconds);
+        executable->set_cache_outcome("hit", key);
+        log::debug(kComponent, "lookup " + what + ": hit, " + std::to_string(found.binary.size()) +
+                                   " bytes, loaded in " + milliseconds(seconds) +
+                                   " (compiling took " + milliseconds(found.compile_time_s) + ")");
+        return executable;
+      } catch (const OutOfMemoryError&) {
+        throw;  // the device's problem, not the entry's
+      } catch (const Error& e) {
+        const bool deleted = store->reject(components);
+        log::warning(kComponent,
+                     "cache entry " + what + " in " + store->path().string() +
+                         " is unusable: " + e.what() +
+                         (deleted ? "; deleted it, compiling again" : "; compiling again"));
+      }
+      break;
+    }
+  }
+
+  auto executable = std::make_shared<OpenCLExecutable>(*this, plan_program(graph, caps()));
+  const double build_seconds = seconds_since(start);
+  executable->set_compile_facts(graph.params.size(), build_seconds);
+  executable->set_cache_outcome("miss", key);
+  if (store->options().writer) {
+    auto write = std::make_unique<detail::CacheWrite>();
+    write->store = store;
+    write->components = std::move(components);
+    write->key = key;
+    write->metadata = detail::serialize_plan(executable->plan());
+    write->program = ClProgram::retain(executable->program());
+    write->device = id_;
+    write->device_label = label();
+    write->build_seconds = build_seconds;
+    executable->store_after_first_run(std::move(write));
+  }
+  return executable;
+}
+
+}  // namespace weft::opencl
