@@ -48,6 +48,25 @@ std::string milliseconds(double seconds) {
 
 }  // namespace
 
+cache::CacheKeyComponents OpenCLDevice::cache_components(const Graph& graph) const {
+  cache::CacheKeyComponents components;
+  {
+    // The function's name only labels the code, so it stays out of the key.
+    Graph unnamed = graph;
+    unnamed.name = "main";
+    components.ir_text = print_graph(unnamed);
+  }
+  components.build_options = codegen_options(caps());
+  components.platform_name = info_.platform_name;
+  components.platform_version = info_.platform_version;
+  components.device_name = info_.device_name;
+  components.driver_version = info_.driver_version;
+  components.opencl_c_version = info_.opencl_c_version;
+  components.user_hook = cache::ProcessCache::instance().settings().user_hook;
+  components.function_name = graph.name;
+  return components;
+}
+
 std::shared_ptr<Executable> OpenCLDevice::compile(const Graph& graph) {
   const auto start = Clock::now();
   std::string text = print_graph(graph);
@@ -73,21 +92,7 @@ std::shared_ptr<Executable> OpenCLDevice::compile_with_cache(const Graph& graph)
   std::shared_ptr<cache::ProgramStore> store = process_cache.store();
   if (!store) return nullptr;
 
-  cache::CacheKeyComponents components;
-  {
-    // The function's name only labels the code, so it stays out of the key.
-    Graph unnamed = graph;
-    unnamed.name = "main";
-    components.ir_text = print_graph(unnamed);
-  }
-  components.build_options = codegen_options(caps());
-  components.platform_name = info_.platform_name;
-  components.platform_version = info_.platform_version;
-  components.device_name = info_.device_name;
-  components.driver_version = info_.driver_version;
-  components.opencl_c_version = info_.opencl_c_version;
-  components.user_hook = process_cache.settings().user_hook;
-  components.function_name = graph.name;
+  cache::CacheKeyComponents components = cache_components(graph);
   const std::string key = cache::compute_key(components);
   const std::string what = key + " (" + graph.name + " on " + info_.name + ")";
 

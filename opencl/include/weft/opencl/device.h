@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "weft/backend.h"
+#include "weft/cache/key.h"
 #include "weft/opencl/buffer.h"
 #include "weft/opencl/buffer_pool.h"
 #include "weft/opencl/cl_handle.h"
@@ -61,6 +62,9 @@ class OpenCLDevice final : public Device {
   // driver refuses it (a different driver, a damaged binary).
   ClProgram build_program_from_binary(std::span<const std::uint8_t> binary,
                                       const std::string& options);
+  // The persistent-cache key components of compiling `graph` here (with the process cache's
+  // user hook), as compile() computes them.
+  cache::CacheKeyComponents cache_components(const Graph& graph) const;
   // Forgets the programs and executables compiled so far in this process, so the next compile
   // of each graph consults the persistent cache again. Executables already handed out stay
   // valid. For tests and benchmarks of the persistent cache.
