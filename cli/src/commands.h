@@ -45,4 +45,24 @@ struct DemoOptions {
 CLI::App* add_demo_command(CLI::App& app, DemoOptions& options);
 int run_demo(const DemoOptions& options);
 
+struct CacheOptions {
+  std::string action;  // stats, ls, show, explain, gc, clear
+  bool json = false;
+  int limit = 0;
+  std::string key;
+  std::string max_size;
+  std::string older_than;
+};
+CLI::App* add_cache_command(CLI::App& app, CacheOptions& options);
+int run_cache(const CacheOptions& options);
+
+// Options every subcommand accepts: where the persistent cache is, or that it is off.
+struct CacheFlags {
+  std::string directory;
+  bool off = false;
+};
+void add_cache_flags(CLI::App& app, CacheFlags& flags);
+// Applies the flags to the process's cache settings (after the environment's).
+void apply_cache_flags(const CacheFlags& flags);
+
 }  // namespace weft::cli

@@ -14,6 +14,7 @@
 #include "compare.h"
 #include "format.h"
 #include "random_inputs.h"
+#include "weft/cache/process_cache.h"
 #include "weft/interp/interpreter.h"
 #include "weft/weft.h"
 
@@ -82,7 +83,10 @@ void print_section(const Section& s, int repeats) {
             << " intermediate buffer" << (s.info.intermediate_buffers == 1 ? "" : "s") << "\n"
             << kernel_table(s.info).render("    ");
   Table timing({"timing", "time"}, {Table::Align::Left, Table::Align::Right});
-  timing.add_row({"first call (trace + compile + run)", format_seconds(s.first)});
+  timing.add_row(
+      {"first call (trace + compile + run)",
+       format_seconds(s.first) +
+           (s.info.cache_status.empty() ? "" : " (persistent cache " + s.info.cache_status + ")")});
   timing.add_row(
       {"steady state (median of " + std::to_string(repeats) + " calls)", format_seconds(s.steady)});
   std::cout << "  timing:\n" << timing.render("    ", /*with_header=*/false);
@@ -138,6 +142,15 @@ int run_demo(const DemoOptions& options) {
   std::cout << "weft demo on " << dev.name() << " (" << dev.description() << "), size "
             << options.size << ", " << z.repeats << " timed calls after " << kWarmupCalls
             << " warm-up calls\n";
+  {
+    // Say where compiled programs persist, so a second demo run's fast first calls make sense.
+    const cache::CacheSettings cache_settings = cache::ProcessCache::instance().settings();
+    if (cache_settings.enabled)
+      std::cout << "persistent cache: " << cache::ProcessCache::instance().location()
+                << " (a second run starts warm; `weft cache stats` shows its counters)\n";
+    else
+      std::cout << "persistent cache: off\n";
+  }
   std::vector<Section> sections;
   std::vector<std::string> failures;
 

@@ -271,6 +271,7 @@ int run_run(const RunOptions& options) {
         {"timings_s",
          {{"compile", t.compile}, {"upload", t.upload}, {"run", t.run}, {"download", t.download}}},
         {"runs", options.repeat},
+        {"cache", {{"status", info.cache_status}, {"key", info.cache_key}}},
         {"kernels", kernels_json(info)},
         {"intermediate_buffers", info.intermediate_buffers}};
     for (const Param& p : params)
@@ -328,8 +329,9 @@ int run_run(const RunOptions& options) {
       std::cout << "    " << outputs[i].to_string(options.print_limit) << "\n";
   }
 
-  std::cout << "\ntiming: compile " << format_seconds(t.compile) << ", upload "
-            << format_seconds(t.upload) << ", run " << format_seconds(t.run);
+  std::cout << "\ntiming: compile " << format_seconds(t.compile)
+            << (info.cache_status.empty() ? "" : " (cache " + info.cache_status + ")")
+            << ", upload " << format_seconds(t.upload) << ", run " << format_seconds(t.run);
   if (t.rerun_median)
     std::cout << " (first; median of the next " << options.repeat - 1 << ": "
               << format_seconds(*t.rerun_median) << ")";
