@@ -303,5 +303,167 @@ TEST_F(CliTest, SmallDemoPasses) {
   EXPECT_FALSE(contains(r.out, "MISMATCH")) << r.out;
 }
 
+// --- The persistent cache through the CLI ---
+
+nlohmann::json parse_json(const Result& r) {
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  return nlohmann::json::parse(r.out);
+}
+
+TEST_F(CliTest, SecondRunHitsAndCacheCommandsReportIt) {
+  const std::string cache = (dir_ / "cache").string();
+  const std::string file = example("softmax.weft").string();
+  const auto first = parse_json(weft({"run", file, "--check", "--json", "--cache-dir", cache}));
+  EXPECT_EQ(first["cache"]["status"], "miss");
+  const std::string key = first["cache"]["key"];
+  ASSERT_EQ(key.size(), 32u);
+  const auto second = parse_json(weft({"run", file, "--check", "--json", "--cache-dir", cache}));
+  EXPECT_EQ(second["cache"]["status"], "hit");
+  EXPECT_EQ(second["cache"]["key"], key);
+  EXPECT_EQ(second["check_ok"], true);
+  EXPECT_EQ(second["kernels"], first["kernels"]);
+
+  const auto stats = parse_json(weft({"cache", "stats", "--json", "--cache-dir", cache}));
+  EXPECT_EQ(stats["entries"], 1);
+  EXPECT_EQ(stats["writes"], 1);
+  EXPECT_EQ(stats["hits"], 1);
+  EXPECT_EQ(stats["misses"]["not_found"], 1);
+  EXPECT_GT(stats["compile_time_saved_s"].get<double>(), 0.0);
+  EXPECT_GT(stats["bytes"].get<double>(), 0.0);
+
+  const auto list = parse_json(weft({"cache", "ls", "--json", "--cache-dir", cache}));
+  ASSERT_EQ(list["entries"].size(), 1u);
+  EXPECT_EQ(list["entries"][0]["key"], key);
+  EXPECT_EQ(list["entries"][0]["components"]["function_name"], "softmax");
+  EXPECT_EQ(list["entries"][0]["hits"], 1);
+
+  // A unique prefix selects the entry, as `ls` prints 12 digits.
+  const Result show = weft({"cache", "show", key.substr(0, 12), "--cache-dir", cache});
+  ASSERT_EQ(show.code, 0) << show.err;
+  EXPECT_CONTAINS(show.out, key);
+  EXPECT_CONTAINS(show.out, "softmax");
+  EXPECT_CONTAINS(show.out, "pthread");  // the device identity is part of the key
+
+  const auto explain = parse_json(weft({"cache", "explain", "--json", "--cache-dir", cache}));
+  ASSERT_EQ(explain["misses"].size(), 1u);
+  EXPECT_EQ(explain["misses"][0]["key"], key);
+  EXPECT_EQ(explain["misses"][0]["reason"], "not_found");
+  EXPECT_EQ(explain["misses"][0]["now_cached"], true);
+
+  const auto gc =
+      parse_json(weft({"cache", "gc", "--max-size", "0", "--json", "--cache-dir", cache}));
+  EXPECT_EQ(gc["removed_entries"], 1);
+  EXPECT_EQ(gc["entries"], 0);
+  const auto third = parse_json(weft({"run", file, "--json", "--cache-dir", cache}));
+  EXPECT_EQ(third["cache"]["status"], "miss");
+  const auto cleared = parse_json(weft({"cache", "clear", "--json", "--cache-dir", cache}));
+  EXPECT_EQ(cleared["removed_entries"], 1);
+  const auto after = parse_json(weft({"cache", "stats", "--json", "--cache-dir", cache}));
+  EXPECT_EQ(after["entries"], 0);
+  EXPECT_EQ(after["hits"], 0);
+}
+
+TEST_F(CliTest, ExplainNamesTheComponentThatDiffers) {
+  const std::string cache = (dir_ / "cache").string();
+  const fs::path small = write_text("small.weft",
+                                    "func @scale(%x: f32[4]) -> (f32[4]) {\n"
+                                    "  %c = constant[value=2.0] : f32[]\n"
+                                    "  %b = broadcast_in_dim[dims=[]] %c : f32[4]\n"
+                                    "  %y = mul %x, %b : f32[4]\n"
+                                    "  return %y\n}\n");
+  const fs::path large = write_text("large.weft",
+                                    "func @scale(%x: f32[8]) -> (f32[8]) {\n"
+                                    "  %c = constant[value=2.0] : f32[]\n"
+                                    "  %b = broadcast_in_dim[dims=[]] %c : f32[8]\n"
+                                    "  %y = mul %x, %b : f32[8]\n"
+                                    "  return %y\n}\n");
+  ASSERT_EQ(weft({"run", small.string(), "--cache-dir", cache}).code, 0);
+  const auto run = parse_json(weft({"run", large.string(), "--json", "--cache-dir", cache}));
+  EXPECT_EQ(run["cache"]["status"], "miss");
+  // A user hook changes only its own component.
+  const auto hooked = parse_json(
+      weft({"run", large.string(), "--json", "--cache-dir", cache}, "WEFT_CACHE_KEY_HOOK=image-7"));
+  EXPECT_EQ(hooked["cache"]["status"], "miss");
+  const auto explain =
+      parse_json(weft({"cache", "explain", "--json", "-n", "2", "--cache-dir", cache}));
+  ASSERT_EQ(explain["misses"].size(), 2u);
+  // Newest first: the hooked run differs from the stored f32[8] entry in the hook only.
+  const auto& hook_miss = explain["misses"][0];
+  EXPECT_EQ(hook_miss["key"], hooked["cache"]["key"]);
+  ASSERT_FALSE(hook_miss["nearest"].empty());
+  EXPECT_EQ(hook_miss["nearest"][0]["differing"], nlohmann::json::array({"user_hook"}));
+  // The f32[8] miss finds the f32[4] entry of the same function, differing in its IR (and the
+  // hooked f32[8] entry written since, differing in the hook).
+  const auto& shape_miss = explain["misses"][1];
+  EXPECT_EQ(shape_miss["function_name"], "scale");
+  bool found_ir_neighbour = false;
+  for (const auto& n : shape_miss["nearest"])
+    found_ir_neighbour |=
+        n["differing"] == nlohmann::json::array({"ir_text"}) && n["function_name"] == "scale";
+  EXPECT_TRUE(found_ir_neighbour) << shape_miss.dump(2);
+  const Result text = weft({"cache", "explain", "--cache-dir", cache});
+  EXPECT_CONTAINS(text.out, "differs in: user_hook");
+}
+
+TEST_F(CliTest, NoCacheFlagAndEnvironmentTurnTheCacheOff) {
+  const fs::path cache = dir_ / "cache";
+  const std::string file = example("select_tril.weft").string();
+  auto flag =
+      parse_json(weft({"run", file, "--json", "--no-cache", "--cache-dir", cache.string()}));
+  EXPECT_EQ(flag["cache"]["status"], "off");
+  auto env = parse_json(
+      weft({"run", file, "--json"}, "WEFT_CACHE=0 WEFT_CACHE_DIR=" + quote(cache.string())));
+  EXPECT_EQ(env["cache"]["status"], "off");
+  EXPECT_FALSE(fs::exists(cache));
+  const Result stats = weft({"cache", "stats", "--cache-dir", cache.string()});
+  EXPECT_EQ(stats.code, 0);
+  EXPECT_CONTAINS(stats.out, "No cache at");
+  EXPECT_FALSE(fs::exists(cache / "cache.sqlite3"));  // inspecting creates nothing
+}
+
+TEST_F(CliTest, DebugLogShowsEveryLookupWithItsKey) {
+  const std::string cache = (dir_ / "cache").string();
+  const std::string file = example("select_tril.weft").string();
+  const Result miss = weft({"run", file, "--json", "--cache-dir", cache}, "WEFT_LOG=cache=debug");
+  const std::string key = parse_json(miss)["cache"]["key"];
+  EXPECT_CONTAINS(miss.err, "lookup " + key);
+  EXPECT_CONTAINS(miss.err, "miss (not_found)");
+  EXPECT_CONTAINS(miss.err, "store " + key);
+  const Result hit = weft({"run", file, "--json", "--cache-dir", cache}, "WEFT_LOG=cache=debug");
+  EXPECT_CONTAINS(hit.err, "lookup " + key);
+  EXPECT_CONTAINS(hit.err, ": hit,");
+  // Without WEFT_LOG a clean run says nothing about the cache.
+  const Result quiet = weft({"run", file, "--cache-dir", cache});
+  EXPECT_EQ(quiet.err, "");
+}
+
+TEST_F(CliTest, CacheCommandErrorsAreClear) {
+  const std::string cache = (dir_ / "cache").string();
+  ASSERT_EQ(weft({"run", example("select_tril.weft").string(), "--cache-dir", cache}).code, 0);
+  const Result unknown = weft({"cache", "show", "ffff0000", "--cache-dir", cache});
+  EXPECT_EQ(unknown.code, 1);
+  EXPECT_CONTAINS(unknown.err, "no entry has a key starting with \"ffff0000\"");
+  const Result size = weft({"cache", "gc", "--max-size", "12q", "--cache-dir", cache});
+  EXPECT_EQ(size.code, 1);
+  EXPECT_CONTAINS(size.err, "--max-size \"12q\" is not a size");
+  const Result age = weft({"cache", "gc", "--older-than", "soon", "--cache-dir", cache});
+  EXPECT_EQ(age.code, 1);
+  EXPECT_CONTAINS(age.err, "--older-than \"soon\" is not a duration");
+  const Result bare = weft({"cache"});
+  EXPECT_EQ(bare.code, 2);
+  // A cache file that is not a database: inspecting reports it; running goes on uncached.
+  fs::create_directories(dir_ / "bad");
+  std::ofstream(dir_ / "bad" / "cache.sqlite3") << "not a database\n";
+  const Result stats = weft({"cache", "stats", "--cache-dir", (dir_ / "bad").string()});
+  EXPECT_EQ(stats.code, 1);
+  EXPECT_CONTAINS(stats.err, "not a SQLite database");
+  const Result run = weft({"run", example("select_tril.weft").string(), "--check", "--json",
+                           "--cache-dir", (dir_ / "bad").string()});
+  EXPECT_EQ(run.code, 0) << run.err;
+  EXPECT_EQ(nlohmann::json::parse(run.out)["cache"]["status"], "off");
+  EXPECT_CONTAINS(run.err, "warning");
+  EXPECT_CONTAINS(run.err, "without the persistent cache");
+}
+
 }  // namespace
 }  // namespace weft
