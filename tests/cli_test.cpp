@@ -305,6 +305,9 @@ TEST_F(CliTest, SmallDemoPasses) {
 
 // --- The persistent cache through the CLI ---
 
+// Every program gets a row, however fast PoCL's own kernel cache made its compile.
+const std::string kStoreAll = "WEFT_CACHE_MIN_COMPILE_TIME=0";
+
 nlohmann::json parse_json(const Result& r) {
   EXPECT_EQ(r.code, 0) << r.out << r.err;
   return nlohmann::json::parse(r.out);
@@ -313,11 +316,13 @@ nlohmann::json parse_json(const Result& r) {
 TEST_F(CliTest, SecondRunHitsAndCacheCommandsReportIt) {
   const std::string cache = (dir_ / "cache").string();
   const std::string file = example("softmax.weft").string();
-  const auto first = parse_json(weft({"run", file, "--check", "--json", "--cache-dir", cache}));
+  const auto first =
+      parse_json(weft({"run", file, "--check", "--json", "--cache-dir", cache}, kStoreAll));
   EXPECT_EQ(first["cache"]["status"], "miss");
   const std::string key = first["cache"]["key"];
   ASSERT_EQ(key.size(), 32u);
-  const auto second = parse_json(weft({"run", file, "--check", "--json", "--cache-dir", cache}));
+  const auto second =
+      parse_json(weft({"run", file, "--check", "--json", "--cache-dir", cache}, kStoreAll));
   EXPECT_EQ(second["cache"]["status"], "hit");
   EXPECT_EQ(second["cache"]["key"], key);
   EXPECT_EQ(second["check_ok"], true);
@@ -354,7 +359,7 @@ TEST_F(CliTest, SecondRunHitsAndCacheCommandsReportIt) {
       parse_json(weft({"cache", "gc", "--max-size", "0", "--json", "--cache-dir", cache}));
   EXPECT_EQ(gc["removed_entries"], 1);
   EXPECT_EQ(gc["entries"], 0);
-  const auto third = parse_json(weft({"run", file, "--json", "--cache-dir", cache}));
+  const auto third = parse_json(weft({"run", file, "--json", "--cache-dir", cache}, kStoreAll));
   EXPECT_EQ(third["cache"]["status"], "miss");
   const auto cleared = parse_json(weft({"cache", "clear", "--json", "--cache-dir", cache}));
   EXPECT_EQ(cleared["removed_entries"], 1);
@@ -377,12 +382,13 @@ TEST_F(CliTest, ExplainNamesTheComponentThatDiffers) {
                                     "  %b = broadcast_in_dim[dims=[]] %c : f32[8]\n"
                                     "  %y = mul %x, %b : f32[8]\n"
                                     "  return %y\n}\n");
-  ASSERT_EQ(weft({"run", small.string(), "--cache-dir", cache}).code, 0);
-  const auto run = parse_json(weft({"run", large.string(), "--json", "--cache-dir", cache}));
+  ASSERT_EQ(weft({"run", small.string(), "--cache-dir", cache}, kStoreAll).code, 0);
+  const auto run =
+      parse_json(weft({"run", large.string(), "--json", "--cache-dir", cache}, kStoreAll));
   EXPECT_EQ(run["cache"]["status"], "miss");
   // A user hook changes only its own component.
-  const auto hooked = parse_json(
-      weft({"run", large.string(), "--json", "--cache-dir", cache}, "WEFT_CACHE_KEY_HOOK=image-7"));
+  const auto hooked = parse_json(weft({"run", large.string(), "--json", "--cache-dir", cache},
+                                      "WEFT_CACHE_KEY_HOOK=image-7 " + kStoreAll));
   EXPECT_EQ(hooked["cache"]["status"], "miss");
   const auto explain =
       parse_json(weft({"cache", "explain", "--json", "-n", "2", "--cache-dir", cache}));
@@ -424,22 +430,25 @@ TEST_F(CliTest, NoCacheFlagAndEnvironmentTurnTheCacheOff) {
 TEST_F(CliTest, DebugLogShowsEveryLookupWithItsKey) {
   const std::string cache = (dir_ / "cache").string();
   const std::string file = example("select_tril.weft").string();
-  const Result miss = weft({"run", file, "--json", "--cache-dir", cache}, "WEFT_LOG=cache=debug");
+  const Result miss =
+      weft({"run", file, "--json", "--cache-dir", cache}, "WEFT_LOG=cache=debug " + kStoreAll);
   const std::string key = parse_json(miss)["cache"]["key"];
   EXPECT_CONTAINS(miss.err, "lookup " + key);
   EXPECT_CONTAINS(miss.err, "miss (not_found)");
   EXPECT_CONTAINS(miss.err, "store " + key);
-  const Result hit = weft({"run", file, "--json", "--cache-dir", cache}, "WEFT_LOG=cache=debug");
+  const Result hit =
+      weft({"run", file, "--json", "--cache-dir", cache}, "WEFT_LOG=cache=debug " + kStoreAll);
   EXPECT_CONTAINS(hit.err, "lookup " + key);
   EXPECT_CONTAINS(hit.err, ": hit,");
   // Without WEFT_LOG a clean run says nothing about the cache.
-  const Result quiet = weft({"run", file, "--cache-dir", cache});
+  const Result quiet = weft({"run", file, "--cache-dir", cache}, kStoreAll);
   EXPECT_EQ(quiet.err, "");
 }
 
 TEST_F(CliTest, CacheCommandErrorsAreClear) {
   const std::string cache = (dir_ / "cache").string();
-  ASSERT_EQ(weft({"run", example("select_tril.weft").string(), "--cache-dir", cache}).code, 0);
+  ASSERT_EQ(
+      weft({"run", example("select_tril.weft").string(), "--cache-dir", cache}, kStoreAll).code, 0);
   const Result unknown = weft({"cache", "show", "ffff0000", "--cache-dir", cache});
   EXPECT_EQ(unknown.code, 1);
   EXPECT_CONTAINS(unknown.err, "no entry has a key starting with \"ffff0000\"");

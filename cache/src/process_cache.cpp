@@ -85,10 +85,17 @@ std::shared_ptr<ProgramStore> ProcessCache::store() {
   return store_;
 }
 
-void ProcessCache::give_up(std::string_view what_failed) {
+void ProcessCache::give_up(const ProgramStore* store, std::string_view what_failed) {
   std::shared_ptr<ProgramStore> old;
   {
     std::lock_guard lock(mutex_);
+    if (store != store_.get()) {
+      // The application has configured another cache since; this one no longer matters.
+      log::warning(kComponent, std::string(what_failed) +
+                                   " (a cache this process no longer uses; the current one "
+                                   "stays on)");
+      return;
+    }
     if (gave_up_) return;
     gave_up_ = true;
     old = std::move(store_);

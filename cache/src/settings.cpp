@@ -135,7 +135,8 @@ CacheSettings settings_from_environment(std::vector<std::string>* warnings) {
     else if (parsed && parsed->second == "ms")
       settings.min_compile_time_s = parsed->first / 1000;
     else
-      warn("WEFT_CACHE_MIN_COMPILE_TIME", value, "use seconds (0.05) or milliseconds (50ms).");
+      warn("WEFT_CACHE_MIN_COMPILE_TIME", value,
+           "use seconds (0.01) or milliseconds (10ms). Using 0.01.");
   }
 
   // Multi-process jobs: an explicit WEFT_CACHE_WRITER wins; otherwise only rank 0 writes, so

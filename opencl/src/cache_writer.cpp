@@ -58,7 +58,7 @@ void perform(CacheWrite& write) {
   const cache::InsertResult result =
       write.store->insert(write.components, binary, write.metadata, compile_seconds);
   if (result.status == cache::InsertStatus::error) {
-    cache::ProcessCache::instance().give_up(result.detail);
+    cache::ProcessCache::instance().give_up(write.store.get(), result.detail);
     return;
   }
   if (log::enabled(kComponent, log::Level::debug)) {

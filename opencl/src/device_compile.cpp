@@ -99,10 +99,13 @@ std::shared_ptr<Executable> OpenCLDevice::compile_with_cache(const Graph& graph)
   cache::LookupResult found = store->lookup(components);
   switch (found.status) {
     case cache::LookupStatus::error:
-      process_cache.give_up(found.detail);
+      process_cache.give_up(store.get(), found.detail);
       return nullptr;
     case cache::LookupStatus::corrupt:
-      log::warning(kComponent, found.detail + "; compiling again and rewriting it");
+      log::warning(kComponent, found.detail + (store->options().writer
+                                                   ? "; compiling again and rewriting it"
+                                                   : "; compiling again (this process does not "
+                                                     "write the cache, so a writer repairs it)"));
       break;
     case cache::LookupStatus::miss:
       log::debug(kComponent,

@@ -30,9 +30,11 @@ class ProcessCache {
   // Where the store lives (or would live), for messages; empty when it cannot be determined.
   std::string location() const;
 
-  // A database operation failed (locked past the timeout, I/O error, not a database): warns
-  // once and runs the rest of the process uncached.
-  void give_up(std::string_view what_failed);
+  // A database operation on `store` failed (locked past the timeout, I/O error, not a
+  // database): warns once and runs the rest of the process uncached. When `store` is no longer
+  // the configured one (a late write to a cache the application has since replaced), it only
+  // warns.
+  void give_up(const ProgramStore* store, std::string_view what_failed);
   // Writes hit bookkeeping now (also done at exit). Never throws.
   void flush() noexcept;
 

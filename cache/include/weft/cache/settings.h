@@ -20,8 +20,8 @@ struct CacheSettings {
   // Why `writer` has its value, for logs: "default", "WEFT_CACHE_WRITER=0",
   // "OMPI_COMM_WORLD_RANK=3 (only rank 0 writes)", "set by the application".
   std::string writer_reason = "default";
-  std::string user_hook;  // mixed into every key (e.g. a container image digest)
-  double min_compile_time_s = 0.05;
+  std::string user_hook;             // mixed into every key (e.g. a container image digest)
+  double min_compile_time_s = 0.01;  // see StoreOptions
   std::uint64_t max_bytes = std::uint64_t{1} << 30;
 };
 

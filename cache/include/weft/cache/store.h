@@ -28,9 +28,9 @@ struct StoreOptions {
   std::string file_name = "cache.sqlite3";
   // False: this process never writes (no inserts, no hit bookkeeping, no repair, no gc).
   bool writer = true;
-  // PoCL builds a small fused kernel in roughly 20-40 ms; below 50 ms recompiling costs about
-  // as much as reading and decompressing the entry, so such programs are not worth a row.
-  double min_compile_time_s = 0.05;
+  // A hit costs 1-7 ms on PoCL (read, decompress, clCreateProgramWithBinary); a program that
+  // compiled in less than 10 ms would gain nothing from a row.
+  double min_compile_time_s = 0.01;
   // Uncompressed binary bytes below which nothing is written. 0: a local SQLite file has no
   // per-file block overhead to avoid (unlike JAX's one-file-per-entry layout).
   std::uint64_t min_entry_bytes = 0;
