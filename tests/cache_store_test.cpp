@@ -211,7 +211,7 @@ TEST(ProgramStore, Thresholds) {
   EXPECT_EQ(store.stats().entries, 1u);
 
   const StoreOptions defaults;
-  EXPECT_DOUBLE_EQ(defaults.min_compile_time_s, 0.05);
+  EXPECT_DOUBLE_EQ(defaults.min_compile_time_s, 0.01);
   EXPECT_EQ(defaults.min_entry_bytes, 0u);
   EXPECT_EQ(defaults.max_bytes, std::uint64_t{1} << 30);
 }

@@ -89,8 +89,9 @@ int user_version(Database& db) {
 }
 
 void configure(Database& db) {
-  // auto_vacuum only takes effect before the first table exists; later it is a no-op.
-  db.exec("PRAGMA auto_vacuum = INCREMENTAL");
+  // auto_vacuum only takes effect before the first table exists. Setting it on an existing
+  // database still commits (and syncs) a write, which every process would pay at start-up.
+  if (user_version(db) == 0) db.exec("PRAGMA auto_vacuum = INCREMENTAL");
   // Reading the journal mode first avoids taking a lock when it is already WAL.
   {
     Statement mode(db, "PRAGMA journal_mode");
