@@ -17,7 +17,8 @@ bin_dir="$1/bench"
 log_dir="${2:-$(mktemp -d /tmp/weft-bench.XXXXXX)}"
 mkdir -p "$log_dir"
 
-benches=(bench_dispatch bench_fused_chain bench_select_tril bench_reduce_sum bench_sgemm)
+benches=(bench_dispatch bench_fused_chain bench_select_tril bench_reduce_sum bench_sgemm
+  bench_cache_startup bench_cache_lookup)
 status=0
 summary="$log_dir/summary.tsv"
 : >"$summary"
@@ -42,8 +43,14 @@ for name in "${benches[@]}"; do
     status=1
   fi
   end=$(date +%s.%N)
-  # The timing tables: everything from the first table header on, without the raw rows.
-  sed -n '/^\(contender\|Benchmark\|CLBlast\|memory traffic\)/,$p' "$log" | grep -v '^@summary'
+  # The timing tables: everything from the first table header on, without the raw rows; the
+  # whole log for a binary without one (bench_cache_lookup prints a few lines).
+  header='^\(contender\|Benchmark\|CLBlast\|memory traffic\|Per configuration\)'
+  if grep -q "$header" "$log"; then
+    sed -n "/$header/,\$p" "$log" | grep -v '^@summary'
+  else
+    grep -v '^@summary' "$log"
+  fi
   awk -v a="$start" -v b="$end" 'BEGIN { printf "ran in %.1f s\n", b - a }'
   grep '^@summary' "$log" | cut -f2- >>"$summary"
 done
