@@ -3,7 +3,6 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
 
 namespace weft::cache {
@@ -90,22 +89,6 @@ std::optional<std::chrono::seconds> parse_duration(std::string_view text) {
   const double seconds = value * scale;
   if (seconds >= 9.2e18) return std::nullopt;
   return std::chrono::seconds(static_cast<std::int64_t>(std::llround(seconds)));
-}
-
-std::string format_bytes(std::uint64_t bytes) {
-  static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-  double value = static_cast<double>(bytes);
-  int unit = 0;
-  while (value >= 1024 && unit < 6) {
-    value /= 1024;
-    ++unit;
-  }
-  char text[32];
-  if (unit == 0)
-    std::snprintf(text, sizeof text, "%llu B", static_cast<unsigned long long>(bytes));
-  else
-    std::snprintf(text, sizeof text, "%.1f %s", value, kUnits[unit]);
-  return text;
 }
 
 CacheSettings settings_from_environment(std::vector<std::string>* warnings) {

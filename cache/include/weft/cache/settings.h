@@ -33,7 +33,5 @@ CacheSettings settings_from_environment(std::vector<std::string>* warnings = nul
 std::optional<std::uint64_t> parse_byte_size(std::string_view text);
 // "3600", "90s", "45m", "12h", "30d", "2w": a duration.
 std::optional<std::chrono::seconds> parse_duration(std::string_view text);
-// "1.0 GiB": rounded for people.
-std::string format_bytes(std::uint64_t bytes);
 
 }  // namespace weft::cache
