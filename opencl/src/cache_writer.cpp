@@ -1,5 +1,7 @@
 #include "cache_writer.h"
 
+#include "discovery.h"
+
 #include <condition_variable>
 #include <deque>
 #include <mutex>
@@ -50,6 +52,8 @@ void perform(CacheWrite& write) {
   const double compile_seconds = write.build_seconds + first_run_overhead;
   std::vector<std::uint8_t> binary;
   try {
+    std::unique_lock gate(launch_gate());
+    for (OpenCLDevice* device : all_devices()) clFinish(device->queue());
     binary = read_program_binary(write.program.get(), write.device, write.device_label);
   } catch (const Error& e) {
     log::debug(kComponent, "not storing " + write.key + ": " + e.what());
@@ -136,6 +140,11 @@ Writer& writer() {
 }
 
 }  // namespace
+
+std::shared_mutex& launch_gate() {
+  static std::shared_mutex* gate = new std::shared_mutex();  // used by exit handlers
+  return *gate;
+}
 
 void schedule_cache_write(CacheWrite write) {
   writer().schedule(std::move(write));

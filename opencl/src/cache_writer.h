@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <memory>
+#include <shared_mutex>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,13 @@ void schedule_cache_write(CacheWrite write);
 // Waits until every queued write is done; `stop` also ends the writer thread (at exit, after
 // the queues drained). Later writes are then done on the calling thread.
 void finish_cache_writes(bool stop);
+
+// Kernel launches hold this shared; reading a program binary holds it exclusively, after every
+// queue has drained. PoCL compiles a generic work-group function of each kernel while it
+// serialises CL_PROGRAM_BINARIES and updates its process-wide table of compiled kernels as it
+// does; kernels finishing on PoCL's worker threads at the same moment trip its reference
+// counting (`pocl_release_dlhandle_cache: Assertion found->ref_count > 0`, PoCL 3.1).
+std::shared_mutex& launch_gate();
 
 // CL_PROGRAM_BINARIES of a program built for one device. Throws DeviceError.
 std::vector<std::uint8_t> read_program_binary(cl_program program, cl_device_id device,

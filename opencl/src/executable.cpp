@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <shared_mutex>
 #include <string>
 
 #include "weft/error.h"
@@ -167,6 +168,7 @@ std::vector<std::shared_ptr<Buffer>> OpenCLExecutable::run(
     if (buffer.role != Role::Input) hazards[b].reads = slots.back()->take_prior_uses();
   }
 
+  std::shared_lock gate(detail::launch_gate());
   std::vector<ClEvent> first_run_events;  // only while a cache write waits for them
   if (cache_write_) cache_write_->first_run_start = std::chrono::steady_clock::now();
   std::vector<cl_event> wait_list;
@@ -209,6 +211,7 @@ std::vector<std::shared_ptr<Buffer>> OpenCLExecutable::run(
   }
   // Without a flush some drivers hold the commands until the next blocking call.
   if (cl_int err = clFlush(device.queue())) throw_cl_error(err, "clFlush", device.label());
+  gate.unlock();  // before scheduling: after exit the write runs on this thread and takes it
   if (cache_write_) {
     cache_write_->first_run_events = std::move(first_run_events);
     detail::schedule_cache_write(std::move(*cache_write_));
