@@ -18,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include "support/raw_sqlite.h"
 #include "weft/cache/store.h"
 #include "weft/error.h"
 
@@ -75,16 +76,7 @@ StoreOptions options_in(const fs::path& dir) {
   return options;
 }
 
-// Raw SQL against the store's file, as another process (or a damaged disk) would do it.
-void raw_sql(const fs::path& db_path, const std::string& sql) {
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open(db_path.c_str(), &db), SQLITE_OK);
-  char* error = nullptr;
-  const int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error);
-  EXPECT_EQ(rc, SQLITE_OK) << (error ? error : "");
-  sqlite3_free(error);
-  sqlite3_close(db);
-}
+using test::raw_sql;
 
 std::int64_t count_rows(const fs::path& db_path, const std::string& table) {
   sqlite3* db = nullptr;

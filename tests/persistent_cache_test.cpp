@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "support/device_check.h"
+#include "support/raw_sqlite.h"
 #include "support/test_support.h"
 #include "weft/cache/key.h"
 #include "weft/cache/process_cache.h"
@@ -238,16 +239,7 @@ bool wait_for_entry(ProgramStore& store, const std::string& key,
   return true;
 }
 
-// Raw SQL against the store's file, as another process (or a damaged disk) would do it.
-void raw_sql(const fs::path& db_path, const std::string& sql) {
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open(db_path.c_str(), &db), SQLITE_OK);
-  char* error = nullptr;
-  const int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error);
-  EXPECT_EQ(rc, SQLITE_OK) << (error ? error : "");
-  sqlite3_free(error);
-  sqlite3_close(db);
-}
+using test::raw_sql;
 
 // The first column of the first row of `sql`, as text ("" when there is none).
 std::string query_text(const fs::path& db_path, const std::string& sql) {

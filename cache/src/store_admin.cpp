@@ -19,20 +19,21 @@ constexpr const char* kEntryColumns =
     "compressed_size, metadata_size, checksum, compile_time, created, last_used, hit_count, "
     "function_name";
 
+// The ten key components, ir_hash to user_hook, from consecutive columns starting at `first`.
+StoredComponents read_components(const Statement& row, int first) {
+  StoredComponents c;
+  for (std::string* field :
+       {&c.ir_hash, &c.weft_version, &c.build_options, &c.platform_name, &c.platform_version,
+        &c.device_name, &c.driver_version, &c.opencl_c_version, &c.compression, &c.user_hook})
+    *field = row.column_text(first++);
+  return c;
+}
+
 EntryInfo read_entry(const Statement& row) {
   EntryInfo info;
   info.key = row.column_text(0);
   StoredComponents& c = info.components;
-  c.ir_hash = row.column_text(1);
-  c.weft_version = row.column_text(2);
-  c.build_options = row.column_text(3);
-  c.platform_name = row.column_text(4);
-  c.platform_version = row.column_text(5);
-  c.device_name = row.column_text(6);
-  c.driver_version = row.column_text(7);
-  c.opencl_c_version = row.column_text(8);
-  c.compression = row.column_text(9);
-  c.user_hook = row.column_text(10);
+  c = read_components(row, 1);
   info.uncompressed_size = static_cast<std::uint64_t>(row.column_int(11));
   info.compressed_size = static_cast<std::uint64_t>(row.column_int(12));
   info.metadata_size = static_cast<std::uint64_t>(row.column_int(13));
@@ -165,26 +166,16 @@ std::vector<RecentMiss> ProgramStore::recent_misses(std::size_t limit) {
   std::vector<RecentMiss> misses;
   try {
     Statement rows(*s.db,
-                   "SELECT key, function_name, ir_hash, weft_version, build_options, "
-                   "platform_name, platform_version, device_name, driver_version, "
-                   "opencl_c_version, compression, user_hook, reason, time FROM recent_misses "
+                   "SELECT key, ir_hash, weft_version, build_options, platform_name, "
+                   "platform_version, device_name, driver_version, opencl_c_version, "
+                   "compression, user_hook, function_name, reason, time FROM recent_misses "
                    "ORDER BY time DESC LIMIT ?");
     rows.bind(1, static_cast<std::int64_t>(limit));
     while (rows.step()) {
       RecentMiss miss;
       miss.key = rows.column_text(0);
-      StoredComponents& c = miss.components;
-      c.function_name = rows.column_text(1);
-      c.ir_hash = rows.column_text(2);
-      c.weft_version = rows.column_text(3);
-      c.build_options = rows.column_text(4);
-      c.platform_name = rows.column_text(5);
-      c.platform_version = rows.column_text(6);
-      c.device_name = rows.column_text(7);
-      c.driver_version = rows.column_text(8);
-      c.opencl_c_version = rows.column_text(9);
-      c.compression = rows.column_text(10);
-      c.user_hook = rows.column_text(11);
+      miss.components = read_components(rows, 1);
+      miss.components.function_name = rows.column_text(11);
       const std::string reason = rows.column_text(12);
       for (std::size_t i = 0; i < kMissReasonCount; ++i)
         if (reason == to_string(static_cast<MissReason>(i)))
