@@ -162,14 +162,74 @@ const std::vector<std::string>& ExprEmitter::dims_of(Index& idx) {
   return idx.dims;
 }
 
+std::string memo_key(ValueId v, const Index& idx) {
+  return std::to_string(v) + "@" + index_key(idx);
+}
+
+// Trivially destructible on purpose: GCC 12 mishandles awaiters and temporaries with
+// destructors that live across a suspension, so the request itself waits in the emitter.
+class ExprEmitter::Operand {
+ public:
+  explicit Operand(ExprEmitter& emitter, bool ready) : emitter_(&emitter), ready_(ready) {}
+  bool await_ready() const noexcept { return ready_; }
+  void await_suspend(std::coroutine_handle<>) const noexcept {}
+  std::string await_resume() const { return std::move(emitter_->delivered_); }
+
+ private:
+  ExprEmitter* emitter_;
+  bool ready_;
+};
+
+// Resolves v at idx into delivered_ when no computation is needed; otherwise leaves a request
+// for value() to run compute(v, idx) before the caller resumes.
+ExprEmitter::Operand ExprEmitter::operand(ValueId v, const Index& idx) {
+  Index at = idx;
+  std::string key = memo_key(v, at);
+  if (resolve_without_compute(v, at, key, delivered_)) return Operand(*this, true);
+  request_ = OperandRequest{v, std::move(at), std::move(key)};
+  return Operand(*this, false);
+}
+
+bool ExprEmitter::resolve_without_compute(ValueId v, Index& idx, const std::string& key,
+                                          std::string& out) {
+  if (auto hit = lookup(key); !hit.empty()) {
+    out = std::move(hit);
+    return true;
+  }
+  std::string arg = buffer_arg_(v);
+  if (arg.empty()) return false;
+  out = load(v, arg, idx);
+  remember(key, out);
+  return true;
+}
+
+// Depth-first like the recursive formulation it replaces (so the code is the same, line for
+// line), with the pending computations on `stack` instead of the call stack.
 std::string ExprEmitter::value(ValueId v, const Index& idx_in) {
   Index idx = idx_in;
-  std::string key = std::to_string(v) + "@" + index_key(idx);
-  if (auto hit = lookup(key); !hit.empty()) return hit;
-  std::string arg = buffer_arg_(v);
-  std::string result = arg.empty() ? compute(v, idx) : load(v, arg, idx);
-  remember(key, result);
-  return result;
+  std::string key = memo_key(v, idx);
+  std::string result;
+  if (resolve_without_compute(v, idx, key, result)) return result;
+  struct Pending {
+    EmitTask task;
+    std::string key;
+  };
+  std::vector<Pending> stack;
+  stack.push_back({compute(v, std::move(idx)), std::move(key)});
+  while (true) {
+    stack.back().task.resume();
+    if (!stack.back().task.done()) {  // paused on an operand that must be computed first
+      OperandRequest request = std::move(*request_);
+      request_.reset();
+      stack.push_back({compute(request.v, std::move(request.idx)), std::move(request.key)});
+      continue;
+    }
+    std::string expr = stack.back().task.take_value();
+    remember(stack.back().key, expr);
+    stack.pop_back();
+    if (stack.empty()) return expr;
+    delivered_ = std::move(expr);  // what the paused task below awaits
+  }
 }
 
 std::string ExprEmitter::load(ValueId v, const std::string& arg, Index& idx) {
@@ -191,12 +251,6 @@ std::string ExprEmitter::load(ValueId v, const std::string& arg, Index& idx) {
 std::string ExprEmitter::clamp(const std::string& v, std::int64_t lo, std::int64_t hi) {
   return "min(max((" + index_type_ + ")(" + v + "), (" + index_type_ + ")" + std::to_string(lo) +
          "), (" + index_type_ + ")" + std::to_string(hi) + ")";
-}
-
-std::string ExprEmitter::scalar_start(ValueId v) {
-  std::string s = value(v, Index{"0", {}, {}});
-  // Starts may be u32, i32 or i64; widen to long before clamping so no value wraps.
-  return "(long)(" + s + ")";
 }
 
 std::string ExprEmitter::convert(DType from, DType to, const std::string& a) {
@@ -292,7 +346,9 @@ std::string ExprEmitter::binary(const Node& n, const std::string& a, const std::
   throw Error("codegen: no OpenCL lowering for binary op " + std::string(op_name(n.op)));
 }
 
-std::string ExprEmitter::compute(ValueId v, Index idx) {
+// One node's element at idx, pausing (co_await) for each operand it needs. Operands are
+// awaited one statement at a time, in the order the code must use them.
+EmitTask ExprEmitter::compute(ValueId v, Index idx) {
   const Node& n = graph_.node(v);
   const std::string T = cl_type(n.dtype);
   if (n.dtype == DType::F64) uses_fp64_ = true;
@@ -307,25 +363,33 @@ std::string ExprEmitter::compute(ValueId v, Index idx) {
     }
     return var;
   };
-  auto operand = [&](int i, const Index& at) { return value(n.inputs[i], at); };
-  const OpClass cls = op_info(n.op).op_class;
+  auto input = [&](std::size_t i, const Index& at) { return operand(n.inputs[i], at); };
+  // Start indices of dynamic slices may be u32, i32 or i64: widened to long before clamping so
+  // that no value wraps.
+  auto widen = [](const std::string& start) { return "(long)(" + start + ")"; };
+  const Index scalar{"0", {}, {}};
 
-  switch (cls) {
-    case OpClass::Unary:
-      return bind_var(unary(n, operand(0, idx)));
+  switch (op_info(n.op).op_class) {
+    case OpClass::Unary: {
+      std::string a = co_await input(0, idx);
+      co_return bind_var(unary(n, a));
+    }
     case OpClass::Binary:
     case OpClass::Compare: {
-      std::string a = operand(0, idx);
-      std::string b = operand(1, idx);
-      return bind_var(binary(n, a, b));
+      std::string a = co_await input(0, idx);
+      std::string b = co_await input(1, idx);
+      co_return bind_var(binary(n, a, b));
     }
     case OpClass::Select: {
-      std::string p = operand(0, idx), x = operand(1, idx), y = operand(2, idx);
-      return bind_var("(" + p + " ? " + x + " : " + y + ")");
+      std::string p = co_await input(0, idx);
+      std::string x = co_await input(1, idx);
+      std::string y = co_await input(2, idx);
+      co_return bind_var("(" + p + " ? " + x + " : " + y + ")");
     }
     case OpClass::Convert: {
       const DType from = graph_.node(n.inputs[0]).dtype;
-      return bind_var(convert(from, n.dtype, operand(0, idx)));
+      std::string a = co_await input(0, idx);
+      co_return bind_var(convert(from, n.dtype, a));
     }
     default:
       break;
@@ -333,29 +397,37 @@ std::string ExprEmitter::compute(ValueId v, Index idx) {
 
   switch (n.op) {
     case OpKind::Constant:
-      if (is_float(n.dtype)) return cl_float_literal(n.attrs.get_float("value"), n.dtype);
-      return cl_int_literal(n.attrs.get_int("value"), n.dtype);
+      if (is_float(n.dtype)) co_return cl_float_literal(n.attrs.get_float("value"), n.dtype);
+      co_return cl_int_literal(n.attrs.get_int("value"), n.dtype);
     case OpKind::Iota: {
       const auto& d = dims_of(idx);
-      return "((" + T + ")(" + d[n.attrs.get_int("dimension")] + "))";
+      co_return "((" + T + ")(" + d[n.attrs.get_int("dimension")] + "))";
     }
     case OpKind::BroadcastInDim: {
       const Shape& in = graph_.node(n.inputs[0]).shape;
-      if (in.empty()) return operand(0, Index{"0", {}, {}});
+      if (in.empty()) {
+        std::string a = co_await input(0, scalar);
+        co_return a;
+      }
       const auto& d = dims_of(idx);
       const auto& map = n.attrs.get_ints("dims");
       Index at{{}, {}, in};
       for (std::size_t i = 0; i < in.size(); ++i) at.dims.push_back(in[i] == 1 ? "0" : d[map[i]]);
-      return operand(0, at);
+      std::string a = co_await input(0, at);
+      co_return a;
     }
-    case OpKind::Reshape:
-      return operand(0, Index{linear_of(idx), {}, graph_.node(n.inputs[0]).shape});
+    case OpKind::Reshape: {
+      const Index at{linear_of(idx), {}, graph_.node(n.inputs[0]).shape};
+      std::string a = co_await input(0, at);
+      co_return a;
+    }
     case OpKind::Transpose: {
       const auto& d = dims_of(idx);
       const auto& perm = n.attrs.get_ints("permutation");
       Index at{{}, std::vector<std::string>(d.size()), graph_.node(n.inputs[0]).shape};
       for (std::size_t k = 0; k < d.size(); ++k) at.dims[perm[k]] = d[k];
-      return operand(0, at);
+      std::string a = co_await input(0, at);
+      co_return a;
     }
     case OpKind::Slice: {
       const auto& d = dims_of(idx);
@@ -367,7 +439,8 @@ std::string ExprEmitter::compute(ValueId v, Index idx) {
         if (start[k] != 0) e = "(" + e + " + " + std::to_string(start[k]) + ")";
         at.dims.push_back(e);
       }
-      return operand(0, at);
+      std::string a = co_await input(0, at);
+      co_return a;
     }
     case OpKind::DynamicSlice: {
       const auto& d = dims_of(idx);
@@ -375,33 +448,35 @@ std::string ExprEmitter::compute(ValueId v, Index idx) {
       Index at{{}, {}, in};
       for (std::size_t k = 0; k < d.size(); ++k) {
         std::string s = fresh("s");
-        line("const " + index_type_ + " " + s + " = " +
-             clamp(scalar_start(n.inputs[k + 1]), 0, in[k] - n.shape[k]) + ";");
+        std::string start = co_await input(k + 1, scalar);
+        line("const " + index_type_ + " " + s + " = " + clamp(widen(start), 0, in[k] - n.shape[k]) +
+             ";");
         at.dims.push_back("(" + d[k] + " + " + s + ")");
       }
-      return operand(0, at);
+      std::string a = co_await input(0, at);
+      co_return a;
     }
     case OpKind::DynamicUpdateSlice: {
       const Shape& upd = graph_.node(n.inputs[1]).shape;
-      std::string base = operand(0, idx);
-      if (num_elements(upd) == 0) return base;
+      std::string base = co_await input(0, idx);
+      if (num_elements(upd) == 0) co_return base;
       const auto& d = dims_of(idx);
       Index at{{}, {}, upd};
       std::string inside = "true";
       for (std::size_t k = 0; k < d.size(); ++k) {
         std::string rel = fresh("r");
+        std::string start = co_await input(k + 2, scalar);
         line("const " + index_type_ + " " + rel + " = " + d[k] + " - " +
-             clamp(scalar_start(n.inputs[k + 2]), 0, n.shape[k] - upd[k]) + ";");
+             clamp(widen(start), 0, n.shape[k] - upd[k]) + ";");
         inside += " && " + rel + " >= 0 && " + rel + " < " + std::to_string(upd[k]);
         at.dims.push_back(clamp(rel, 0, upd[k] - 1));
       }
-      std::string u = operand(1, at);
-      return bind_var("((" + inside + ") ? " + u + " : " + base + ")");
+      std::string u = co_await input(1, at);
+      co_return bind_var("((" + inside + ") ? " + u + " : " + base + ")");
     }
     case OpKind::Concatenate: {
       const auto& d = dims_of(idx);
       const auto dim = static_cast<std::size_t>(n.attrs.get_int("dimension"));
-      std::string result;
       std::int64_t offset = 0;
       std::vector<std::pair<std::int64_t, std::string>> parts;  // (end offset, value)
       for (std::size_t j = 0; j < n.inputs.size(); ++j) {
@@ -412,18 +487,19 @@ std::string ExprEmitter::compute(ValueId v, Index idx) {
             offset == 0 ? d[dim] : "(" + d[dim] + " - " + std::to_string(offset) + ")";
         at.dims[dim] = clamp(local, 0, s[dim] - 1);
         offset += s[dim];
-        parts.emplace_back(offset, operand(static_cast<int>(j), at));
+        std::string part = co_await input(j, at);
+        parts.emplace_back(offset, std::move(part));
       }
-      result = parts.back().second;
+      std::string result = parts.back().second;
       for (std::size_t j = parts.size() - 1; j-- > 0;)
         result = "(" + d[dim] + " < " + std::to_string(parts[j].first) + " ? " + parts[j].second +
                  " : " + result + ")";
-      return bind_var(result);
+      co_return bind_var(result);
     }
     case OpKind::Pad: {
       const Shape& in = graph_.node(n.inputs[0]).shape;
-      std::string pad_value = operand(1, Index{"0", {}, {}});
-      if (num_elements(in) == 0) return pad_value;
+      std::string pad_value = co_await input(1, scalar);
+      if (num_elements(in) == 0) co_return pad_value;
       const auto& d = dims_of(idx);
       const auto& low = n.attrs.get_ints("low");
       const auto& interior = n.attrs.get_ints("interior");
@@ -439,8 +515,8 @@ std::string ExprEmitter::compute(ValueId v, Index idx) {
         if (step != 1) valid += " && (" + t + ")%" + std::to_string(step) + " == 0";
         at.dims.push_back(clamp(q, 0, in[k] - 1));
       }
-      std::string x = operand(0, at);
-      return bind_var("((" + valid + ") ? " + x + " : " + pad_value + ")");
+      std::string x = co_await input(0, at);
+      co_return bind_var("((" + valid + ") ? " + x + " : " + pad_value + ")");
     }
     default:
       break;

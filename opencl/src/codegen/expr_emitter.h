@@ -5,10 +5,12 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "codegen/emit_task.h"
 #include "weft/ir/graph.h"
 
 namespace weft::opencl {
@@ -28,6 +30,7 @@ class ExprEmitter {
               std::string index_type);
 
   // Emits what is needed and returns an expression (a variable or literal) for node v at idx.
+  // Iterative however deep the fused producers of v are (see emit_task.h).
   std::string value(ValueId v, const Index& idx);
   // Index helpers, exposed for kernel templates.
   std::string linear_of(Index& idx);
@@ -51,13 +54,24 @@ class ExprEmitter {
   bool uses_fp64() const { return uses_fp64_; }
 
  private:
-  std::string compute(ValueId v, Index idx);
+  // `co_await operand(v, idx)` inside compute(): v's expression at idx, at once when it is
+  // memoised or read from a buffer, else after a pause in which value() computes it.
+  class Operand;
+  // What a paused compute() waits for: node v at idx, memoised under key.
+  struct OperandRequest {
+    ValueId v;
+    Index idx;
+    std::string key;
+  };
+  Operand operand(ValueId v, const Index& idx);
+  // The memoised or loaded expression of v at idx into `out`; false when it must be computed.
+  bool resolve_without_compute(ValueId v, Index& idx, const std::string& key, std::string& out);
+  EmitTask compute(ValueId v, Index idx);
   std::string unary(const Node& n, const std::string& a);
   std::string binary(const Node& n, const std::string& a, const std::string& b);
   std::string convert(DType from, DType to, const std::string& a);
   std::string load(ValueId v, const std::string& arg, Index& idx);
   std::string clamp(const std::string& v, std::int64_t lo, std::int64_t hi);
-  std::string scalar_start(ValueId v);
   std::string lookup(const std::string& key) const;
   void remember(const std::string& key, const std::string& value);
 
@@ -67,6 +81,8 @@ class ExprEmitter {
   std::ostringstream code_;
   std::string indent_ = "  ";
   std::vector<std::map<std::string, std::string>> memo_;
+  std::optional<OperandRequest> request_;  // set by a compute() that has just paused
+  std::string delivered_;                  // the operand a compute() resumes with
   int counter_ = 0;
   bool uses_fp64_ = false;
   int vector_width_ = 1;
