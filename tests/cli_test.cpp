@@ -85,6 +85,11 @@ bool contains(const std::string& haystack, const std::string& needle) {
   EXPECT_TRUE(contains(haystack, needle)) << "expected to find: " << (needle) << "\nin:\n" \
                                           << (haystack)
 
+nlohmann::json parse_json(const Result& r) {
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  return nlohmann::json::parse(r.out);
+}
+
 TEST_F(CliTest, EveryExampleMatchesTheInterpreter) {
   std::vector<fs::path> files;
   for (const auto& entry : fs::directory_iterator(resources() / "examples"))
@@ -303,15 +308,231 @@ TEST_F(CliTest, SmallDemoPasses) {
   EXPECT_FALSE(contains(r.out, "MISMATCH")) << r.out;
 }
 
+// --- Untrusted and oversized inputs ---
+
+// The bytes of a .npy file's prefix and header for `header` (version 1.0), without any data.
+std::string npy_header(const std::string& header) {
+  std::string text = header;
+  while ((10 + text.size() + 1) % 64 != 0) text += ' ';
+  text += '\n';
+  std::string out = std::string("\x93NUMPY\x01\x00", 8);
+  out += static_cast<char>(text.size() & 0xff);
+  out += static_cast<char>(text.size() >> 8);
+  return out + text;
+}
+
+TEST_F(CliTest, DevZeroAsAnInputFailsAtOnce) {
+  // Used to read /dev/zero until memory ran out (std::bad_alloc after a minute).
+  const Result r = weft({"run", example("softmax.weft").string(), "--input", "x=/dev/zero"});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_CONTAINS(r.err,
+                  "weft: error: /dev/zero: not a valid .npy file: it does not start with "
+                  "the \\x93NUMPY magic string");
+  EXPECT_TRUE(r.out.empty()) << r.out;
+}
+
+TEST_F(CliTest, DevZeroAsTheProgramIsRefusedAfterABoundedRead) {
+  const Result r = weft({"run", "/dev/zero"});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_CONTAINS(r.err, "weft: error: cannot read /dev/zero: it is larger than 256 MiB");
+}
+
+TEST_F(CliTest, NpyHeaderIsCheckedAgainstTheParameterBeforeTheData) {
+  // A header-only file claiming 40 GB: the shape mismatch is reported from the header alone.
+  const fs::path x = write_text(
+      "huge.npy", npy_header("{'descr': '<f4', 'fortran_order': False, 'shape': (100000, "
+                             "100000), }"));
+  Result r = weft({"run", example("softmax.weft").string(), "--input", "x=" + x.string()});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_CONTAINS(r.err, "weft: error: input 'x' (parameter 0) expects f32[4,10] but " +
+                             x.string() + " holds f32[100000,100000]");
+  // The right header with too little data: the size is checked before reading.
+  const fs::path y = write_text(
+      "short.npy",
+      npy_header("{'descr': '<f4', 'fortran_order': False, 'shape': (4, 10), }") + "0123");
+  r = weft({"run", example("softmax.weft").string(), "--input", "x=" + y.string()});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_CONTAINS(r.err, y.string() +
+                             ": not a valid .npy file: truncated data: f32[4,10] needs "
+                             "160 bytes but only 4 follow the header");
+}
+
+TEST_F(CliTest, NpyInputFromAPipeReadsExactlyWhatTheShapeNeeds) {
+  const fs::path header = write_text(
+      "header.bin", npy_header("{'descr': '<f4', 'fortran_order': False, 'shape': (4, 10), }"));
+  const fs::path fifo = dir_ / "x.npy";
+  ASSERT_EQ(std::system(("mkfifo " + quote(fifo.string())).c_str()), 0);
+  // A writer that never stops (zeros after the header): weft reads the 160 data bytes and
+  // stops. `timeout` keeps a writer nobody reads from from outliving the test.
+  const std::string endless = "timeout 120 sh -c 'cat " + quote(header.string()) + " /dev/zero > " +
+                              quote(fifo.string()) + "' 2>/dev/null &";
+  ASSERT_EQ(std::system(endless.c_str()), 0);
+  Result r =
+      weft({"run", example("softmax.weft").string(), "--input", "x=" + fifo.string(), "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["inputs"][0]["source"], fifo.string());
+  // A writer that stops early: the run fails naming what arrived.
+  const std::string short_writer = "timeout 120 sh -c '(cat " + quote(header.string()) +
+                                   "; printf 0123456789) > " + quote(fifo.string()) + "' &";
+  ASSERT_EQ(std::system(short_writer.c_str()), 0);
+  r = weft({"run", example("softmax.weft").string(), "--input", "x=" + fifo.string()});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_CONTAINS(r.err, fifo.string() +
+                             ": not a valid .npy file: truncated data: f32[4,10] "
+                             "needs 160 bytes but the input ended after 10");
+}
+
+TEST_F(CliTest, RandomInputLargerThanTheDeviceIsRefusedBeforeGeneratingIt) {
+  const fs::path big = write_text("big.weft",
+                                  "func @big(%x: f32[100000,100000]) -> (f32[100000,100000]) {\n"
+                                  "  %y = neg %x : f32[100000,100000]\n"
+                                  "  return %y\n}\n");
+  const Result r = weft({"run", big.string()});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_CONTAINS(r.err,
+                  "weft: error: input 'x' (parameter 0, f32[100000,100000], random) takes "
+                  "37.3 GiB (40000000000 bytes), more than the ");
+  EXPECT_CONTAINS(r.err, " cpu:0 can allocate in one buffer (CL_DEVICE_MAX_MEM_ALLOC_SIZE)");
+  EXPECT_CONTAINS(r.err, "use smaller shapes in " + big.string());
+}
+
+TEST_F(CliTest, InputsTogetherLargerThanTheDeviceAreRefused) {
+  // Each input exactly at the device's largest allocation, one more than its global memory
+  // holds: every input alone is fine, together they are not.
+  const auto devices = parse_json(weft({"devices", "--json"}));
+  const auto& d = devices["devices"][0];
+  const std::uint64_t max_alloc = d["max_alloc_bytes"], global = d["global_mem_bytes"];
+  ASSERT_GT(max_alloc, 0u);
+  // Two axes, since one may hold at most 2^31-1 elements.
+  const std::uint64_t rows = max_alloc / 4 / 1024;
+  const std::uint64_t count = global / (rows * 4096) + 1;
+  const std::string type = "u32[" + std::to_string(rows) + ",1024]";
+  std::string params, body = "  %s0 = add %p0, %p0 : " + type + "\n";
+  for (std::uint64_t i = 0; i < count; ++i)
+    params += (i ? ", %p" : "%p") + std::to_string(i) + ": " + type;
+  const fs::path file = write_text(
+      "many.weft", "func @many(" + params + ") -> (" + type + ") {\n" + body + "  return %s0\n}\n");
+  const Result r = weft({"run", file.string()});
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_CONTAINS(r.err, "weft: error: the inputs of " + file.string() + " take ");
+  EXPECT_CONTAINS(r.err, " together (p0 ");
+  EXPECT_CONTAINS(r.err, "of global memory (CL_DEVICE_GLOBAL_MEM_SIZE)");
+}
+
+// --- Messages for bad command lines and environments ---
+
+TEST_F(CliTest, UnknownSubcommandsAreNamedWithTheValidOnes) {
+  Result r = weft({"cache", "frobnicate"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_CONTAINS(r.err,
+                  "weft cache: unknown subcommand 'frobnicate'; the subcommands are "
+                  "stats, ls, show, explain, gc, clear");
+  r = weft({"cache", "--cache-dir", (dir_ / "c").string(), "frobnicate", "--json"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_CONTAINS(r.err, "weft cache: unknown subcommand 'frobnicate'");
+  r = weft({"frobnicate"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_CONTAINS(r.err,
+                  "weft: unknown subcommand 'frobnicate'; the subcommands are devices, run, "
+                  "demo, cache");
+  r = weft({"cache"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_CONTAINS(r.err,
+                  "weft cache: a subcommand is required: stats, ls, show, explain, gc, "
+                  "clear");
+  r = weft({});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_CONTAINS(r.err, "weft: a subcommand is required: devices, run, demo, cache");
+}
+
+TEST_F(CliTest, SeedsBeyond64BitsOrNegativeAreRefused) {
+  const std::string file = example("softmax.weft").string();
+  for (const char* seed : {"99999999999999999999999", "18446744073709551616", "-1", "1.5", "x"}) {
+    const Result r = weft({"run", file, "--seed", seed});
+    EXPECT_EQ(r.code, 2) << seed;
+    EXPECT_CONTAINS(r.err, std::string("--seed: expected a whole number from 0 to "
+                                       "18446744073709551615 (2^64-1), got '") +
+                               seed + "'");
+    EXPECT_TRUE(r.out.empty()) << r.out;
+  }
+  const auto max = parse_json(weft({"run", file, "--seed", "18446744073709551615", "--json"}));
+  EXPECT_EQ(max["inputs"][0]["source"], "random (seed 18446744073709551615)");
+}
+
+TEST_F(CliTest, NonsensicalCountsAreRefusedWithTheirRange) {
+  const std::string file = example("softmax.weft").string();
+  const struct {
+    std::vector<std::string> args;
+    std::string expected;
+  } cases[] = {
+      {{"run", file, "--repeat", "0"},
+       "--repeat: expected a whole number from 1 to 2147483647, "
+       "got '0'"},
+      {{"run", file, "--repeat", "-3"}, "--repeat: expected a whole number from 1"},
+      {{"run", file, "--repeat", "99999999999"}, "got '99999999999'"},
+      {{"run", file, "--print-limit", "-1"},
+       "--print-limit: expected a whole number from 0 to 2147483647, got '-1'"},
+      {{"demo", "--repeat", "0"}, "--repeat: expected a whole number from 1 to 2147483647"},
+  };
+  for (const auto& c : cases) {
+    const Result r = weft(c.args);
+    EXPECT_EQ(r.code, 2) << c.expected;
+    EXPECT_CONTAINS(r.err, c.expected);
+    EXPECT_LT(r.err.size(), 200u) << r.err;  // no 300-digit bounds
+  }
+}
+
+TEST_F(CliTest, EmptyCacheDirIsRefused) {
+  const Result r = weft({"run", example("softmax.weft").string(), "--cache-dir", ""});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_CONTAINS(r.err, "--cache-dir: the directory is empty; give a directory");
+  EXPECT_CONTAINS(r.err, "--no-cache");
+  EXPECT_EQ(weft({"cache", "stats", "--cache-dir", ""}).code, 2);
+}
+
+TEST_F(CliTest, UnknownLogComponentIsWarnedAboutOnce) {
+  const Result r = weft({"run", example("softmax.weft").string(), "--print-limit", "0"},
+                        "WEFT_LOG=foo=debug,cache=info");
+  EXPECT_EQ(r.code, 0) << r.err;  // a warning, not an error
+  const std::string warning =
+      "weft[log] warning: WEFT_LOG=\"foo=debug,cache=info\": unknown "
+      "component \"foo\"";
+  EXPECT_CONTAINS(r.err, warning);
+  EXPECT_EQ(r.err.find(warning), r.err.rfind(warning)) << r.err;
+  EXPECT_CONTAINS(r.err, "Known components: build, cache, cli, codegen, runtime");
+  // Also from a command that logs nothing.
+  EXPECT_CONTAINS(weft({"devices"}, "WEFT_LOG=foo=debug").err, "unknown component \"foo\"");
+  // Known components are accepted silently.
+  EXPECT_EQ(weft({"devices"}, "WEFT_LOG=build=debug,codegen=info,runtime=off,cli=warning").err, "");
+}
+
+TEST_F(CliTest, UnwritablePoclCacheDirectoryIsExplained) {
+  // PoCL creates its kernel cache under HOME when it loads; when it cannot, it offers no
+  // devices. A regular file as HOME defeats it even for root.
+  const fs::path home = write_text("home-is-a-file", "");
+  const std::string env = "env -u XDG_CACHE_HOME -u POCL_CACHE_DIR HOME=" + quote(home.string());
+  Result r = weft({"devices"}, env);
+  EXPECT_EQ(r.code, 1);
+  EXPECT_CONTAINS(r.err, "PoCL, the CPU OpenCL driver, cannot create its kernel cache directory " +
+                             home.string() + "/.cache/pocl/kcache (HOME=" + home.string() +
+                             "): " + home.string() + " is not a directory");
+  EXPECT_CONTAINS(r.err,
+                  "Point POCL_CACHE_DIR (or XDG_CACHE_HOME, or HOME) at a writable "
+                  "directory");
+  EXPECT_FALSE(contains(r.err, "Install an OpenCL driver")) << r.err;
+  r = weft({"run", example("softmax.weft").string()}, env);
+  EXPECT_EQ(r.code, 1);
+  EXPECT_CONTAINS(r.err, "cannot create its kernel cache directory");
+  // The advice works.
+  r = weft({"devices"}, env + " POCL_CACHE_DIR=" + quote((dir_ / "pocl").string()));
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_CONTAINS(r.out, "cpu:0");
+}
+
 // --- The persistent cache through the CLI ---
 
 // Every program gets a row, however fast PoCL's own kernel cache made its compile.
 const std::string kStoreAll = "WEFT_CACHE_MIN_COMPILE_TIME=0";
-
-nlohmann::json parse_json(const Result& r) {
-  EXPECT_EQ(r.code, 0) << r.out << r.err;
-  return nlohmann::json::parse(r.out);
-}
 
 TEST_F(CliTest, SecondRunHitsAndCacheCommandsReportIt) {
   const std::string cache = (dir_ / "cache").string();

@@ -2,12 +2,14 @@
 // by byte from the format specification (numpy/lib/format.py): magic, version, header length,
 // a Python dict literal padded with spaces and ended by '\n', then the raw C-order data.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "npy.h"
@@ -61,6 +63,18 @@ std::string parse_error(const Bytes& bytes) {
     return e.what();
   }
   ADD_FAILURE() << "parsing did not throw InvalidArgumentError";
+  return "";
+}
+
+// The message of the InvalidArgumentError that reading `bytes` as a stream (a pipe: size
+// unknown in advance) throws.
+std::string stream_error(const Bytes& bytes) {
+  try {
+    npy::Reader(bytes, "pipe.npy", /*as_stream=*/true).read_data();
+  } catch (const InvalidArgumentError& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "reading the stream did not throw InvalidArgumentError";
   return "";
 }
 
@@ -242,6 +256,99 @@ TEST(NpyParse, RejectsTruncatedAndOverlongData) {
   EXPECT_NE(m.find("truncated data"), std::string::npos) << m;
 }
 
+TEST(NpyReader, ReadsTheHeaderBeforeAnyData) {
+  // A header promising 8 TB with no data behind it: the header alone is readable and checked,
+  // and reading the data fails on the size check, never in an allocation.
+  const Bytes file =
+      npy_file(1, "{'descr': '<f8', 'fortran_order': False, 'shape': (1000000, 1000000), }", {});
+  npy::Reader reader(file, "huge.npy");
+  EXPECT_EQ(reader.header().dtype, DType::F64);
+  EXPECT_EQ(reader.header().shape, (Shape{1000000, 1000000}));
+  EXPECT_EQ(reader.header().data_bytes, 8000000000000u);
+  EXPECT_EQ(reader.header().data_offset, 128u);
+  EXPECT_EQ(reader.header().major_version, 1);
+  try {
+    reader.read_data();
+    FAIL() << "read_data did not throw";
+  } catch (const InvalidArgumentError& e) {
+    EXPECT_NE(std::string(e.what()).find("huge.npy: not a valid .npy file: truncated data: "
+                                         "f64[1000000,1000000] needs 8000000000000 bytes but "
+                                         "only 0 follow the header"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(NpyReader, StreamsReadExactlyTheDataTheShapeNeeds) {
+  const std::string header = "{'descr': '<i4', 'fortran_order': False, 'shape': (3,), }";
+  // Whatever follows the data in a pipe is left unread, not an error: a pipe has no end to
+  // check against, and reading on could never stop (/dev/zero).
+  Bytes more = npy_file(1, header, data_of<std::int32_t>({7, 8, 9, 10, 11}));
+  EXPECT_EQ(npy::Reader(more, "pipe.npy", true).read_data().to_vector<std::int32_t>(),
+            (std::vector<std::int32_t>{7, 8, 9}));
+  // A pipe that ends early is reported with what arrived.
+  const std::string m = stream_error(npy_file(1, header, data_of<std::int32_t>({7, 8})));
+  EXPECT_NE(m.find("pipe.npy: not a valid .npy file: truncated data: i32[3] needs 12 bytes but "
+                   "the input ended after 8"),
+            std::string::npos)
+      << m;
+  // Ending inside the header is a header error, for streams as for files.
+  const Bytes file = npy_file(1, header, data_of<std::int32_t>({1, 2, 3}));
+  EXPECT_NE(stream_error(Bytes(file.begin(), file.begin() + 30)).find("the file ends after 20"),
+            std::string::npos);
+  EXPECT_NE(stream_error(Bytes(file.begin(), file.begin() + 9)).find("header length"),
+            std::string::npos);
+}
+
+TEST(NpyReader, BoundsTheHeaderLength) {
+  // Version 2.0 has a 32-bit header length: 4 GiB must not be allocated on its word.
+  Bytes file;
+  append(file, "\x93NUMPY\x02\x00\xff\xff\xff\xff{}", 14);
+  std::string m = stream_error(file);
+  EXPECT_NE(m.find("the header is 4294967295 bytes, more than the 1048576 weft accepts"),
+            std::string::npos)
+      << m;
+  m = parse_error(file);
+  EXPECT_NE(m.find("the header is 4294967295 bytes but the file ends after 2"), std::string::npos)
+      << m;
+}
+
+TEST(NpyReader, RefusesDataLargerThanTheMachineBeforeAllocating) {
+  // From a pipe only the header bounds the data: 8 TB is refused up front.
+  const std::string m = stream_error(
+      npy_file(1, "{'descr': '<f8', 'fortran_order': False, 'shape': (1000000000000,), }", {}));
+  EXPECT_NE(m.find("pipe.npy: the f64[1000000000000] data is 8000000000000 bytes, more than this "
+                   "machine's memory"),
+            std::string::npos)
+      << m;
+  // Element counts and byte sizes beyond 64 bits are malformed, not wrapped.
+  EXPECT_NE(parse_error(npy_file(1,
+                                 "{'descr': '<f8', 'fortran_order': False, 'shape': "
+                                 "(4611686018427387904, 4), }",
+                                 {}))
+                .find("too many elements"),
+            std::string::npos);
+  EXPECT_NE(
+      parse_error(
+          npy_file(1, "{'descr': '<f8', 'fortran_order': False, 'shape': (2305843009213693952,), }",
+                   {}))
+          .find("too many elements"),
+      std::string::npos);
+}
+
+TEST(NpyReader, QuotesHostileHeaderTextSafely) {
+  std::string descr(500, 'A');
+  descr[0] = '\x01';
+  const std::string m = parse_error(
+      npy_file(1, "{'descr': '" + descr + "', 'fortran_order': False, 'shape': (1,), }", Bytes(4)));
+  EXPECT_NE(m.find("unsupported .npy dtype '\\x01AAA"), std::string::npos) << m;
+  EXPECT_NE(m.find("AAA...'"), std::string::npos) << m;
+  EXPECT_LT(m.size(), 300u) << m;
+  const std::string control =
+      parse_error(npy_file(1, "{'descr': '<f4', 'fortran_order': \x07, 'shape': (1,), }", {}));
+  EXPECT_NE(control.find("found '\\x07'"), std::string::npos) << control;
+}
+
 TEST(NpySerialize, WritesTheSpecifiedLayout) {
   const HostArray a = HostArray::from<float>({2, 3}, {1, 2, 3, 4, 5, 6});
   const Bytes bytes = npy::serialize(a);
@@ -317,6 +424,57 @@ TEST(NpyFiles, WriteThenReadAndNameMissingFiles) {
         << e.what();
   }
   EXPECT_THROW(npy::write(dir / "no_such_dir" / "x.npy", a), InvalidArgumentError);
+  try {
+    npy::read(dir);
+    FAIL() << "reading a directory did not throw";
+  } catch (const InvalidArgumentError& e) {
+    EXPECT_NE(std::string(e.what()).find("it is a directory"), std::string::npos) << e.what();
+  }
+}
+
+TEST(NpyFiles, DeviceFilesFailOnTheirFirstBytes) {
+  // /dev/zero never ends: only the 8 bytes of magic and version are read.
+  try {
+    npy::Reader reader(std::filesystem::path("/dev/zero"));
+    FAIL() << "/dev/zero was accepted";
+  } catch (const InvalidArgumentError& e) {
+    EXPECT_NE(std::string(e.what()).find("/dev/zero: not a valid .npy file: it does not start "
+                                         "with the \\x93NUMPY magic string"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(NpyFiles, ReadsFromAPipeAndReportsOneThatEndsEarly) {
+  const auto dir = std::filesystem::path(::testing::TempDir()) / "weft_npy_test_fifo";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const auto fifo = dir / "x.npy";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  const Bytes whole = npy::serialize(HostArray::from<float>({4}, {1, 2, 3, 4}));
+  auto feed = [&](std::size_t bytes) {
+    return std::thread([&fifo, &whole, bytes] {
+      std::ofstream out(fifo, std::ios::binary);  // waits for the reader to open the pipe
+      out.write(reinterpret_cast<const char*>(whole.data()), static_cast<std::streamsize>(bytes));
+    });
+  };
+  std::thread writer = feed(whole.size());
+  const HostArray a = npy::read(fifo);
+  writer.join();
+  EXPECT_EQ(a.to_vector<float>(), (std::vector<float>{1, 2, 3, 4}));
+
+  writer = feed(whole.size() - 6);
+  try {
+    npy::read(fifo);
+    ADD_FAILURE() << "a short pipe was accepted";
+  } catch (const InvalidArgumentError& e) {
+    EXPECT_NE(std::string(e.what()).find(fifo.string() +
+                                         ": not a valid .npy file: truncated data: f32[4] needs "
+                                         "16 bytes but the input ended after 10"),
+              std::string::npos)
+        << e.what();
+  }
+  writer.join();
 }
 
 }  // namespace

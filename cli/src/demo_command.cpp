@@ -13,6 +13,7 @@
 #include "commands.h"
 #include "compare.h"
 #include "format.h"
+#include "numeric_flags.h"
 #include "random_inputs.h"
 #include "weft/cache/process_cache.h"
 #include "weft/interp/interpreter.h"
@@ -125,10 +126,8 @@ CLI::App* add_demo_command(CLI::App& app, DemoOptions& options) {
                   "with 32x100 and batch 8 64->32->10.")
       ->capture_default_str()
       ->check(CLI::IsMember({"full", "small"}));
-  cmd->add_option("--repeat", options.repeats,
-                  "Timed calls per steady-state median (default: 20 full, 5 small).")
-      ->type_name("N")
-      ->check(CLI::PositiveNumber);
+  add_count_option(cmd, "--repeat", options.repeats, 1,
+                   "Timed calls per steady-state median (at least 1; default: 20 full, 5 small).");
   return cmd;
 }
 

@@ -10,7 +10,6 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <iterator>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -20,8 +19,9 @@
 #include "commands.h"
 #include "compare.h"
 #include "format.h"
+#include "inputs.h"
 #include "npy.h"
-#include "random_inputs.h"
+#include "numeric_flags.h"
 #include "signature.h"
 #include "weft/interp/interpreter.h"
 #include "weft/weft.h"
@@ -36,12 +36,26 @@ double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
+// A .weft file, read to its end but no further than kMaxProgramBytes: a device file or a pipe
+// that never ends (weft run /dev/zero) is refused rather than read until memory runs out.
+constexpr std::size_t kMaxProgramBytes = std::size_t{256} << 20;
+
 std::string read_text(const std::string& path) {
   if (std::error_code ec; std::filesystem::is_directory(path, ec))
     throw InvalidArgumentError("cannot read " + path + ": it is a directory");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InvalidArgumentError("cannot open " + path + ": " + std::strerror(errno));
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  std::string text;
+  char chunk[1 << 16];
+  while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
+    text.append(chunk, static_cast<std::size_t>(in.gcount()));
+    if (text.size() > kMaxProgramBytes)
+      throw InvalidArgumentError("cannot read " + path + ": it is larger than " +
+                                 std::to_string(kMaxProgramBytes >> 20) +
+                                 " MiB, which no .weft program is; is it the right file?");
+  }
+  if (in.bad()) throw InvalidArgumentError("cannot read " + path + ": " + std::strerror(errno));
+  return text;
 }
 
 // Strips a leading "line L, column C: " or "line L: " from a message, returning "L:C" or "L".
@@ -62,62 +76,6 @@ std::string take_location(std::string& message, std::optional<int> line, std::op
   return location;
 }
 
-struct Param {
-  std::string name;  // as written in the file, without '%'; "arg<i>" if unknown
-  DType dtype;
-  Shape shape;
-  std::string source;  // the .npy path, or "random"
-};
-
-// Resolves NAME_OR_INDEX against the parameters: a name first, then a decimal index.
-std::size_t find_param(const std::vector<Param>& params, std::string key, const std::string& spec,
-                       const std::string& file) {
-  if (!key.empty() && key[0] == '%') key.erase(0, 1);
-  for (std::size_t i = 0; i < params.size(); ++i)
-    if (params[i].name == key) return i;
-  if (!key.empty() && key.find_first_not_of("0123456789") == std::string::npos && key.size() < 10 &&
-      std::stoul(key) < params.size())
-    return std::stoul(key);
-  std::string names;
-  for (std::size_t i = 0; i < params.size(); ++i)
-    names += (i ? ", " : "") + params[i].name + " (" + std::to_string(i) + ")";
-  throw InvalidArgumentError("--input " + spec + ": " + file + " has no parameter '" + key +
-                             "'; its parameters are " + (names.empty() ? "none" : names));
-}
-
-std::vector<HostArray> load_inputs(const RunOptions& options, std::vector<Param>& params) {
-  std::vector<std::optional<HostArray>> given(params.size());
-  for (const std::string& spec : options.inputs) {
-    const std::size_t eq = spec.find('=');
-    if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size())
-      throw InvalidArgumentError(
-          "--input " + spec + ": expected NAME=PATH.npy or INDEX=PATH.npy, e.g. --input x=x.npy");
-    const std::size_t i = find_param(params, spec.substr(0, eq), spec, options.file);
-    Param& p = params[i];
-    if (given[i])
-      throw InvalidArgumentError("--input " + spec + ": parameter '" + p.name +
-                                 "' was already given by --input");
-    const std::string path = spec.substr(eq + 1);
-    HostArray a = npy::read(path);
-    if (a.dtype() != p.dtype || a.shape() != p.shape)
-      throw InvalidArgumentError("input '" + p.name + "' (parameter " + std::to_string(i) +
-                                 ") expects " + type_string(p.dtype, p.shape) + " but " + path +
-                                 " holds " + type_string(a.dtype(), a.shape()));
-    p.source = path;
-    given[i] = std::move(a);
-  }
-  std::vector<HostArray> inputs;
-  for (std::size_t i = 0; i < params.size(); ++i) {
-    if (given[i]) {
-      inputs.push_back(std::move(*given[i]));
-    } else {
-      inputs.push_back(random_array(params[i].dtype, params[i].shape, options.seed, i));
-      params[i].source = "random (seed " + std::to_string(options.seed) + ")";
-    }
-  }
-  return inputs;
-}
-
 struct Timings {
   double compile = 0, upload = 0, run = 0, download = 0, check = 0;
   std::optional<double> rerun_median;  // with --repeat > 1
@@ -134,11 +92,9 @@ CLI::App* add_run_command(CLI::App& app, RunOptions& options) {
                   "NAME=PATH.npy or INDEX=PATH.npy: a parameter's value (dtype and shape must "
                   "match). Repeatable; parameters not given get seeded random data.")
       ->type_name("NAME=PATH");
-  cmd->add_option("--seed", options.seed,
-                  "Seed of the random inputs: floats in [-1,1], ints in [-10,10], u32 in [0,10], "
-                  "bools 50/50.")
-      ->type_name("N")
-      ->capture_default_str();
+  add_seed_option(cmd, "--seed", options.seed,
+                  "Seed of the random inputs (0 to 2^64-1; default 0): floats in [-1,1], ints in "
+                  "[-10,10], u32 in [0,10], bools 50/50.");
   cmd->add_option("-d,--device", options.device,
                   "Device to run on, e.g. cpu:1 (default: WEFT_DEVICE, else the first GPU, else "
                   "the first CPU).")
@@ -147,16 +103,12 @@ CLI::App* add_run_command(CLI::App& app, RunOptions& options) {
                   "Write the outputs as out0.npy, out1.npy, ... into this directory (created if "
                   "missing).")
       ->type_name("DIR");
-  cmd->add_option("--print-limit", options.print_limit,
-                  "Print at most about this many elements per output (0: print none).")
-      ->type_name("N")
-      ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--repeat", options.repeat,
-                  "Run N times and also report the median of the runs after the first.")
-      ->type_name("N")
-      ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+  add_count_option(cmd, "--print-limit", options.print_limit, 0,
+                   "Print at most about this many elements per output (0: print none; default "
+                   "64).");
+  add_count_option(cmd, "--repeat", options.repeat, 1,
+                   "Run N times (at least 1; default 1) and also report the median of the runs "
+                   "after the first.");
   cmd->add_flag("--check", options.check,
                 "Also run the reference interpreter and compare (floats: rtol 1e-4, atol 1e-5; "
                 "others exact). Exit code 3 on a mismatch.");
@@ -190,9 +142,10 @@ int run_run(const RunOptions& options) {
   for (std::size_t i = 0; i < graph.params.size(); ++i) {
     const Node& n = graph.node(graph.params[i]);
     params.push_back({names.size() == graph.params.size() ? names[i] : "arg" + std::to_string(i),
-                      n.dtype, n.shape, ""});
+                      n.dtype, n.shape, "", false});
   }
-  const std::vector<HostArray> inputs = load_inputs(options, params);
+  const std::vector<HostArray> inputs =
+      load_inputs(options.inputs, options.seed, options.file, memory_limits(dev), params);
 
   Timings t;
   auto start = Clock::now();

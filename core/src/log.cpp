@@ -1,10 +1,13 @@
 #include "weft/log.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
 #include <map>
 #include <mutex>
+#include <set>
 #include <shared_mutex>
+#include <vector>
 
 #include "weft/error.h"
 
@@ -12,9 +15,20 @@ namespace weft::log {
 
 namespace {
 
+// Every component that logs, in one place: WEFT_LOG=NAME=LEVEL for any other name is a typo and
+// is reported. Add a name here when a new part of weft starts logging under it.
+constexpr std::string_view kKnownComponents[] = {
+    "build",    // OpenCL program builds: build logs and options
+    "cache",    // the persistent compilation cache: lookups, stores, misses, damage
+    "cli",      // the weft command-line tool
+    "codegen",  // OpenCL C generation from a schedule
+    "runtime",  // dispatch, transfers, queues and events
+};
+
 struct Levels {
   Level fallback = Level::warning;
   std::map<std::string, Level, std::less<>> by_component;
+  std::vector<std::string> unknown;  // components named in the spec that nothing logs under
 };
 
 Level parse_level(std::string_view text, std::string_view spec) {
@@ -29,6 +43,29 @@ Level parse_level(std::string_view text, std::string_view spec) {
                              "component as COMPONENT=LEVEL (e.g. cache=debug).");
 }
 
+// One line naming the unknown components and the known ones; empty when there are none or
+// this spec was reported already (each spec is reported once per process).
+std::string unknown_components_warning(std::string_view spec, const Levels& levels) {
+  if (levels.unknown.empty()) return "";
+  static std::mutex mutex;
+  static std::set<std::string, std::less<>> reported;
+  {
+    std::lock_guard lock(mutex);
+    if (!reported.emplace(spec).second) return "";
+  }
+  std::string names;
+  for (std::size_t i = 0; i < levels.unknown.size(); ++i)
+    names += (i ? ", \"" : "\"") + levels.unknown[i] + "\"";
+  std::string known;
+  for (std::string_view c : kKnownComponents) known += (known.empty() ? "" : ", ") + std::string(c);
+  const bool several = levels.unknown.size() > 1;
+  return "WEFT_LOG=\"" + std::string(spec) + "\": unknown component" + (several ? "s " : " ") +
+         names + " (nothing logs under " +
+         (several ? "these names, so their settings have" : "that name, so its setting has") +
+         " no effect). Known components: " + known +
+         "; a LEVEL without COMPONENT= applies to all of them.";
+}
+
 Levels parse(std::string_view spec) {
   Levels levels;
   std::size_t start = 0;
@@ -39,11 +76,20 @@ Levels parse(std::string_view spec) {
     while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
     while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
     if (!item.empty()) {
-      if (auto eq = item.find('='); eq == std::string_view::npos)
+      if (auto eq = item.find('='); eq == std::string_view::npos) {
         levels.fallback = parse_level(item, spec);
-      else
-        levels.by_component[std::string(item.substr(0, eq))] =
-            parse_level(item.substr(eq + 1), spec);
+      } else {
+        // "cache = debug" reads as "cache=debug".
+        std::string component(item.substr(0, eq));
+        while (!component.empty() && component.back() == ' ') component.pop_back();
+        std::string_view level = item.substr(eq + 1);
+        while (!level.empty() && level.front() == ' ') level.remove_prefix(1);
+        levels.by_component[component] = parse_level(level, spec);
+        if (!is_known_component(component) &&
+            std::find(levels.unknown.begin(), levels.unknown.end(), component) ==
+                levels.unknown.end())
+          levels.unknown.push_back(std::move(component));
+      }
     }
     start = end + 1;
   }
@@ -62,7 +108,11 @@ struct State {
     const char* spec = std::getenv("WEFT_LOG");
     if (!spec) return {};
     try {
-      return parse(spec);
+      Levels levels = parse(spec);
+      // Straight to stderr: the state (and any sink) does not exist yet while this runs.
+      if (const std::string warning = unknown_components_warning(spec, levels); !warning.empty())
+        std::cerr << "weft[log] warning: " << warning << "\n";
+      return levels;
     } catch (const Error& e) {
       // A bad WEFT_LOG must not stop the program it was meant to help debug.
       std::cerr << e.what() << " Logging stays at warning.\n";
@@ -97,9 +147,22 @@ const char* level_name(Level level) {
 
 void set_levels(std::string_view spec) {
   Levels parsed = parse(spec);
-  State& s = state();
-  std::unique_lock lock(s.mutex);
-  s.levels = std::move(parsed);
+  const std::string warning = unknown_components_warning(spec, parsed);
+  {
+    State& s = state();
+    std::unique_lock lock(s.mutex);
+    s.levels = std::move(parsed);
+  }
+  if (!warning.empty()) write("log", Level::warning, warning);
+}
+
+std::span<const std::string_view> known_components() {
+  return kKnownComponents;
+}
+
+bool is_known_component(std::string_view component) {
+  return std::find(std::begin(kKnownComponents), std::end(kKnownComponents), component) !=
+         std::end(kKnownComponents);
 }
 
 void reset_levels_from_environment() {

@@ -4,13 +4,18 @@
 
 #include "cache_writer.h"
 
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <algorithm>
 #include <array>
+#include <cerrno>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
+#include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "weft/error.h"
@@ -24,6 +29,73 @@ namespace {
 constexpr const char* kInstallAdvice =
     "Install an OpenCL driver: `sudo apt install pocl-opencl-icd` for the CPU, or your GPU "
     "vendor's OpenCL driver. `clinfo` shows what the OpenCL ICD loader sees.";
+
+// PoCL creates its kernel cache directory when the ICD loader loads it. When it cannot (HOME
+// unset to a path that does not exist, a read-only home, HOME naming a file), PoCL prints
+// nothing useful and either reports no devices or no platform at all, which reads as a missing
+// driver. These helpers recognise that case so the message can say what to fix.
+
+bool is_pocl_platform(const std::string& name) {
+  return name.find("Portable Computing Language") != std::string::npos ||
+         name.find("PoCL") != std::string::npos || name.find("pocl") != std::string::npos;
+}
+
+// Whether the ICD loader has a PoCL entry (OCL_ICD_VENDORS, else /etc/OpenCL/vendors).
+bool pocl_icd_installed() {
+  const char* vendors = std::getenv("OCL_ICD_VENDORS");
+  const std::filesystem::path dir = vendors && *vendors ? vendors : "/etc/OpenCL/vendors";
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec))
+    return dir.filename().string().find("pocl") != std::string::npos;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec))
+    if (entry.path().filename().string().find("pocl") != std::string::npos) return true;
+  return false;
+}
+
+// Where PoCL puts its kernel cache, and which variable chose it: POCL_CACHE_DIR, else
+// $XDG_CACHE_HOME/pocl, else $HOME/.cache/pocl, else /tmp/pocl (PoCL's pocl_cache.c).
+std::pair<std::string, std::string> pocl_cache_directory() {
+  auto env = [](const char* name) -> std::optional<std::string> {
+    const char* value = std::getenv(name);
+    if (!value || !*value) return std::nullopt;
+    return std::string(value);
+  };
+  if (auto dir = env("POCL_CACHE_DIR")) return {*dir, "POCL_CACHE_DIR=" + *dir};
+  if (auto xdg = env("XDG_CACHE_HOME")) return {*xdg + "/pocl/kcache", "XDG_CACHE_HOME=" + *xdg};
+  if (const char* home = std::getenv("HOME"))
+    return {std::string(home) + "/.cache/pocl/kcache", "HOME=" + std::string(home)};
+  return {"/tmp/pocl/kcache", "neither HOME nor XDG_CACHE_HOME is set"};
+}
+
+// Why `dir` cannot be created or written, or nothing when it can (as far as permissions tell).
+std::optional<std::string> why_not_writable(const std::string& dir) {
+  std::filesystem::path path = dir;
+  while (true) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) == 0) {
+      const bool is_target = path == std::filesystem::path(dir);
+      if (!S_ISDIR(st.st_mode)) return path.string() + " is not a directory";
+      if (::access(path.c_str(), W_OK | X_OK) != 0)
+        return path.string() + (is_target ? " is not writable"
+                                          : " is not writable, so " + dir + " cannot be created");
+      return std::nullopt;
+    }
+    if (errno != ENOENT && errno != ENOTDIR) return path.string() + ": " + std::strerror(errno);
+    if (!path.has_parent_path() || path.parent_path() == path) return dir + " cannot be created";
+    path = path.parent_path();
+  }
+}
+
+// The explanation when PoCL is present but could not create its cache directory.
+std::optional<std::string> pocl_cache_problem() {
+  const auto [dir, chosen_by] = pocl_cache_directory();
+  const std::optional<std::string> why = why_not_writable(dir);
+  if (!why) return std::nullopt;
+  return "PoCL, the CPU OpenCL driver, cannot create its kernel cache directory " + dir + " (" +
+         chosen_by + "): " + *why +
+         ". PoCL then offers no devices. Point POCL_CACHE_DIR (or XDG_CACHE_HOME, or HOME) at a "
+         "writable directory, e.g. `export POCL_CACHE_DIR=/tmp/pocl-cache`, and run again.";
+}
 
 std::string trimmed(std::string text) {
   while (!text.empty() && (text.back() == '\0' || text.back() == ' ' || text.back() == '\n'))
@@ -179,20 +251,31 @@ struct Devices {
 Devices discover() {
   cl_uint count = 0;
   cl_int status = clGetPlatformIDs(0, nullptr, &count);
-  // The ICD loader answers CL_PLATFORM_NOT_FOUND_KHR when no driver is installed.
-  if (status == -1001 || (status == CL_SUCCESS && count == 0))
-    throw Error(std::string("weft: no OpenCL platform found. ") + kInstallAdvice);
-  check_cl(status, "clGetPlatformIDs", "");
+  // The ICD loader answers CL_PLATFORM_NOT_FOUND_KHR when no driver is installed, or when
+  // the installed one failed to start.
+  const bool no_platform = status == -1001 || (status == CL_SUCCESS && count == 0);
+  if (no_platform || status != CL_SUCCESS) {
+    if (pocl_icd_installed())
+      if (auto problem = pocl_cache_problem())
+        throw Error("weft: no OpenCL platform found: " + *problem);
+    if (no_platform) throw Error(std::string("weft: no OpenCL platform found. ") + kInstallAdvice);
+    check_cl(status, "clGetPlatformIDs", "");
+  }
   std::vector<cl_platform_id> platforms(count);
   check_cl(clGetPlatformIDs(count, platforms.data(), nullptr), "clGetPlatformIDs", "");
 
   std::vector<Found> found;
   std::vector<std::string> skipped;
-  for (cl_platform_id platform : platforms)
+  bool pocl_present = false;
+  for (cl_platform_id platform : platforms) {
+    pocl_present |= is_pocl_platform(platform_string(platform, CL_PLATFORM_NAME));
     for (Found& device : platform_devices(platform, skipped)) found.push_back(std::move(device));
+  }
   if (found.empty()) {
     std::string message = "weft: no usable OpenCL device found";
     for (const std::string& reason : skipped) message += "\n  " + reason;
+    if (pocl_present)
+      if (auto problem = pocl_cache_problem()) throw Error(message + "\n" + *problem);
     throw Error(message + "\n" + kInstallAdvice);
   }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -12,8 +13,14 @@ enum class Level { off, error, warning, info, debug };
 
 // WEFT_LOG grammar: a comma-separated list of `LEVEL` (every component) or `COMPONENT=LEVEL`,
 // e.g. "cache=debug" or "info,cache=debug". Levels: off, error, warning (or warn), info, debug.
-// Unset: warning for every component. Throws InvalidArgumentError on an unknown level.
+// Unset: warning for every component. Throws InvalidArgumentError on an unknown level. A
+// COMPONENT that is not in known_components() is kept but warned about, once per spec: from
+// WEFT_LOG on stderr ("weft[log] warning: ..."), from set_levels through the sink.
 void set_levels(std::string_view spec);
+// The components weft logs under ("build", "cache", "cli", "codegen", "runtime"), defined in
+// one place (core/src/log.cpp); a new component must be added there.
+std::span<const std::string_view> known_components();
+bool is_known_component(std::string_view component);
 // Back to what WEFT_LOG says (re-reads the environment).
 void reset_levels_from_environment();
 
