@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "support/raw_sqlite.h"
+#include "support/reseal_entries.h"
 #include "weft/cache/store.h"
 #include "weft/error.h"
 
@@ -69,10 +70,16 @@ std::vector<std::uint8_t> binary_for(int seed, std::size_t size = 4096) {
   return bytes;
 }
 
+// The entry key of these tests (cache_trust_test.cpp covers key files).
+std::vector<std::uint8_t> test_key() {
+  return std::vector<std::uint8_t>(32, 0x5a);
+}
+
 StoreOptions options_in(const fs::path& dir) {
   StoreOptions options;
   options.directory = dir;
   options.busy_timeout = std::chrono::milliseconds(200);
+  options.key = test_key();
   return options;
 }
 
@@ -208,13 +215,15 @@ TEST(ProgramStore, Thresholds) {
   EXPECT_EQ(defaults.max_bytes, std::uint64_t{1} << 30);
 }
 
-// Damages the stored entry with `sql`, then expects a corrupt miss that deletes the row.
-void expect_repaired(const std::string& sql, MissReason reason) {
+// Damages the stored entry with `sql` (then, with `reseal`, gives it a valid MAC again, as the
+// key's owner could), and expects a corrupt miss that deletes the row.
+void expect_repaired(const std::string& sql, MissReason reason, bool reseal = false) {
   TempDir dir;
   ProgramStore store(options_in(dir.path()));
   ASSERT_EQ(store.insert(components(), binary_for(7, 20000), "meta", 1.0).status,
             InsertStatus::written);
   raw_sql(store.path(), sql);
+  if (reseal) test::reseal_entries(store.path(), test_key());
   const LookupResult damaged = store.lookup(components());
   EXPECT_EQ(damaged.status, LookupStatus::corrupt);
   EXPECT_EQ(damaged.reason, reason);
@@ -234,9 +243,19 @@ TEST(ProgramStore, ChecksumMismatchIsAMissThatDeletesTheRow) {
   expect_repaired("UPDATE entries SET checksum = checksum + 1", MissReason::checksum_mismatch);
 }
 
-TEST(ProgramStore, GarbledBlobIsAMissThatDeletesTheRow) {
+TEST(ProgramStore, GarbledBlobFailsAuthenticationAndIsDeleted) {
   expect_repaired("UPDATE payloads SET binary = zeroblob(length(binary))",
-                  MissReason::decompression_failed);
+                  MissReason::unauthenticated);
+}
+
+TEST(ProgramStore, GarbledBlobWithAValidMacIsADecompressionFailure) {
+  expect_repaired("UPDATE payloads SET binary = zeroblob(length(binary))",
+                  MissReason::decompression_failed, /*reseal=*/true);
+}
+
+TEST(ProgramStore, EditedMetadataFailsAuthentication) {
+  expect_repaired("UPDATE payloads SET metadata = CAST('mete' AS BLOB)",
+                  MissReason::unauthenticated);
 }
 
 TEST(ProgramStore, TruncatedBlobIsAMissThatDeletesTheRow) {

@@ -30,11 +30,13 @@
 
 #include "support/device_check.h"
 #include "support/raw_sqlite.h"
+#include "support/reseal_entries.h"
 #include "support/test_support.h"
 #include "weft/cache/key.h"
 #include "weft/cache/process_cache.h"
 #include "weft/cache/settings.h"
 #include "weft/cache/store.h"
+#include "weft/cache/trust.h"
 #include "weft/interp/interpreter.h"
 #include "weft/log.h"
 #include "weft/opencl/device.h"
@@ -437,6 +439,12 @@ TEST_F(PersistentCacheTest, CorruptEntryWarnsOnceRecompilesAndIsRewritten) {
   ASSERT_TRUE(s);
   ASSERT_EQ(s->list().size(), 1u);
   raw_sql(s->path(), "UPDATE payloads SET binary = zeroblob(length(binary))");
+  // Damage behind a valid MAC (as if the disk garbled bytes before they were signed), so the
+  // check after authentication is the one that fires.
+  const std::string secret = slurp(cache::default_key_file());
+  ASSERT_FALSE(secret.empty()) << "no key at " << cache::default_key_file();
+  test::reseal_entries(
+      s->path(), std::span(reinterpret_cast<const std::uint8_t*>(secret.data()), secret.size()));
 
   LogCapture capture;
   cl_device().forget_compiled();

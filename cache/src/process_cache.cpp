@@ -66,13 +66,16 @@ std::shared_ptr<ProgramStore> ProcessCache::store() {
   options.writer = settings_.writer;
   options.min_compile_time_s = settings_.min_compile_time_s;
   options.max_bytes = settings_.max_bytes;
+  options.shared = settings_.shared;
+  options.key_file = settings_.key_file;
   try {
     store_ = std::make_shared<ProgramStore>(options);
   } catch (const Error& e) {
     gave_up_ = true;
-    log::warning(kComponent, std::string(e.what()) +
-                                 ". Running without the persistent cache; set WEFT_CACHE_DIR to a "
-                                 "writable directory, or WEFT_CACHE=0 to silence this.");
+    std::string message = e.what();
+    if (!message.empty() && message.back() != '.') message += '.';
+    log::warning(kComponent,
+                 message + " Running without the persistent cache (WEFT_CACHE=0 silences this).");
     return nullptr;
   }
   log::debug(kComponent, "opened " + store_->path().string() +

@@ -104,6 +104,13 @@ CacheSettings settings_from_environment(std::vector<std::string>* warnings) {
       warn("WEFT_CACHE", value, "use 0 or 1. The cache stays on.");
   }
   if (const char* value = nonempty_env("WEFT_CACHE_DIR")) settings.directory = value;
+  if (const char* value = nonempty_env("WEFT_CACHE_KEY_FILE")) settings.key_file = value;
+  if (const char* value = nonempty_env("WEFT_CACHE_SHARED")) {
+    if (auto shared = parse_switch(value))
+      settings.shared = *shared;
+    else
+      warn("WEFT_CACHE_SHARED", value, "use 0 or 1. The cache stays private to this user.");
+  }
   if (const char* value = nonempty_env("WEFT_CACHE_KEY_HOOK")) settings.user_hook = value;
   if (const char* value = nonempty_env("WEFT_CACHE_MAX_SIZE")) {
     if (auto bytes = parse_byte_size(value))

@@ -4,6 +4,7 @@
 
 #include "codec.h"
 #include "database_setup.h"
+#include "entry_mac.h"
 #include "store_impl.h"
 #include "weft/error.h"
 
@@ -60,6 +61,8 @@ std::string_view to_string(MissReason reason) {
       return "database_error";
     case MissReason::rejected:
       return "rejected";
+    case MissReason::unauthenticated:
+      return "unauthenticated";
   }
   return "unknown";
 }
@@ -106,25 +109,36 @@ std::uint64_t CacheCounters::total_misses() const {
 
 ProgramStore::Impl::Impl(StoreOptions opts) : options(std::move(opts)) {
   if (options.directory.empty()) options.directory = default_cache_directory();
-  detail::make_private_directory(options.directory);
-  path = options.directory / options.file_name;
-  db = detail::open_database(path, options.busy_timeout);
+  if (options.file_name.empty() || options.file_name.find('/') != std::string::npos)
+    throw CacheError("weft cache: \"" + options.file_name +
+                     "\" is not a database file name (a plain name, no directories)");
+  policy.shared = options.shared;
+  if (options.writer) detail::make_cache_directory(options.directory, policy);
+  // Checked and used through one resolved path, so a link swapped in later is not followed.
+  std::error_code error;
+  std::filesystem::path directory = std::filesystem::canonical(options.directory, error);
+  if (error)
+    throw CacheError("weft cache: cannot use the cache directory " + options.directory.string() +
+                     ": " + error.message() +
+                     (options.writer ? "" : " (this process only reads the cache)"));
+  path = directory / options.file_name;
+  db = detail::open_database(path, options.writer, policy, options.busy_timeout);
   try {
     // One statement for metadata and blob: a single read snapshot, so an eviction between
     // two reads can never look like a missing payload.
     select_for_lookup = std::make_unique<Statement>(
         *db,
         "SELECT e.id, e.checksum, e.metadata_checksum, e.uncompressed_size, e.compressed_size, "
-        "e.metadata_size, e.compile_time, p.binary, p.metadata, p.id IS NULL "
+        "e.metadata_size, e.compile_time, p.binary, p.metadata, p.id IS NULL, e.mac "
         "FROM entries e LEFT JOIN payloads p ON p.id = e.id WHERE e.key = ?");
     insert_entry = std::make_unique<Statement>(
         *db,
         "INSERT INTO entries (key, ir_hash, weft_version, build_options, platform_name, "
         "platform_version, device_name, driver_version, opencl_c_version, compression, "
         "user_hook, checksum, metadata_checksum, uncompressed_size, compressed_size, "
-        "metadata_size, compile_time, created, last_used, hit_count, function_name) "
+        "metadata_size, compile_time, created, last_used, hit_count, function_name, mac) "
         "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, "
-        "?18, ?18, 0, ?19) ON CONFLICT(key) DO NOTHING");
+        "?18, ?18, 0, ?19, ?20) ON CONFLICT(key) DO NOTHING");
     insert_payload = std::make_unique<Statement>(
         *db, "INSERT OR REPLACE INTO payloads (id, binary, metadata) VALUES (?, ?, ?)");
     delete_entry = std::make_unique<Statement>(*db, "DELETE FROM entries WHERE id = ?");
@@ -157,6 +171,17 @@ void ProgramStore::Impl::require_writer(std::string_view operation) const {
     throw CacheError("weft cache " + path.string() + ": cannot " + std::string(operation) +
                      ": this process opened the cache read-only");
   }
+}
+
+const std::vector<std::uint8_t>& ProgramStore::Impl::secret() {
+  if (secret_bytes.empty()) {
+    if (!options.key.empty())
+      secret_bytes = options.key;
+    else
+      secret_bytes = load_key(options.key_file.empty() ? default_key_file() : options.key_file,
+                              policy, /*create=*/true);
+  }
+  return secret_bytes;
 }
 
 void ProgramStore::Impl::write_pending() {
@@ -375,11 +400,20 @@ LookupResult ProgramStore::lookup_key(const std::string& key) {
       const bool payload_missing = q.column_int(9) != 0;
       const auto frame = q.column_blob(7);
       const auto metadata = q.column_blob(8);
+      const auto mac = q.column_blob(10);
       const std::string where = "cache entry " + key + " in " + s.path.string() + ": ";
       if (payload_missing || frame.size() != compressed_size || metadata.size() != metadata_size) {
         miss(LookupStatus::corrupt, MissReason::truncated,
              where + "stored blob is " + std::to_string(frame.size()) + " bytes, expected " +
                  std::to_string(compressed_size));
+      } else if (!detail::same_mac(
+                     mac, detail::entry_mac(s.secret(), key, uncompressed_size, frame, metadata))) {
+        // Nothing of an entry that fails here is decompressed, parsed or run.
+        miss(LookupStatus::corrupt, MissReason::unauthenticated,
+             where +
+                 "its MAC does not verify under this user's cache key, so it was not "
+                 "written by this user (or the key changed; a team cache needs one "
+                 "WEFT_CACHE_KEY_FILE for all members)");
       } else if (auto binary = detail::decompress(frame, uncompressed_size); !binary) {
         miss(LookupStatus::corrupt, MissReason::decompression_failed,
              where + "zstd could not decompress the stored blob");
@@ -400,6 +434,9 @@ LookupResult ProgramStore::lookup_key(const std::string& key) {
     s.select_for_lookup->reset();
     return miss(LookupStatus::error, MissReason::database_error,
                 detail::describe_failure(s.path, "lookup", failure));
+  } catch (const CacheError& failure) {  // the key could not be read or made
+    s.select_for_lookup->reset();
+    return miss(LookupStatus::error, MissReason::database_error, failure.what());
   }
 
   if (result.status == LookupStatus::corrupt) {
@@ -472,6 +509,14 @@ InsertResult ProgramStore::insert(const CacheKeyComponents& components,
   }
 
   std::lock_guard lock(s.mutex);
+  detail::EntryMac mac;
+  try {
+    mac = detail::entry_mac(s.secret(), key, binary.size(), frame, metadata_bytes);
+  } catch (const CacheError& failure) {
+    result.status = InsertStatus::error;
+    result.detail = failure.what();
+    return result;
+  }
   try {
     WriteTransaction transaction(*s.db);
     s.write_pending();  // so LRU eviction below sees this process's recent hits
@@ -493,6 +538,7 @@ InsertResult ProgramStore::insert(const CacheKeyComponents& components,
     e.bind(17, compile_time_s);
     e.bind(18, now_seconds());
     e.bind(19, std::string_view(stored.function_name));
+    e.bind_blob(20, mac);
     e.run();
     if (sqlite3_changes(s.db->get()) == 0) {
       result.status = InsertStatus::already_present;

@@ -10,6 +10,7 @@
 
 #include "sqlite.h"
 #include "weft/cache/store.h"
+#include "weft/cache/trust.h"
 
 namespace weft::cache {
 
@@ -20,7 +21,9 @@ struct ProgramStore::Impl {
   };
 
   StoreOptions options;
-  std::filesystem::path path;
+  TrustPolicy policy;
+  std::filesystem::path path;              // resolved: no links in it
+  std::vector<std::uint8_t> secret_bytes;  // the entry key, once read
   std::mutex mutex;
   std::unique_ptr<detail::Database> db;
   // Prepared once: lookups must not pay for SQL parsing.
@@ -58,6 +61,8 @@ struct ProgramStore::Impl {
   // stored (inside the caller's transaction). Returns {entries, bytes} removed.
   GcResult evict_to(std::uint64_t max_bytes, std::int64_t keep_id);
   void require_writer(std::string_view operation) const;
+  // The entry key (read or created on first use, under the mutex). Throws CacheError.
+  const std::vector<std::uint8_t>& secret();
 };
 
 double now_seconds();

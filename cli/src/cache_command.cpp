@@ -87,14 +87,21 @@ bool report_missing(const std::filesystem::path& path, bool as_json) {
   return true;
 }
 
-cache::ProgramStore open_store(bool writer) {
+cache::StoreOptions store_options(bool writer) {
+  const cache::CacheSettings settings = cache::ProcessCache::instance().settings();
   cache::StoreOptions options;
   options.directory = cache_directory();
   options.writer = writer;
-  options.max_bytes = cache::ProcessCache::instance().settings().max_bytes;
+  options.max_bytes = settings.max_bytes;
+  options.shared = settings.shared;
+  options.key_file = settings.key_file;
   // An administrator's command may wait longer for a busy cache than a compile would.
   options.busy_timeout = std::chrono::milliseconds(10000);
-  return cache::ProgramStore(options);
+  return options;
+}
+
+cache::ProgramStore open_store(bool writer) {
+  return cache::ProgramStore(store_options(writer));
 }
 
 int run_stats(const CacheOptions& o) {
@@ -297,17 +304,22 @@ int run_gc(const CacheOptions& o) {
 }
 
 int run_clear(const CacheOptions& o) {
-  const auto path = cache_directory() / "cache.sqlite3";
-  if (report_missing(path, o.json)) return kExitOk;
-  cache::ProgramStore store = open_store(true);
-  const cache::GcResult result = store.clear();
+  cache::StoreOptions options = store_options(/*writer=*/true);
+  const auto path = options.directory / options.file_name;
+  if (!cache::database_files_exist(options)) {
+    report_missing(path, o.json);
+    return kExitOk;
+  }
+  // Removing and recreating the files works whatever state the database is in.
+  const cache::GcResult result = cache::reset_database(options);
   if (o.json) {
+    cache::ProgramStore store = open_store(false);
     std::cout << gc_json(result, store).dump(2) << "\n";
     return kExitOk;
   }
   std::cout << "Removed " << result.removed_entries << " entries ("
-            << format_bytes(result.removed_bytes) << ") and reset the statistics of "
-            << store.path().string() << ".\n";
+            << format_bytes(result.removed_bytes) << ") and started " << path.string()
+            << " afresh.\n";
   return kExitOk;
 }
 

@@ -95,12 +95,15 @@ std::shared_ptr<Executable> OpenCLDevice::compile_with_cache(const Graph& graph)
   cache::CacheKeyComponents components = cache_components(graph);
   const std::string key = cache::compute_key(components);
   const std::string what = key + " (" + graph.name + " on " + info_.name + ")";
+  // The plan always comes from the graph, hit or miss: codegen takes microseconds, and then no
+  // stored byte can decide a buffer size or a launch.
+  ProgramPlan plan = plan_program(graph, caps());
 
   cache::LookupResult found = store->lookup(components);
   switch (found.status) {
     case cache::LookupStatus::error:
       process_cache.give_up(store.get(), found.detail);
-      return nullptr;
+      break;
     case cache::LookupStatus::corrupt:
       log::warning(kComponent, found.detail + (store->options().writer
                                                    ? "; compiling again and rewriting it"
@@ -113,11 +116,16 @@ std::shared_ptr<Executable> OpenCLDevice::compile_with_cache(const Graph& graph)
       break;
     case cache::LookupStatus::hit: {
       std::string problem;
-      std::optional<ProgramPlan> plan = detail::parse_plan(found.metadata, &problem);
+      std::optional<ProgramPlan> stored = detail::parse_plan(found.metadata, &problem);
       try {
-        if (!plan) throw Error("its launch plan does not parse: " + problem);
-        ClProgram program = build_program_from_binary(found.binary, plan->build_options);
-        auto executable = std::make_shared<OpenCLExecutable>(*this, std::move(*plan), program);
+        if (!stored) throw Error("its launch plan does not parse: " + problem);
+        // The binary was built from the stored plan's source; it fits this graph only if that
+        // plan is the one codegen makes for it now.
+        if (std::string difference = detail::plan_difference(*stored, plan); !difference.empty())
+          throw Error("its launch plan is not the one weft generates for this graph (" +
+                      difference + ")");
+        ClProgram program = build_program_from_binary(found.binary, plan.build_options);
+        auto executable = std::make_shared<OpenCLExecutable>(*this, std::move(plan), program);
         const double seconds = seconds_since(start);
         executable->set_compile_facts(graph.params.size(), seconds);
         executable->set_cache_outcome("hit", key);
@@ -138,11 +146,12 @@ std::shared_ptr<Executable> OpenCLDevice::compile_with_cache(const Graph& graph)
     }
   }
 
-  auto executable = std::make_shared<OpenCLExecutable>(*this, plan_program(graph, caps()));
+  auto executable = std::make_shared<OpenCLExecutable>(*this, std::move(plan));
   const double build_seconds = seconds_since(start);
   executable->set_compile_facts(graph.params.size(), build_seconds);
-  executable->set_cache_outcome("miss", key);
-  if (store->options().writer) {
+  const bool cached = found.status != cache::LookupStatus::error;
+  executable->set_cache_outcome(cached ? "miss" : "off", cached ? key : std::string());
+  if (cached && store->options().writer) {
     auto write = std::make_unique<detail::CacheWrite>();
     write->store = store;
     write->components = std::move(components);

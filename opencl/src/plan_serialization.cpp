@@ -97,4 +97,35 @@ std::optional<ProgramPlan> parse_plan(std::string_view text, std::string* error)
   }
 }
 
+std::string plan_difference(const ProgramPlan& stored, const ProgramPlan& expected) {
+  if (stored.build_options != expected.build_options)
+    return "build options \"" + stored.build_options + "\", expected \"" + expected.build_options +
+           "\"";
+  if (stored.source != expected.source) return "its OpenCL source differs";
+  if (stored.buffers.size() != expected.buffers.size())
+    return std::to_string(stored.buffers.size()) + " buffers, expected " +
+           std::to_string(expected.buffers.size());
+  for (std::size_t i = 0; i < stored.buffers.size(); ++i) {
+    const BufferPlan& a = stored.buffers[i];
+    const BufferPlan& b = expected.buffers[i];
+    if (a.role != b.role || a.index != b.index || a.bytes != b.bytes)
+      return "buffer " + std::to_string(i) + " is " + role_name(a.role) + " " +
+             std::to_string(a.index) + " of " + std::to_string(a.bytes) + " bytes, expected " +
+             role_name(b.role) + " " + std::to_string(b.index) + " of " + std::to_string(b.bytes) +
+             " bytes";
+  }
+  if (stored.launches.size() != expected.launches.size())
+    return std::to_string(stored.launches.size()) + " launches, expected " +
+           std::to_string(expected.launches.size());
+  for (std::size_t i = 0; i < stored.launches.size(); ++i) {
+    const LaunchPlan& a = stored.launches[i];
+    const LaunchPlan& b = expected.launches[i];
+    if (a.kernel != b.kernel || a.args != b.args || a.writes != b.writes ||
+        a.global_size != b.global_size || a.local_size != b.local_size)
+      return "launch " + std::to_string(i) + " (" + a.kernel + ") differs from " + b.kernel;
+  }
+  if (stored.outputs != expected.outputs) return "its outputs name other buffers";
+  return {};
+}
+
 }  // namespace weft::opencl::detail

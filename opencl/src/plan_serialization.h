@@ -1,5 +1,7 @@
-// ProgramPlan <-> JSON: the metadata a persistent-cache hit needs to run a stored binary
-// without generating code again (buffers, launches, outputs and the kernel summaries).
+// ProgramPlan <-> JSON: the launch plan stored beside a cached binary (buffers, launches,
+// outputs, kernel summaries and source). A hit never runs a stored plan: it regenerates the
+// plan from the graph (tens of microseconds) and uses the binary only when the stored plan is
+// the same, so no stored byte decides a buffer size or a launch.
 #pragma once
 
 #include <optional>
@@ -13,5 +15,9 @@ namespace weft::opencl::detail {
 std::string serialize_plan(const ProgramPlan& plan);
 // Nullopt (with `error` set) for text that is not a plan of the current format.
 std::optional<ProgramPlan> parse_plan(std::string_view text, std::string* error);
+
+// Empty when `stored` launches the same kernels over the same buffers as `expected` and was
+// generated from the same source with the same options; else the first difference, in words.
+std::string plan_difference(const ProgramPlan& stored, const ProgramPlan& expected);
 
 }  // namespace weft::opencl::detail

@@ -23,6 +23,10 @@ struct CacheSettings {
   std::string user_hook;             // mixed into every key (e.g. a container image digest)
   double min_compile_time_s = 0.01;  // see StoreOptions
   std::uint64_t max_bytes = std::uint64_t{1} << 30;
+  // A team cache (WEFT_CACHE_SHARED=1): see TrustPolicy::shared.
+  bool shared = false;
+  // The secret that authenticates entries (WEFT_CACHE_KEY_FILE); empty: default_key_file().
+  std::filesystem::path key_file;
 };
 
 // The settings the environment asks for. A malformed variable is ignored with a warning in

@@ -26,8 +26,17 @@ struct StoreOptions {
   // Directory holding the database; empty means default_cache_directory(). Created 0700.
   std::filesystem::path directory;
   std::string file_name = "cache.sqlite3";
-  // False: this process never writes (no inserts, no hit bookkeeping, no repair, no gc).
+  // False: this process never writes (no inserts, no hit bookkeeping, no repair, no gc) and
+  // opens the database read-only; it never creates one.
   bool writer = true;
+  // A team cache: the directory and database may belong to another user and be writable by
+  // the group (see TrustPolicy). Private to this user otherwise.
+  bool shared = false;
+  // The secret that authenticates entries: `key` when not empty, else the contents of
+  // `key_file`, else of default_key_file(). Read at the first lookup or insert, and created
+  // there when missing (see load_key).
+  std::filesystem::path key_file;
+  std::vector<std::uint8_t> key;
   // A hit costs 1-7 ms on PoCL (read, decompress, clCreateProgramWithBinary); a program that
   // compiled in less than 10 ms would gain nothing from a row.
   double min_compile_time_s = 0.01;
@@ -54,8 +63,9 @@ enum class MissReason {
   truncated,             // blob shorter than recorded, or payload row missing
   database_error,        // SQLite failed (busy past the timeout, I/O, corruption)
   rejected,              // the caller could not use the entry (the driver refused the binary)
+  unauthenticated,       // its MAC does not verify under this user's cache key
 };
-inline constexpr std::size_t kMissReasonCount = 7;
+inline constexpr std::size_t kMissReasonCount = 8;
 std::string_view to_string(MissReason reason);
 std::string_view to_string(LookupStatus status);
 
@@ -141,7 +151,9 @@ struct GcResult {
 
 class ProgramStore {
  public:
-  // Opens (creating if needed) the database. Throws CacheError naming the path and the cause.
+  // Opens the database (a writer creates it if needed) after checking that this user owns the
+  // directory and the files and that none is a link (see TrustPolicy). Throws CacheError
+  // naming the path, the cause and the fix.
   explicit ProgramStore(StoreOptions options = {});
   ~ProgramStore();  // flushes pending hit bookkeeping, best effort
   ProgramStore(ProgramStore&&) noexcept;
@@ -190,5 +202,15 @@ class ProgramStore {
  private:
   std::unique_ptr<Impl> impl_;
 };
+
+// Whether the database or any of its side files exists (a dangling link counts).
+bool database_files_exist(const StoreOptions& options);
+
+// Starts the cache over whatever state it is in (damaged, not a database, another program's,
+// locked by a crashed process, a full disk): removes the database and its side files (links
+// are removed, never followed), then creates an empty cache. The directory must pass the
+// trust checks. Returns what the old database held as far as it could still be read. Throws
+// CacheError naming the file and the cause.
+GcResult reset_database(StoreOptions options);
 
 }  // namespace weft::cache
