@@ -50,6 +50,95 @@ TEST(Errors, ConcretizationNamesPrimitiveLineAndFunction) {
   EXPECT_THAT(msg, HasSubstr("static"));
 }
 
+TEST(Errors, ConcretizationOfABranchNamesTheChainAndTheBranchLine) {
+  int branch_line = 0;
+  auto f = jit(
+      [&](const Array& shape) {
+        branch_line = __LINE__ + 1;
+        if (np::prod(shape) > 100) return shape + 1;
+        return shape;
+      },
+      {.name = "branchy"});
+  std::string msg = message_of<ConcretizationError>([&] {
+    f(Array::from_vector<int>({2}, {10, 20}));
+  });
+  EXPECT_THAT(msg, HasSubstr("explicit operator bool"));
+  EXPECT_THAT(msg, HasSubstr("'branchy'"));
+  EXPECT_THAT(msg, HasSubstr("argument 0 of the traced function (i32[2])"));
+  EXPECT_THAT(msg, HasSubstr("static"));
+  EXPECT_THAT(msg, ::testing::Not(HasSubstr("unknown location")));
+  // The chain, argument first: reduce_prod then gt, each at the branch's line.
+  const std::size_t argument = msg.find("argument 0"), prod = msg.find("reduce_prod"),
+                    gt = msg.find("= gt(");
+  ASSERT_NE(prod, std::string::npos) << msg;
+  ASSERT_NE(gt, std::string::npos) << msg;
+  EXPECT_LT(argument, prod) << msg;
+  EXPECT_LT(prod, gt) << msg;
+  EXPECT_THAT(msg.substr(prod, gt - prod), HasSubstr(here(branch_line)));
+  EXPECT_THAT(msg.substr(gt), HasSubstr(here(branch_line)));
+  // The concretization's own line: operator bool names the line of the tested value.
+  EXPECT_THAT(msg.substr(0, msg.find('\n')), HasSubstr(here(branch_line)));
+}
+
+TEST(Errors, ConcretizationAtItemNamesItsLineAndAChainThroughSeveralLines) {
+  int scale_line = 0, sum_line = 0, item_line = 0;
+  auto f = jit(
+      [&](const Array& x) {
+        scale_line = __LINE__ + 1;
+        Array scaled = x * 2;
+        sum_line = __LINE__ + 1;
+        Array total = np::sum(scaled);
+        item_line = __LINE__ + 1;
+        return x.reshape({total.item<std::int64_t>()});
+      },
+      {.name = "lines"});
+  std::string msg = message_of<ConcretizationError>([&] {
+    f(Array::from_vector<int>({2}, {1, 1}));
+  });
+  const std::string first_line = msg.substr(0, msg.find('\n'));
+  EXPECT_THAT(first_line, HasSubstr("item() at "));
+  EXPECT_THAT(first_line, HasSubstr(here(item_line)));
+  const std::size_t mul = msg.find("= mul("), sum = msg.find("= reduce_sum(");
+  ASSERT_NE(mul, std::string::npos) << msg;
+  ASSERT_NE(sum, std::string::npos) << msg;
+  EXPECT_LT(mul, sum) << msg;
+  EXPECT_THAT(msg.substr(mul, sum - mul), HasSubstr(here(scale_line)));
+  EXPECT_THAT(msg.substr(sum), HasSubstr(here(sum_line)));
+}
+
+TEST(Errors, LongConcretizationChainsAreElided) {
+  auto f = jit(
+      [](const Array& x) {
+        Array y = x;
+        for (int i = 0; i < 20; ++i) y = np::exp(y);
+        if (np::sum(y) > 0) return x;
+        return -x;
+      },
+      {.name = "long_chain"});
+  std::string msg = message_of<ConcretizationError>([&] {
+    f(Array::from_vector<float>({2}, {1, 2}));
+  });
+  EXPECT_THAT(msg, HasSubstr("argument 0 of the traced function"));
+  EXPECT_THAT(msg, HasSubstr("... (16 more operations)"));
+  EXPECT_THAT(msg, HasSubstr("= gt("));
+  std::size_t entries = 0;
+  for (std::size_t at = msg.find("\n    from "); at != std::string::npos;
+       at = msg.find("\n    from ", at + 1))
+    ++entries;
+  EXPECT_EQ(entries, 6u) << msg;  // 8 entries: the argument, 6 operations, the elision
+}
+
+TEST(Errors, ConcretizationOfAConstantOnlyValueBlamesOmnistaging) {
+  auto f = jit([](const Array& x) { return x.reshape({np::sum(np::arange(3)).item<int>()}); },
+               {.name = "omni"});
+  std::string msg = message_of<ConcretizationError>([&] {
+    f(Array::from_vector<float>({3}, {1, 2, 3}));
+  });
+  EXPECT_THAT(msg, HasSubstr("iota"));
+  EXPECT_THAT(msg, HasSubstr("reduce_sum"));
+  EXPECT_THAT(msg, HasSubstr("staged, even on constants"));
+}
+
 TEST(Errors, ConcretizationOfAnArgumentSaysSo) {
   auto f = jit([](const Array& x) {
     if (x) return x;  // data-dependent control flow on a tracer

@@ -1,83 +1,24 @@
+// The numpy layer's creation, layout, reduction and linear-algebra functions (elementwise
+// functions and operators are in np_elementwise.cpp, promotion in np_promotion.cpp).
 #include "weft/np.h"
 
 #include <algorithm>
 #include <cmath>
 
-#include "weft/error.h"
-#include "weft/trace/trace.h"
+#include "np_internal.h"
 
 namespace weft {
 namespace np {
+
+using internal::bcast;
+using internal::cast;
+using internal::full_of;
+using internal::fused;
+using internal::loc_str;
+using internal::normalize_axes;
+using internal::normalize_axis;
+
 namespace {
-
-int type_rank(DType t) {
-  switch (t) {
-    case DType::Bool:
-      return 0;
-    case DType::U32:
-      return 1;
-    case DType::I32:
-      return 1;
-    case DType::I64:
-      return 2;
-    case DType::F32:
-      return 3;
-    case DType::F64:
-      return 4;
-  }
-  return 0;
-}
-
-std::string loc_str(const std::source_location& loc) {
-  return std::string(loc.file_name()) + ":" + std::to_string(loc.line());
-}
-
-Array cast(const Array& x, DType t, const std::source_location& loc) {
-  if (x.dtype() == t) return x;
-  if (x.is_literal()) {
-    // Literals convert on the host so scalars stay constants rather than convert ops.
-    HostArray h = x.to_host(loc);
-    return is_float(t)
-               ? Array::scalar(h.get_f64(0), t)
-               : Array::scalar_int(
-                     is_float(h.dtype()) ? static_cast<std::int64_t>(h.get_f64(0)) : h.get_i64(0),
-                     t);
-  }
-  return lax::convert_element_type(x, t, loc);
-}
-
-Array bcast(const Array& x, const Shape& shape, const std::source_location& loc) {
-  if (x.shape() == shape) return x;
-  const std::size_t rank = x.shape().size();
-  if (rank > shape.size())
-    throw ShapeError("broadcast_to: cannot broadcast " + shape_to_string(x.shape()) + " to " +
-                     shape_to_string(shape) + " at " + loc_str(loc));
-  lax::Axes dims(rank);
-  for (std::size_t i = 0; i < rank; ++i)
-    dims[i] = static_cast<std::int64_t>(shape.size() - rank + i);
-  return lax::broadcast_in_dim(x, shape, dims, loc);
-}
-
-std::int64_t normalize_axis(std::int64_t axis, std::size_t rank, const char* op,
-                            const std::source_location& loc) {
-  const auto r = static_cast<std::int64_t>(rank);
-  if (axis < -r || axis >= r)
-    throw ShapeError(std::string(op) + ": axis " + std::to_string(axis) +
-                     " is out of range for rank " + std::to_string(rank) + " at " + loc_str(loc));
-  return axis < 0 ? axis + r : axis;
-}
-
-Axes normalize_axes(Axes axes, std::size_t rank, const char* op, const std::source_location& loc) {
-  if (axes.empty()) {
-    for (std::size_t i = 0; i < rank; ++i) axes.push_back(static_cast<std::int64_t>(i));
-    return axes;
-  }
-  for (auto& a : axes) a = normalize_axis(a, rank, op, loc);
-  std::sort(axes.begin(), axes.end());
-  if (std::adjacent_find(axes.begin(), axes.end()) != axes.end())
-    throw ShapeError(std::string(op) + ": repeated axis at " + loc_str(loc));
-  return axes;
-}
 
 Shape kept_shape(const Shape& in, const Axes& axes) {
   Shape s = in;
@@ -85,78 +26,53 @@ Shape kept_shape(const Shape& in, const Axes& axes) {
   return s;
 }
 
-// Promotes and broadcasts two operands of a binary numpy function.
-std::pair<Array, Array> align(const Array& x, const Array& y, const char* op,
-                              const std::source_location& loc) {
-  DType t = promote_types(x.dtype(), y.dtype());
-  Shape s = broadcast_shapes(x.shape(), y.shape(), op);
-  return {bcast(cast(x, t, loc), s, loc), bcast(cast(y, t, loc), s, loc)};
-}
+using LaxReduce = Array (*)(const Array&, const lax::Axes&, std::source_location);
 
-template <typename LaxFn>
-Array binary(LaxFn fn, const Array& x, const Array& y, const char* op,
-             const std::source_location& loc) {
-  try {
-    return detail::run_fused_eagerly(
-        [&] {
-          auto [a, b] = align(x, y, op, loc);
-          return fn(a, b, loc);
-        },
-        op, loc);
-  } catch (const ShapeError& e) {
-    std::string msg = e.what();
-    if (msg.find(" at ") == std::string::npos) msg += " at " + loc_str(loc);
-    throw ShapeError(msg);
-  }
-}
-
-Array reduce_with(Array (*fn)(const Array&, const lax::Axes&, std::source_location), const Array& x,
-                  Axes axes, bool keepdims, const char* op, const std::source_location& loc) {
+Array reduce_with(LaxReduce fn, const Array& x, Axes axes, bool keepdims, const char* op,
+                  const std::source_location& loc) {
   Axes norm = normalize_axes(std::move(axes), x.shape().size(), op, loc);
-  Array in = x.dtype() == DType::Bool ? cast(x, DType::I32, loc) : x;
-  Array r = fn(in, norm, loc);
-  return keepdims ? lax::reshape(r, kept_shape(x.shape(), norm), loc) : r;
+  const bool extremum = fn == lax::reduce_max || fn == lax::reduce_min;
+  if (extremum) {
+    std::int64_t count = 1;
+    for (auto a : norm) count *= x.shape()[a];
+    if (count == 0)
+      throw ShapeError(std::string(op) + ": reducing " + shape_to_string(x.shape()) +
+                       " over axes " + shape_to_string(norm) +
+                       " takes zero elements, and a maximum or minimum of nothing has no value, "
+                       "at " +
+                       loc_str(loc) + "; check the shape or use a sum instead");
+  }
+  return fused(op, loc, [&] {
+    // Bools reduce as i32: sums and products count, max and min convert back to bool.
+    Array in = x.dtype() == DType::Bool ? cast(x, DType::I32, loc) : x;
+    Array r = fn(in, norm, loc);
+    if (extremum && x.dtype() == DType::Bool) r = cast(r, DType::Bool, loc);
+    return keepdims ? lax::reshape(r, kept_shape(x.shape(), norm), loc) : r;
+  });
+}
+
+DType default_type(std::initializer_list<WeakScalar> values) {
+  DType t = DType::Bool;
+  for (const auto& v : values) {
+    if (v.kind() == WeakScalar::Kind::Float) return DType::F32;
+    if (v.kind() == WeakScalar::Kind::Int) t = DType::I32;
+  }
+  return t;
+}
+
+bool integral(const WeakScalar& v) {
+  return v.kind() != WeakScalar::Kind::Float;
 }
 
 }  // namespace
-
-DType promote_types(DType a, DType b) {
-  if (a == b) return a;
-  if ((a == DType::I32 && b == DType::U32) || (a == DType::U32 && b == DType::I32))
-    return DType::I64;
-  return type_rank(a) >= type_rank(b) ? a : b;
-}
-
-Shape broadcast_shapes(const Shape& a, const Shape& b, const char* op) {
-  const std::size_t rank = std::max(a.size(), b.size());
-  Shape out(rank);
-  for (std::size_t i = 0; i < rank; ++i) {
-    std::int64_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
-    std::int64_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
-    if (da != db && da != 1 && db != 1)
-      throw ShapeError(std::string(op) + ": shapes " + shape_to_string(a) + " and " +
-                       shape_to_string(b) + " do not broadcast (axis " + std::to_string(i) + ": " +
-                       std::to_string(da) + " vs " + std::to_string(db) + ")");
-    out[i] = da == 1 ? db : da;
-  }
-  return out;
-}
-
-Array scalar_like(double value, const Array& like, std::source_location) {
-  DType t = like.dtype();
-  const bool integral = std::floor(value) == value && std::isfinite(value);
-  if (t == DType::Bool) t = integral ? DType::I32 : DType::F32;
-  if (!is_float(t) && !integral) t = DType::F32;
-  return is_float(t) ? Array::scalar(value, t)
-                     : Array::scalar_int(static_cast<std::int64_t>(value), t);
-}
 
 Array array(const HostArray& host, Device* device) {
   return Array::from_host(host, device);
 }
 
-Array full(const Shape& shape, double value, DType dtype, std::source_location loc) {
-  return bcast(lax::constant(value, dtype, loc), shape, loc);
+Array full(const Shape& shape, WeakScalar value, std::optional<DType> dtype,
+           std::source_location loc) {
+  return bcast(internal::scalar_of(value, dtype.value_or(default_type({value})), loc), shape, loc);
 }
 Array zeros(const Shape& shape, DType dtype, std::source_location loc) {
   return full(shape, 0, dtype, loc);
@@ -170,159 +86,41 @@ Array zeros_like(const Array& x, std::source_location loc) {
 Array ones_like(const Array& x, std::source_location loc) {
   return full(x.shape(), 1, x.dtype(), loc);
 }
-Array full_like(const Array& x, double value, std::source_location loc) {
+Array full_like(const Array& x, WeakScalar value, std::source_location loc) {
   return full(x.shape(), value, x.dtype(), loc);
 }
 
-Array arange(std::int64_t stop, DType dtype, std::source_location loc) {
-  return lax::iota(dtype, {std::max<std::int64_t>(stop, 0)}, 0, loc);
+Array arange(WeakScalar stop, std::optional<DType> dtype, std::source_location loc) {
+  return arange(0, stop, 1, dtype.value_or(default_type({stop})), loc);
 }
 
-Array arange(double start, double stop, double step, DType dtype, std::source_location loc) {
-  if (step == 0) throw InvalidArgumentError("arange: step must not be zero at " + loc_str(loc));
-  auto n = static_cast<std::int64_t>(std::ceil((stop - start) / step));
-  n = std::max<std::int64_t>(n, 0);
-  DType work = is_float(dtype) ? dtype : DType::F64;
-  Array i = lax::iota(work, {n}, 0, loc);
-  Array r = add(multiply(i, scalar_like(step, i, loc), loc), scalar_like(start, i, loc), loc);
-  return cast(r, dtype, loc);
+Array arange(WeakScalar start, WeakScalar stop, WeakScalar step, std::optional<DType> dtype,
+             std::source_location loc) {
+  const DType t = dtype.value_or(default_type({start, stop, step}));
+  if (step.float_value() == 0)
+    throw InvalidArgumentError("arange: step must not be zero at " + loc_str(loc));
+  const double span = (stop.float_value() - start.float_value()) / step.float_value();
+  const auto n = std::max<std::int64_t>(static_cast<std::int64_t>(std::ceil(span)), 0);
+  // Integer results from integer arguments are exact integer arithmetic; everything else
+  // computes start + i * step in floating point (f32 unless the result is f64).
+  const bool exact = is_integer(t) && integral(start) && integral(step);
+  const DType work = exact ? t : (t == DType::F64 ? DType::F64 : DType::F32);
+  return fused("arange", loc, [&] {
+    Array r = lax::iota(work, {n}, 0, loc);
+    if (!(integral(step) && step.int_value() == 1))
+      r = lax::mul(r, bcast(internal::scalar_of(step, work, loc), r.shape(), loc), loc);
+    if (!(integral(start) && start.int_value() == 0))
+      r = lax::add(r, bcast(internal::scalar_of(start, work, loc), r.shape(), loc), loc);
+    return cast(r, t, loc);
+  });
 }
 
 Array eye(std::int64_t n, DType dtype, std::source_location loc) {
-  Array rows = lax::iota(DType::I32, {n, n}, 0, loc);
-  Array cols = lax::iota(DType::I32, {n, n}, 1, loc);
-  return cast(lax::eq(rows, cols, loc), dtype, loc);
-}
-
-Array add(const Array& x, const Array& y, std::source_location loc) {
-  return binary(lax::add, x, y, "add", loc);
-}
-Array subtract(const Array& x, const Array& y, std::source_location loc) {
-  return binary(lax::sub, x, y, "subtract", loc);
-}
-Array multiply(const Array& x, const Array& y, std::source_location loc) {
-  return binary(lax::mul, x, y, "multiply", loc);
-}
-Array remainder(const Array& x, const Array& y, std::source_location loc) {
-  return binary(lax::rem, x, y, "remainder", loc);
-}
-Array power(const Array& x, const Array& y, std::source_location loc) {
-  return binary(lax::pow, x, y, "power", loc);
-}
-Array maximum(const Array& x, const Array& y, std::source_location loc) {
-  return binary(lax::max, x, y, "maximum", loc);
-}
-Array minimum(const Array& x, const Array& y, std::source_location loc) {
-  return binary(lax::min, x, y, "minimum", loc);
-}
-Array equal(const Array& x, const Array& y, std::source_location loc) {
-  return binary(lax::eq, x, y, "equal", loc);
-}
-Array not_equal(const Array& x, const Array& y, std::source_location loc) {
-  return binary(lax::ne, x, y, "not_equal", loc);
-}
-Array less(const Array& x, const Array& y, std::source_location loc) {
-  return binary(lax::lt, x, y, "less", loc);
-}
-Array less_equal(const Array& x, const Array& y, std::source_location loc) {
-  return binary(lax::le, x, y, "less_equal", loc);
-}
-Array greater(const Array& x, const Array& y, std::source_location loc) {
-  return binary(lax::gt, x, y, "greater", loc);
-}
-Array greater_equal(const Array& x, const Array& y, std::source_location loc) {
-  return binary(lax::ge, x, y, "greater_equal", loc);
-}
-
-Array divide(const Array& x, const Array& y, std::source_location loc) {
-  // True division, as numpy: integer operands divide as f32.
-  if (!is_float(promote_types(x.dtype(), y.dtype())))
-    return binary(lax::div, cast(x, DType::F32, loc), cast(y, DType::F32, loc), "divide", loc);
-  return binary(lax::div, x, y, "divide", loc);
-}
-
-Array where(const Array& cond, const Array& x, const Array& y, std::source_location loc) {
-  return detail::run_fused_eagerly(
-      [&] {
-        Array c =
-            cond.dtype() == DType::Bool ? cond : lax::ne(cond, scalar_like(0, cond, loc), loc);
-        DType t = promote_types(x.dtype(), y.dtype());
-        Shape s =
-            broadcast_shapes(broadcast_shapes(c.shape(), x.shape(), "where"), y.shape(), "where");
-        return lax::select(bcast(c, s, loc), bcast(cast(x, t, loc), s, loc),
-                           bcast(cast(y, t, loc), s, loc), loc);
-      },
-      "where", loc);
-}
-
-Array exp(const Array& x, std::source_location loc) {
-  return lax::exp(x, loc);
-}
-Array log(const Array& x, std::source_location loc) {
-  return lax::log(x, loc);
-}
-Array sqrt(const Array& x, std::source_location loc) {
-  return lax::sqrt(x, loc);
-}
-Array tanh(const Array& x, std::source_location loc) {
-  return lax::tanh(x, loc);
-}
-Array abs(const Array& x, std::source_location loc) {
-  return lax::abs(x, loc);
-}
-Array sigmoid(const Array& x, std::source_location loc) {
-  return lax::logistic(x, loc);
-}
-Array sin(const Array& x, std::source_location loc) {
-  return lax::sin(x, loc);
-}
-Array cos(const Array& x, std::source_location loc) {
-  return lax::cos(x, loc);
-}
-Array tan(const Array& x, std::source_location loc) {
-  return lax::tan(x, loc);
-}
-Array floor(const Array& x, std::source_location loc) {
-  return lax::floor(x, loc);
-}
-Array ceil(const Array& x, std::source_location loc) {
-  return lax::ceil(x, loc);
-}
-Array round(const Array& x, std::source_location loc) {
-  return lax::round(x, loc);
-}
-Array sign(const Array& x, std::source_location loc) {
-  return lax::sign(x, loc);
-}
-Array negative(const Array& x, std::source_location loc) {
-  return lax::neg(x, loc);
-}
-Array exp2(const Array& x, std::source_location loc) {
-  return lax::exp2(x, loc);
-}
-Array log1p(const Array& x, std::source_location loc) {
-  return lax::log1p(x, loc);
-}
-Array expm1(const Array& x, std::source_location loc) {
-  return lax::expm1(x, loc);
-}
-Array rsqrt(const Array& x, std::source_location loc) {
-  return lax::rsqrt(x, loc);
-}
-Array erf(const Array& x, std::source_location loc) {
-  return lax::erf(x, loc);
-}
-Array arctan2(const Array& y, const Array& x, std::source_location loc) {
-  return binary(lax::atan2, y, x, "arctan2", loc);
-}
-Array clip(const Array& x, double lo, double hi, std::source_location loc) {
-  return minimum(maximum(x, scalar_like(lo, x, loc), loc), scalar_like(hi, x, loc), loc);
-}
-Array relu(const Array& x, std::source_location loc) {
-  return lax::max(x, bcast(scalar_like(0, x, loc), x.shape(), loc), loc);
-}
-Array astype(const Array& x, DType dtype, std::source_location loc) {
-  return cast(x, dtype, loc);
+  return fused("eye", loc, [&] {
+    Array rows = lax::iota(DType::I32, {n, n}, 0, loc);
+    Array cols = lax::iota(DType::I32, {n, n}, 1, loc);
+    return cast(lax::eq(rows, cols, loc), dtype, loc);
+  });
 }
 
 Array reshape(const Array& x, Shape shape, std::source_location loc) {
@@ -405,25 +203,44 @@ Array mean(const Array& x, Axes axes, bool keepdims, std::source_location loc) {
   Axes norm = normalize_axes(std::move(axes), x.shape().size(), "mean", loc);
   std::int64_t count = 1;
   for (auto a : norm) count *= x.shape()[a];
-  Array in = is_float(x.dtype()) ? x : cast(x, DType::F32, loc);
-  Array s = sum(in, norm, keepdims, loc);
-  return divide(s, scalar_like(static_cast<double>(count), s, loc), loc);
+  return fused("mean", loc, [&] {
+    Array s = sum(cast(x, internal::inexact_type(x.dtype()), loc), norm, keepdims, loc);
+    return divide(s, scalar_like(static_cast<double>(count), s, loc), loc);
+  });
 }
 
-Array argmax(const Array& x, std::int64_t axis, std::source_location loc) {
-  return lax::argmax(x, {normalize_axis(axis, x.shape().size(), "argmax", loc)}, DType::I32, loc);
-}
-Array argmin(const Array& x, std::int64_t axis, std::source_location loc) {
-  return lax::argmin(x, {normalize_axis(axis, x.shape().size(), "argmin", loc)}, DType::I32, loc);
+namespace {
+
+using LaxArgReduce = Array (*)(const Array&, const lax::Axes&, DType, std::source_location);
+
+Array arg_reduce(LaxArgReduce fn, const Array& x, std::optional<std::int64_t> axis, bool keepdims,
+                 const char* op, const std::source_location& loc) {
+  const std::int64_t a = axis ? normalize_axis(*axis, x.shape().size(), op, loc) : 0;
+  return fused(op, loc, [&] {
+    Array in = x.dtype() == DType::Bool ? cast(x, DType::I32, loc) : x;
+    if (!axis) in = reshape(in, Shape{in.size()}, loc);  // no axis: the flattened array
+    Array r = fn(in, {a}, DType::I32, loc);
+    if (!keepdims) return r;
+    return lax::reshape(r, axis ? kept_shape(x.shape(), {a}) : Shape(x.shape().size(), 1), loc);
+  });
 }
 
-Array matmul(const Array& x, const Array& y, std::source_location loc) {
-  if (x.ndim() == 0 || y.ndim() == 0)
-    throw ShapeError("matmul: operands must have at least one axis, got " +
-                     shape_to_string(x.shape()) + " and " + shape_to_string(y.shape()) + " at " +
-                     loc_str(loc));
-  DType t = promote_types(x.dtype(), y.dtype());
-  Array a = cast(x, t, loc), b = cast(y, t, loc);
+}  // namespace
+
+Array argmax(const Array& x, std::optional<std::int64_t> axis, bool keepdims,
+             std::source_location loc) {
+  return arg_reduce(lax::argmax, x, axis, keepdims, "argmax", loc);
+}
+Array argmin(const Array& x, std::optional<std::int64_t> axis, bool keepdims,
+             std::source_location loc) {
+  return arg_reduce(lax::argmin, x, axis, keepdims, "argmin", loc);
+}
+
+namespace {
+
+// matmul of operands that already share a dtype.
+Array matmul_as(const Array& x, const Array& y, const std::source_location& loc) {
+  Array a = x, b = y;
   const bool vec_a = a.ndim() == 1, vec_b = b.ndim() == 1;
   if (vec_a) a = lax::reshape(a, {1, a.shape()[0]}, loc);
   if (vec_b) b = lax::reshape(b, {b.shape()[0], 1}, loc);
@@ -459,19 +276,45 @@ Array matmul(const Array& x, const Array& y, std::source_location loc) {
   return r;
 }
 
+}  // namespace
+
+Array matmul(const Array& x, const Array& y, std::source_location loc) {
+  if (x.ndim() == 0 || y.ndim() == 0)
+    throw ShapeError("matmul: operands must have at least one axis, got " +
+                     shape_to_string(x.shape()) + " and " + shape_to_string(y.shape()) + " at " +
+                     loc_str(loc));
+  return fused("matmul", loc, [&] {
+    // bool @ bool is bool, as in jax.numpy: any of the products, counted in i32.
+    const DType t = promote_types(x.dtype(), y.dtype());
+    const DType work = t == DType::Bool ? DType::I32 : t;
+    Array r = matmul_as(cast(x, work, loc), cast(y, work, loc), loc);
+    return t == DType::Bool ? lax::ne(r, full_of(0, r, loc), loc) : r;
+  });
+}
+
 Array softmax(const Array& x, std::int64_t axis, std::source_location loc) {
-  Array m = max(x, {axis}, true, loc);
-  Array e = exp(subtract(x, m, loc), loc);
-  return divide(e, sum(e, {axis}, true, loc), loc);
+  const std::int64_t a = normalize_axis(axis, x.shape().size(), "softmax", loc);
+  return fused("softmax", loc, [&] {
+    Array xf = cast(x, internal::inexact_type(x.dtype()), loc);
+    // lax's max over no elements is -inf, the identity jax.nn.softmax starts from.
+    Array m = lax::reshape(lax::reduce_max(xf, {a}, loc), kept_shape(xf.shape(), {a}), loc);
+    Array e = exp(subtract(xf, m, loc), loc);
+    return divide(e, sum(e, {a}, true, loc), loc);
+  });
 }
 
 Array logsumexp(const Array& x, std::int64_t axis, std::source_location loc) {
-  Array m = max(x, {axis}, true, loc);
-  Array s = log(sum(exp(subtract(x, m, loc), loc), {axis}, true, loc), loc);
-  Array r = add(s, m, loc);
-  Shape out = x.shape();
-  out.erase(out.begin() + normalize_axis(axis, x.shape().size(), "logsumexp", loc));
-  return lax::reshape(r, out, loc);
+  const std::int64_t a = normalize_axis(axis, x.shape().size(), "logsumexp", loc);
+  return fused("logsumexp", loc, [&] {
+    Array xf = cast(x, internal::inexact_type(x.dtype()), loc);
+    // Shift by the maximum only where it is finite (as jax.scipy.special.logsumexp), so rows
+    // of -inf give -inf and rows holding +inf give +inf rather than NaN.
+    Array m = lax::reduce_max(xf, {a}, loc);
+    Array shift = lax::select(isfinite(m, loc), m, full_of(0, m, loc), loc);
+    Array kept = lax::reshape(shift, kept_shape(xf.shape(), {a}), loc);
+    Array total = sum(exp(subtract(xf, kept, loc), loc), {a}, false, loc);
+    return add(log(total, loc), shift, loc);
+  });
 }
 
 Array tril(const Array& x, std::int64_t k, std::source_location loc) {
@@ -495,58 +338,6 @@ Array Array::astype(DType dtype, std::source_location loc) const {
 }
 Array Array::T(std::source_location loc) const {
   return np::transpose(*this, {}, loc);
-}
-
-Array operator+(Located x, const Array& y) {
-  return np::add(x.array, y, x.loc);
-}
-Array operator-(Located x, const Array& y) {
-  return np::subtract(x.array, y, x.loc);
-}
-Array operator*(Located x, const Array& y) {
-  return np::multiply(x.array, y, x.loc);
-}
-Array operator/(Located x, const Array& y) {
-  return np::divide(x.array, y, x.loc);
-}
-Array operator%(Located x, const Array& y) {
-  return np::remainder(x.array, y, x.loc);
-}
-Array operator==(Located x, const Array& y) {
-  return np::equal(x.array, y, x.loc);
-}
-Array operator!=(Located x, const Array& y) {
-  return np::not_equal(x.array, y, x.loc);
-}
-Array operator<(Located x, const Array& y) {
-  return np::less(x.array, y, x.loc);
-}
-Array operator<=(Located x, const Array& y) {
-  return np::less_equal(x.array, y, x.loc);
-}
-Array operator>(Located x, const Array& y) {
-  return np::greater(x.array, y, x.loc);
-}
-Array operator>=(Located x, const Array& y) {
-  return np::greater_equal(x.array, y, x.loc);
-}
-Array operator&(Located x, const Array& y) {
-  return lax::logical_and(x.array, y, x.loc);
-}
-Array operator|(Located x, const Array& y) {
-  return lax::logical_or(x.array, y, x.loc);
-}
-Array operator^(Located x, const Array& y) {
-  return lax::logical_xor(x.array, y, x.loc);
-}
-Array operator-(Located x) {
-  return lax::neg(x.array, x.loc);
-}
-Array operator!(Located x) {
-  return lax::logical_not(x.array, x.loc);
-}
-Array operator~(Located x) {
-  return lax::logical_not(x.array, x.loc);
 }
 
 }  // namespace weft

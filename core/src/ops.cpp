@@ -1,5 +1,9 @@
 #include "weft/ops.h"
 
+#include <algorithm>
+#include <optional>
+#include <string>
+
 #include "weft/error.h"
 #include "weft/trace/trace.h"
 
@@ -89,8 +93,7 @@ Array convert_element_type(const Array& x, DType dtype, std::source_location loc
 }
 
 Array constant(double value, DType dtype, std::source_location) {
-  return is_float(dtype) ? Array::scalar(value, dtype)
-                         : Array::scalar_int(static_cast<std::int64_t>(value), dtype);
+  return Array::scalar(value, dtype);  // integer dtypes: truncated and saturated, as convert
 }
 
 Array iota(DType dtype, const Shape& shape, std::int64_t dimension, std::source_location loc) {
@@ -121,18 +124,100 @@ Array slice(const Array& x, const Axes& start, const Axes& limit, const Axes& st
               {}, loc);
 }
 
+namespace {
+
+// jax.lax wraps a negative start index to index + dimension before the primitive clamps it
+// (JAX's _dynamic_slice_indices); here literal starts wrap at once, traced ones through a
+// staged select. Unsigned starts are never negative. Operands the primitive will reject pass
+// unchanged, so that its error names them.
+//
+// u32 and i64 starts are also clamped here, into [0, dim - size], which the primitive then
+// leaves alone: the OpenCL code generator narrows a start to its index type before clamping
+// it, so a u32 start of 2^31 or more, or an i64 start outside the i32 range, came out wrong
+// on devices.
+struct StartAxis {
+  std::int64_t dim;
+  std::int64_t size;  // of the slice or update along this axis
+};
+
+std::optional<StartAxis> start_axis(const std::vector<Array>& operands, std::size_t leading,
+                                    std::size_t i, const Attrs& attrs) {
+  const Array& x = operands[0];
+  const Array& start = operands[i];
+  const std::size_t axis = i - leading;
+  if (!x.valid() || !start.valid() || axis >= x.shape().size() || !start.shape().empty() ||
+      !is_integer(start.dtype()))
+    return std::nullopt;
+  std::int64_t size = -1;
+  if (leading == 2) {
+    const Array& update = operands[1];
+    if (update.valid() && update.shape().size() == x.shape().size()) size = update.shape()[axis];
+  } else if (attrs.find("sizes")) {
+    const auto& sizes = attrs.get_ints("sizes");
+    if (axis < sizes.size()) size = sizes[axis];
+  }
+  const std::int64_t dim = x.shape()[axis];
+  if (size < 0 || size > dim) return std::nullopt;
+  return StartAxis{dim, size};
+}
+
+bool clamped_here(DType t) {
+  return t == DType::U32 || t == DType::I64;
+}
+
+Array prepared_start(const Array& start, StartAxis axis, const std::source_location& loc) {
+  const DType t = start.dtype();
+  const std::int64_t limit = axis.dim - axis.size;
+  if (start.is_literal()) {
+    std::int64_t value = start.item_i64(loc);
+    if (value < 0 && t != DType::U32) value += axis.dim;
+    if (clamped_here(t)) value = std::clamp<std::int64_t>(value, 0, limit);
+    return value == start.item_i64(loc) ? start : Array::scalar_int(value, t);
+  }
+  Array s = start;
+  if (is_signed_integer(t)) {
+    const Array negative = lt(s, constant(0, t, loc), loc);
+    s = select(negative, add(s, constant(static_cast<double>(axis.dim), t, loc), loc), s, loc);
+  }
+  if (clamped_here(t)) {
+    if (t != DType::U32) s = max(s, constant(0, t, loc), loc);
+    s = min(s, constant(static_cast<double>(limit), t, loc), loc);
+  }
+  return s;
+}
+
+// Binds a dynamic slice primitive whose first `leading` operands are arrays, the rest starts.
+Array bind_with_prepared_starts(OpKind op, const std::vector<Array>& operands, std::size_t leading,
+                                const Attrs& attrs, const std::source_location& loc) {
+  bool staged = false;
+  for (std::size_t i = leading; i < operands.size(); ++i)
+    staged |= start_axis(operands, leading, i, attrs) && !operands[i].is_literal();
+  auto prepare_and_bind = [&] {
+    std::vector<Array> prepared = operands;
+    for (std::size_t i = leading; i < operands.size(); ++i)
+      if (auto axis = start_axis(operands, leading, i, attrs))
+        prepared[i] = prepared_start(operands[i], *axis, loc);
+    return bind(op, prepared, attrs, {}, loc);
+  };
+  // Eagerly, the start arithmetic and the slice run as one program.
+  if (!staged) return prepare_and_bind();
+  return detail::run_fused_eagerly(prepare_and_bind, std::string(op_name(op)).c_str(), loc);
+}
+
+}  // namespace
+
 Array dynamic_slice(const Array& x, const std::vector<Array>& starts, const Shape& sizes,
                     std::source_location loc) {
   std::vector<Array> operands{x};
   operands.insert(operands.end(), starts.begin(), starts.end());
-  return bind(OpKind::DynamicSlice, operands, {{"sizes", sizes}}, {}, loc);
+  return bind_with_prepared_starts(OpKind::DynamicSlice, operands, 1, {{"sizes", sizes}}, loc);
 }
 
 Array dynamic_update_slice(const Array& x, const Array& update, const std::vector<Array>& starts,
                            std::source_location loc) {
   std::vector<Array> operands{x, update};
   operands.insert(operands.end(), starts.begin(), starts.end());
-  return bind(OpKind::DynamicUpdateSlice, operands, {}, {}, loc);
+  return bind_with_prepared_starts(OpKind::DynamicUpdateSlice, operands, 2, {}, loc);
 }
 
 Array concatenate(const std::vector<Array>& xs, std::int64_t dimension, std::source_location loc) {

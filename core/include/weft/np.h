@@ -1,5 +1,6 @@
 // A numpy-like layer over weft::lax: broadcasting, dtype promotion, C++ scalars as weakly
-// typed constants, and operator overloads. The seed's select_tril reads:
+// typed constants, and operator overloads, following jax.numpy (docs/semantics.md lists the
+// few deliberate departures). The seed's select_tril reads:
 //
 //   auto select_tril = [](const Array& x) {
 //     auto mask = np::arange(x.shape()[0]).reshape({-1, 1}) > np::arange(x.shape()[1]);
@@ -9,8 +10,10 @@
 
 #include <concepts>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <source_location>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -29,39 +32,116 @@ struct Located {
 };
 
 template <typename T>
-concept Scalar = std::is_arithmetic_v<T> && !std::is_same_v<T, bool>;
+concept Scalar = std::is_arithmetic_v<T>;
+
+// A C++ number used as an operand, typed as JAX types a Python scalar. Integers and floating
+// values are weak: they take the array's dtype, except that a floating value with an integer
+// or bool array gives f32 (JAX's default float) and an integer with a bool array gives i32.
+// A bool is not weak; it promotes as a bool array does (`x + true` keeps x's dtype).
+class WeakScalar {
+ public:
+  enum class Kind { Bool, Int, Float };
+
+  template <Scalar T>
+  WeakScalar(T value) {  // implicit, so np functions take plain numbers
+    if constexpr (std::is_same_v<T, bool>) {
+      kind_ = Kind::Bool;
+      int_value_ = value ? 1 : 0;
+      float_value_ = int_value_;
+    } else if constexpr (std::is_integral_v<T>) {
+      kind_ = Kind::Int;
+      if constexpr (std::is_unsigned_v<T>)
+        exceeds_i64_ = static_cast<std::uint64_t>(value) >
+                       static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
+      int_value_ = static_cast<std::int64_t>(value);
+      float_value_ = static_cast<double>(value);
+    } else {
+      kind_ = Kind::Float;
+      float_value_ = static_cast<double>(value);
+    }
+  }
+
+  Kind kind() const { return kind_; }
+  double float_value() const { return float_value_; }
+  std::int64_t int_value() const { return int_value_; }  // Bool and Int kinds
+  bool exceeds_i64() const { return exceeds_i64_; }      // an unsigned value above INT64_MAX
+  std::string to_string() const;
+
+ private:
+  Kind kind_ = Kind::Int;
+  double float_value_ = 0;
+  std::int64_t int_value_ = 0;
+  bool exceeds_i64_ = false;
+};
 
 namespace np {
 
 using Axes = std::vector<std::int64_t>;
 
-// Result dtype of combining two dtypes (numpy-like; i32 with u32 gives i64).
+// Result dtype of combining two dtypes (JAX's lattice without weak types: bool < u32, i32 <
+// i64 < f32 < f64, and i32 with u32 gives i64).
 DType promote_types(DType a, DType b);
+// Dtype of a weakly typed scalar combined with an array of dtype `other`.
+DType weak_result_type(WeakScalar value, DType other);
 // Shape that two shapes broadcast to; ShapeError names both shapes.
 Shape broadcast_shapes(const Shape& a, const Shape& b, const char* op = "broadcast");
 
-// Creation. Without a trace these run on `device` (default device when null).
+// A scalar as a literal array of weak_result_type(value, like.dtype()). An integer that the
+// result dtype cannot hold is an InvalidArgumentError (u32 also takes -2^31..-1, which wrap,
+// as in JAX).
+Array scalar_like(WeakScalar value, const Array& like, WEFT_LOC_PARAM);
+
+// Creation. Without a trace these run on the default device. Without a dtype, full() and
+// arange() take it from the values as JAX does: bool, i32 for integers, f32 if any is floating.
 Array array(const HostArray& host, Device* device = nullptr);
 Array zeros(const Shape& shape, DType dtype = DType::F32, WEFT_LOC_PARAM);
 Array ones(const Shape& shape, DType dtype = DType::F32, WEFT_LOC_PARAM);
-Array full(const Shape& shape, double value, DType dtype = DType::F32, WEFT_LOC_PARAM);
+Array full(const Shape& shape, WeakScalar value, std::optional<DType> dtype = std::nullopt,
+           WEFT_LOC_PARAM);
 Array zeros_like(const Array& x, WEFT_LOC_PARAM);
 Array ones_like(const Array& x, WEFT_LOC_PARAM);
-Array full_like(const Array& x, double value, WEFT_LOC_PARAM);
-Array arange(std::int64_t stop, DType dtype = DType::I32, WEFT_LOC_PARAM);
-Array arange(double start, double stop, double step, DType dtype = DType::F32, WEFT_LOC_PARAM);
+Array full_like(const Array& x, WeakScalar value, WEFT_LOC_PARAM);  // x's dtype
+Array arange(WeakScalar stop, std::optional<DType> dtype = std::nullopt, WEFT_LOC_PARAM);
+Array arange(WeakScalar start, WeakScalar stop, WeakScalar step = 1,
+             std::optional<DType> dtype = std::nullopt, WEFT_LOC_PARAM);
 Array eye(std::int64_t n, DType dtype = DType::F32, WEFT_LOC_PARAM);
 
-// Elementwise, broadcasting.
+// Arithmetic, broadcasting and promoting. bool operands: add and multiply are logical or/and,
+// subtract and negative are errors; floor_divide, remainder, fmod and power compute in i32.
 Array add(const Array& x, const Array& y, WEFT_LOC_PARAM);
 Array subtract(const Array& x, const Array& y, WEFT_LOC_PARAM);
 Array multiply(const Array& x, const Array& y, WEFT_LOC_PARAM);
 Array divide(const Array& x, const Array& y, WEFT_LOC_PARAM);  // true division: ints give f32
+// Floor division and its remainder, as Python's // and %: the remainder has the divisor's
+// sign. Integers: x // 0 is -1 for x == 0, else -2 (u32: 0xFFFFFFFF); x % 0 is 0.
+// Floats: x % 0 is NaN, x // 0 is x / 0.
+Array floor_divide(const Array& x, const Array& y, WEFT_LOC_PARAM);
 Array remainder(const Array& x, const Array& y, WEFT_LOC_PARAM);
+Array mod(const Array& x, const Array& y, WEFT_LOC_PARAM);   // same as remainder
+Array fmod(const Array& x, const Array& y, WEFT_LOC_PARAM);  // C's sign; integer x % 0 is 0
 Array power(const Array& x, const Array& y, WEFT_LOC_PARAM);
-Array maximum(const Array& x, const Array& y, WEFT_LOC_PARAM);
+Array maximum(const Array& x, const Array& y, WEFT_LOC_PARAM);  // NaN propagates
 Array minimum(const Array& x, const Array& y, WEFT_LOC_PARAM);
+Array arctan2(const Array& y, const Array& x, WEFT_LOC_PARAM);
+
+// Bitwise (integers and bool, promoting) and logical (any dtype, as bool) operations.
+Array bitwise_and(const Array& x, const Array& y, WEFT_LOC_PARAM);
+Array bitwise_or(const Array& x, const Array& y, WEFT_LOC_PARAM);
+Array bitwise_xor(const Array& x, const Array& y, WEFT_LOC_PARAM);
+Array invert(const Array& x, WEFT_LOC_PARAM);  // ~x: bitwise not; logical not for bool
+Array logical_and(const Array& x, const Array& y, WEFT_LOC_PARAM);
+Array logical_or(const Array& x, const Array& y, WEFT_LOC_PARAM);
+Array logical_xor(const Array& x, const Array& y, WEFT_LOC_PARAM);
+Array logical_not(const Array& x, WEFT_LOC_PARAM);  // x == 0
+
+// Selection. Scalars are weakly typed, as in the operators.
 Array where(const Array& cond, const Array& x, const Array& y, WEFT_LOC_PARAM);
+Array where(const Array& cond, const Array& x, WeakScalar y, WEFT_LOC_PARAM);
+Array where(const Array& cond, WeakScalar x, const Array& y, WEFT_LOC_PARAM);
+Array clip(const Array& x, WeakScalar lo, WeakScalar hi, WEFT_LOC_PARAM);  // min(max(x, lo), hi)
+
+// Unary. The transcendental functions compute integer and bool inputs as f32; floor, ceil
+// and round return integers unchanged; round rounds halves to even.
 Array exp(const Array& x, WEFT_LOC_PARAM);
 Array log(const Array& x, WEFT_LOC_PARAM);
 Array sqrt(const Array& x, WEFT_LOC_PARAM);
@@ -73,15 +153,16 @@ Array tan(const Array& x, WEFT_LOC_PARAM);
 Array floor(const Array& x, WEFT_LOC_PARAM);
 Array ceil(const Array& x, WEFT_LOC_PARAM);
 Array round(const Array& x, WEFT_LOC_PARAM);
-Array sign(const Array& x, WEFT_LOC_PARAM);
+Array sign(const Array& x, WEFT_LOC_PARAM);  // sign(-0.0) is -0.0, sign(NaN) is NaN
 Array negative(const Array& x, WEFT_LOC_PARAM);
 Array exp2(const Array& x, WEFT_LOC_PARAM);
 Array log1p(const Array& x, WEFT_LOC_PARAM);
 Array expm1(const Array& x, WEFT_LOC_PARAM);
 Array rsqrt(const Array& x, WEFT_LOC_PARAM);
 Array erf(const Array& x, WEFT_LOC_PARAM);
-Array arctan2(const Array& y, const Array& x, WEFT_LOC_PARAM);
-Array clip(const Array& x, double lo, double hi, WEFT_LOC_PARAM);
+Array isnan(const Array& x, WEFT_LOC_PARAM);
+Array isinf(const Array& x, WEFT_LOC_PARAM);
+Array isfinite(const Array& x, WEFT_LOC_PARAM);
 Array relu(const Array& x, WEFT_LOC_PARAM);
 Array sigmoid(const Array& x, WEFT_LOC_PARAM);
 Array astype(const Array& x, DType dtype, WEFT_LOC_PARAM);
@@ -95,14 +176,19 @@ Array concatenate(const std::vector<Array>& xs, std::int64_t axis = 0, WEFT_LOC_
 // A shape held in an array must be concrete; inside a trace this raises ConcretizationError.
 Array reshape(const Array& x, const Array& shape, WEFT_LOC_PARAM);
 
-// Reductions; empty axes means all. Negative axes count from the end.
+// Reductions; empty axes means all. Negative axes count from the end. sum and prod of bool
+// give i32, max and min of bool give bool, mean of integers gives f32. max and min over zero
+// elements are a ShapeError (no identity), as in numpy.
 Array sum(const Array& x, Axes axes = {}, bool keepdims = false, WEFT_LOC_PARAM);
 Array prod(const Array& x, Axes axes = {}, bool keepdims = false, WEFT_LOC_PARAM);
 Array max(const Array& x, Axes axes = {}, bool keepdims = false, WEFT_LOC_PARAM);
 Array min(const Array& x, Axes axes = {}, bool keepdims = false, WEFT_LOC_PARAM);
 Array mean(const Array& x, Axes axes = {}, bool keepdims = false, WEFT_LOC_PARAM);
-Array argmax(const Array& x, std::int64_t axis, WEFT_LOC_PARAM);
-Array argmin(const Array& x, std::int64_t axis, WEFT_LOC_PARAM);
+// i32 index of the first extreme value (or first NaN); without an axis, of the flattened x.
+Array argmax(const Array& x, std::optional<std::int64_t> axis = std::nullopt, bool keepdims = false,
+             WEFT_LOC_PARAM);
+Array argmin(const Array& x, std::optional<std::int64_t> axis = std::nullopt, bool keepdims = false,
+             WEFT_LOC_PARAM);
 
 // Linear algebra and friends.
 Array matmul(const Array& x, const Array& y, WEFT_LOC_PARAM);  // numpy rules, batched
@@ -110,13 +196,18 @@ Array softmax(const Array& x, std::int64_t axis = -1, WEFT_LOC_PARAM);
 Array logsumexp(const Array& x, std::int64_t axis = -1, WEFT_LOC_PARAM);
 Array tril(const Array& x, std::int64_t k = 0, WEFT_LOC_PARAM);
 
-// A weakly typed C++ scalar as an array compatible with `like` (its dtype, or f32 when a
-// fractional value meets an integer array).
-Array scalar_like(double value, const Array& like, WEFT_LOC_PARAM);
+Array equal(const Array& x, const Array& y, WEFT_LOC_PARAM);
+Array not_equal(const Array& x, const Array& y, WEFT_LOC_PARAM);
+Array less(const Array& x, const Array& y, WEFT_LOC_PARAM);
+Array less_equal(const Array& x, const Array& y, WEFT_LOC_PARAM);
+Array greater(const Array& x, const Array& y, WEFT_LOC_PARAM);
+Array greater_equal(const Array& x, const Array& y, WEFT_LOC_PARAM);
 
 }  // namespace np
 
-// Operators follow numpy: broadcasting, promotion, comparisons give bool arrays.
+// Operators follow jax.numpy: broadcasting, promotion, comparisons give bool arrays, `%` is
+// np::remainder (the divisor's sign), `&` `|` `^` `~` are bitwise (logical on bool), and `!`
+// is np::logical_not. There is no `//`: use np::floor_divide.
 Array operator+(Located x, const Array& y);
 Array operator-(Located x, const Array& y);
 Array operator*(Located x, const Array& y);
@@ -132,44 +223,35 @@ Array operator&(Located x, const Array& y);
 Array operator|(Located x, const Array& y);
 Array operator^(Located x, const Array& y);
 Array operator-(Located x);
-Array operator!(Located x);
 Array operator~(Located x);
+// Takes the Array itself: through Located it would tie with the built-in `!` on the explicit
+// operator bool. So it records no source line; np::logical_not(x) does.
+Array operator!(const Array& x);
 
-#define WEFT_SCALAR_OPERATOR(OP, FN)                                                        \
-  template <Scalar S>                                                                       \
-  Array operator OP(Located x, S y) {                                                       \
-    return np::FN(x.array, np::scalar_like(static_cast<double>(y), x.array, x.loc), x.loc); \
-  }                                                                                         \
-  template <Scalar S>                                                                       \
-  Array operator OP(S y, Located x) {                                                       \
-    return np::FN(np::scalar_like(static_cast<double>(y), x.array, x.loc), x.array, x.loc); \
+// An array with a C++ scalar on either side; the scalar is weakly typed (WeakScalar).
+#define WEFT_SCALAR_OPERATOR(OP, FN)                                   \
+  template <Scalar S>                                                  \
+  Array operator OP(Located x, S y) {                                  \
+    return np::FN(x.array, np::scalar_like(y, x.array, x.loc), x.loc); \
+  }                                                                    \
+  template <Scalar S>                                                  \
+  Array operator OP(S y, Located x) {                                  \
+    return np::FN(np::scalar_like(y, x.array, x.loc), x.array, x.loc); \
   }
 WEFT_SCALAR_OPERATOR(+, add)
 WEFT_SCALAR_OPERATOR(-, subtract)
 WEFT_SCALAR_OPERATOR(*, multiply)
 WEFT_SCALAR_OPERATOR(/, divide)
+WEFT_SCALAR_OPERATOR(%, remainder)
+WEFT_SCALAR_OPERATOR(&, bitwise_and)
+WEFT_SCALAR_OPERATOR(|, bitwise_or)
+WEFT_SCALAR_OPERATOR(^, bitwise_xor)
+WEFT_SCALAR_OPERATOR(==, equal)
+WEFT_SCALAR_OPERATOR(!=, not_equal)
+WEFT_SCALAR_OPERATOR(<, less)
+WEFT_SCALAR_OPERATOR(<=, less_equal)
+WEFT_SCALAR_OPERATOR(>, greater)
+WEFT_SCALAR_OPERATOR(>=, greater_equal)
 #undef WEFT_SCALAR_OPERATOR
-
-namespace np {
-Array equal(const Array& x, const Array& y, WEFT_LOC_PARAM);
-Array not_equal(const Array& x, const Array& y, WEFT_LOC_PARAM);
-Array less(const Array& x, const Array& y, WEFT_LOC_PARAM);
-Array less_equal(const Array& x, const Array& y, WEFT_LOC_PARAM);
-Array greater(const Array& x, const Array& y, WEFT_LOC_PARAM);
-Array greater_equal(const Array& x, const Array& y, WEFT_LOC_PARAM);
-}  // namespace np
-
-#define WEFT_SCALAR_COMPARE(OP, FN)                                                         \
-  template <Scalar S>                                                                       \
-  Array operator OP(Located x, S y) {                                                       \
-    return np::FN(x.array, np::scalar_like(static_cast<double>(y), x.array, x.loc), x.loc); \
-  }
-WEFT_SCALAR_COMPARE(==, equal)
-WEFT_SCALAR_COMPARE(!=, not_equal)
-WEFT_SCALAR_COMPARE(<, less)
-WEFT_SCALAR_COMPARE(<=, less_equal)
-WEFT_SCALAR_COMPARE(>, greater)
-WEFT_SCALAR_COMPARE(>=, greater_equal)
-#undef WEFT_SCALAR_COMPARE
 
 }  // namespace weft

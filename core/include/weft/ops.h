@@ -20,7 +20,7 @@ Array abs(const Array& x, WEFT_LOC_PARAM);
 Array sign(const Array& x, WEFT_LOC_PARAM);
 Array floor(const Array& x, WEFT_LOC_PARAM);
 Array ceil(const Array& x, WEFT_LOC_PARAM);
-Array round(const Array& x, WEFT_LOC_PARAM);  // halves away from zero
+Array round(const Array& x, WEFT_LOC_PARAM);  // halves away from zero (np::round: to even)
 Array exp(const Array& x, WEFT_LOC_PARAM);
 Array exp2(const Array& x, WEFT_LOC_PARAM);
 Array log(const Array& x, WEFT_LOC_PARAM);
@@ -40,6 +40,7 @@ Array logical_not(const Array& x, WEFT_LOC_PARAM);  // bitwise not for integers
 Array add(const Array& x, const Array& y, WEFT_LOC_PARAM);
 Array sub(const Array& x, const Array& y, WEFT_LOC_PARAM);
 Array mul(const Array& x, const Array& y, WEFT_LOC_PARAM);
+// XLA's truncating division and remainder (np::floor_divide and np::remainder are Python's).
 Array div(const Array& x, const Array& y, WEFT_LOC_PARAM);  // integers truncate
 Array rem(const Array& x, const Array& y, WEFT_LOC_PARAM);  // sign of x, like fmod
 Array pow(const Array& x, const Array& y, WEFT_LOC_PARAM);
@@ -68,7 +69,8 @@ Array reshape(const Array& x, const Shape& shape, WEFT_LOC_PARAM);
 Array transpose(const Array& x, const Axes& permutation, WEFT_LOC_PARAM);
 Array slice(const Array& x, const Axes& start, const Axes& limit, const Axes& stride = {},
             WEFT_LOC_PARAM);
-// Starts are clamped so the slice stays inside x, as in XLA.
+// As jax.lax: a negative start first wraps to start + dimension (a staged select; literal
+// starts wrap at once), then the primitive clamps it so the slice stays inside x, as in XLA.
 Array dynamic_slice(const Array& x, const std::vector<Array>& starts, const Shape& sizes,
                     WEFT_LOC_PARAM);
 Array dynamic_update_slice(const Array& x, const Array& update, const std::vector<Array>& starts,

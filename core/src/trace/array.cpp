@@ -1,5 +1,7 @@
 #include "weft/array.h"
 
+#include <cmath>
+#include <limits>
 #include <sstream>
 
 #include "trace/array_impl.h"
@@ -74,10 +76,30 @@ const ArrayImpl& concrete_or_throw(const Array& a, const char* what,
   return impl;
 }
 
+// A float as an integer or bool of dtype t, by the rules of convert: truncation toward zero,
+// saturation at t's range, NaN to 0; to bool, any nonzero value (NaN too) is true.
+std::int64_t converted_to_integer(double value, DType t) {
+  if (t == DType::Bool) return value != 0 ? 1 : 0;
+  if (std::isnan(value)) return 0;
+  double lo = -9223372036854775808.0, hi = 9223372036854775807.0;
+  if (t == DType::I32) {
+    lo = std::numeric_limits<std::int32_t>::min();
+    hi = std::numeric_limits<std::int32_t>::max();
+  } else if (t == DType::U32) {
+    lo = 0;
+    hi = std::numeric_limits<std::uint32_t>::max();
+  }
+  if (value <= lo) return static_cast<std::int64_t>(lo);
+  if (value >= hi)
+    return t == DType::I64 ? std::numeric_limits<std::int64_t>::max()
+                           : static_cast<std::int64_t>(hi);
+  return static_cast<std::int64_t>(value);
+}
+
 }  // namespace
 
 Array Array::scalar(double value, DType dtype) {
-  return make_literal(dtype, value, static_cast<std::int64_t>(value));
+  return make_literal(dtype, value, is_float(dtype) ? 0 : converted_to_integer(value, dtype));
 }
 
 Array Array::scalar_int(std::int64_t value, DType dtype) {
@@ -121,10 +143,12 @@ namespace {
 HostArray one_element(const Array& a, const char* what, const std::source_location& loc) {
   const ArrayImpl& impl = concrete_or_throw(a, what, loc);
   if (num_elements(impl.shape) != 1)
-    throw InvalidArgumentError(std::string(what) + " at " + loc.file_name() + ":" +
-                               std::to_string(loc.line()) + ": needs a one-element array, got " +
-                               std::string(dtype_name(impl.dtype)) + shape_to_string(impl.shape) +
-                               "; reduce it first (np::sum, np::max, ...)");
+    throw InvalidArgumentError(
+        std::string(what) +
+        (loc.line() ? std::string(" at ") + loc.file_name() + ":" + std::to_string(loc.line())
+                    : std::string()) +
+        ": needs a one-element array, got " + std::string(dtype_name(impl.dtype)) +
+        shape_to_string(impl.shape) + "; reduce it first (np::sum, np::max, ...)");
   return a.to_host(loc);
 }
 }  // namespace
@@ -138,7 +162,9 @@ std::int64_t Array::item_i64(std::source_location loc) const {
 }
 
 Array::operator bool() const {
-  // operator bool cannot take a source_location; the tracer's own origin still names the op.
+  // A conversion operator cannot take a source_location. An empty one tells the
+  // ConcretizationError to name the line that computed the value instead, which is where
+  // `if (x > y)` tests it (item<bool>() names the exact line).
   HostArray h = one_element(*this, "explicit operator bool", std::source_location{});
   return is_float(h.dtype()) ? h.get_f64(0) != 0 : h.get_i64(0) != 0;
 }

@@ -1,5 +1,6 @@
 #include "weft/trace/trace.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <limits>
@@ -95,21 +96,108 @@ void check_not_escaped(const ArrayImpl& a, const std::source_location& loc) {
       "(globals, captures by reference, members); return them as results instead.");
 }
 
+namespace {
+
+// Longest chain of operations a concretization error lists; longer ones keep both ends.
+constexpr std::size_t kMaxChainEntries = 8;
+
+// The operations that made `id` abstract: a path from an argument of the traced function
+// (or, failing that, from an array it closed over, or from an op without traced inputs, which
+// omnistaging stages too) through each producer to `id`, argument first.
+std::vector<ValueId> abstraction_chain(const TraceState& t, ValueId id) {
+  const Graph& g = t.graph;
+  // 2: depends on an argument, 1: on a closed-over array only, 0: on neither.
+  std::vector<int> rank(static_cast<std::size_t>(id) + 1, 0);
+  for (ValueId v = 0; v <= id; ++v) {
+    const Node& n = g.node(v);
+    if (n.op == OpKind::Parameter) {
+      const bool captured = std::find(t.captured_params.begin(), t.captured_params.end(), v) !=
+                            t.captured_params.end();
+      rank[v] = captured ? 1 : 2;
+    }
+    for (ValueId in : n.inputs) rank[v] = std::max(rank[v], rank[in]);
+  }
+  std::vector<ValueId> chain;
+  for (ValueId v = id;;) {
+    chain.push_back(v);
+    const Node& n = g.node(v);
+    if (n.inputs.empty()) break;
+    // Follow the input that leads furthest back to an argument; among equals, prefer the
+    // first that is not a constant.
+    ValueId next = n.inputs[0];
+    for (ValueId in : n.inputs) {
+      const bool constant_next = g.node(next).op == OpKind::Constant;
+      if (rank[in] > rank[next] ||
+          (rank[in] == rank[next] && constant_next && g.node(in).op != OpKind::Constant))
+        next = in;
+    }
+    v = next;
+  }
+  std::reverse(chain.begin(), chain.end());
+  return chain;
+}
+
+std::string describe_chain_entry(const TraceState& t, ValueId id) {
+  const Node& n = t.graph.node(id);
+  if (n.op == OpKind::Parameter) {
+    const bool captured = std::find(t.captured_params.begin(), t.captured_params.end(), id) !=
+                          t.captured_params.end();
+    const std::string type = type_to_string({n.dtype, n.shape});
+    if (captured)
+      return "  an array the function closes over (" + type + "), used at " + n.origin.describe();
+    return "  argument " + std::to_string(n.attrs.get_int("index")) + " of the traced function (" +
+           type + ")";
+  }
+  return "  " + describe_node(t.graph, id) + "\n    from " + n.origin.describe();
+}
+
+}  // namespace
+
 [[noreturn]] void throw_concretization_error(const ArrayImpl& tracer, const std::string& what,
                                              const std::source_location& loc) {
   const TraceState& t = *tracer.trace;
   const Node& n = t.graph.node(tracer.id);
+  // operator bool cannot capture its caller's line (see Array::operator bool): name the line
+  // that computed the value, which is where `if (x > y)` tests it.
+  std::string at = " at " + where(loc);
+  if (loc.line() == 0)
+    at = n.op == OpKind::Parameter
+             ? " (a conversion operator cannot capture its caller's line; x.item<bool>() names it)"
+             : " most likely at " + n.origin.describe() +
+                   ", where the value was computed (a conversion operator cannot capture its "
+                   "caller's line; x.item<bool>() names it exactly)";
   std::string why;
   if (n.op == OpKind::Parameter) {
     why = "this value is argument " + std::to_string(n.attrs.get_int("index")) +
           " of the traced function, so only its dtype and shape are known while tracing.";
   } else {
-    why = "this value became a tracer due to the operation\n  " +
-          describe_node(t.graph, tracer.id) + "\n    from " + n.origin.describe();
+    const std::vector<ValueId> chain = abstraction_chain(t, tracer.id);
+    const Node& first = t.graph.node(chain.front());
+    if (first.op == OpKind::Parameter)
+      why = "this value became a tracer because it was computed from " +
+            std::string(std::find(t.captured_params.begin(), t.captured_params.end(),
+                                  chain.front()) != t.captured_params.end()
+                            ? "an array the function closes over (every array a traced "
+                              "function uses becomes an input of the trace)"
+                            : "an argument") +
+            " by these operations:";
+    else
+      why =
+          "this value became a tracer due to these operations (inside jit every operation is "
+          "staged, even on constants):";
+    const std::size_t head = 3, tail = kMaxChainEntries - head - 1;
+    for (std::size_t i = 0; i < chain.size(); ++i) {
+      if (chain.size() > kMaxChainEntries && i == head) {
+        why += "\n  ... (" + std::to_string(chain.size() - head - tail) + " more operations)";
+        i = chain.size() - tail - 1;
+        continue;
+      }
+      why += "\n" + describe_chain_entry(t, chain[i]);
+    }
   }
   throw ConcretizationError(
-      "Abstract tracer value encountered where a concrete value is expected: " + what + " at " +
-      where(loc) + " on a " + type_to_string({tracer.dtype, tracer.shape}) +
+      "Abstract tracer value encountered where a concrete value is expected: " + what + at +
+      " on a " + type_to_string({tracer.dtype, tracer.shape}) +
       " tracer.\nWhile tracing the function " + t.describe_function() + ", " + why +
       "\nValues that decide shapes or control flow must be static: use x.shape() and plain C++ "
       "arguments (jit treats numbers, strings and enums as static arguments) instead of arrays.");
@@ -172,7 +260,8 @@ ValueId lift(TraceState& t, const Array& a, const std::source_location& loc) {
 template <typename E>
 [[noreturn]] void rethrow_located(const E& e, const std::source_location& loc) {
   std::string msg = std::string(e.what()) + "\n  at " + where(loc);
-  if (auto t = current_trace()) msg += "\n  while tracing the function " + t->describe_function();
+  if (auto t = current_trace(); t && !t->eager_fusion)
+    msg += "\n  while tracing the function " + t->describe_function();
   throw E(msg);
 }
 
@@ -232,6 +321,7 @@ Array run_fused_eagerly(const std::function<Array()>& fn, const char* name,
   std::vector<Array> captured;
   {
     TraceScope scope(name, loc);
+    scope.state()->eager_fusion = true;
     Array result = fn();
     scope.state()->graph.outputs.push_back(scope.stage_output(result, loc));
     graph = scope.state()->graph.canonicalized();

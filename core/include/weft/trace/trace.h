@@ -23,6 +23,9 @@ struct TraceState {
   std::string function;               // user-facing name of the traced function
   std::source_location jit_location;  // where jit() was called
   bool alive = true;
+  // An eager numpy-level call traced only to run as one program (run_fused_eagerly); its
+  // errors speak of the call, not of a traced function.
+  bool eager_fusion = false;
   // Concrete arrays the function closed over, hoisted to extra trailing parameters.
   std::vector<Array> captured;
   std::vector<ValueId> captured_params;
