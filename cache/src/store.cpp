@@ -414,6 +414,10 @@ LookupResult ProgramStore::lookup_key(const std::string& key) {
                  "its MAC does not verify under this user's cache key, so it was not "
                  "written by this user (or the key changed; a team cache needs one "
                  "WEFT_CACHE_KEY_FILE for all members)");
+      } else if (uncompressed_size > kMaxBinaryBytes) {
+        miss(LookupStatus::corrupt, MissReason::decompression_failed,
+             where + "it records a binary of " + std::to_string(uncompressed_size) +
+                 " bytes, more than an entry may hold");
       } else if (auto binary = detail::decompress(frame, uncompressed_size); !binary) {
         miss(LookupStatus::corrupt, MissReason::decompression_failed,
              where + "zstd could not decompress the stored blob");
@@ -489,6 +493,12 @@ InsertResult ProgramStore::insert(const CacheKeyComponents& components,
   }
   if (compile_time_s < s.options.min_compile_time_s) {
     result.status = InsertStatus::below_min_compile_time;
+    return result;
+  }
+  if (binary.size() > kMaxBinaryBytes) {
+    result.status = InsertStatus::too_large;
+    result.detail = std::to_string(binary.size()) + " bytes exceed the largest binary an entry " +
+                    "may hold (" + std::to_string(kMaxBinaryBytes) + ")";
     return result;
   }
   if (binary.size() < s.options.min_entry_bytes) {

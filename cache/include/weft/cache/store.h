@@ -22,6 +22,10 @@ namespace weft::cache {
 // $XDG_CACHE_HOME/weft, else $HOME/.cache/weft. Throws CacheError when neither is set.
 std::filesystem::path default_cache_directory();
 
+// The largest program binary an entry may hold (uncompressed). Real ones are at most tens of
+// MiB; the bound keeps a damaged size field from asking for gigabytes.
+inline constexpr std::uint64_t kMaxBinaryBytes = std::uint64_t{256} << 20;
+
 struct StoreOptions {
   // Directory holding the database; empty means default_cache_directory(). Created 0700.
   std::filesystem::path directory;
