@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <set>
 
+#include "compile/group_size_limit.h"
+
 namespace weft {
 namespace {
 
@@ -30,113 +32,178 @@ int op_cost(OpKind op) {
   }
 }
 
+// The planner's working state: which nodes have buffers, and why.
+struct Planner {
+  const Graph& g;
+  std::size_t n;
+  std::vector<std::vector<ValueId>> users;
+  std::vector<bool> is_param, is_root;
+  std::vector<ValueId> alias_of;
+  std::vector<std::string> why_buffer;       // per root
+  std::vector<std::set<ValueId>> groups_of;  // per node: the roots of the kernels computing it
+
+  explicit Planner(const Graph& graph)
+      : g(graph),
+        n(graph.nodes.size()),
+        users(n),
+        is_param(n, false),
+        is_root(n, false),
+        alias_of(n, -1),
+        why_buffer(n),
+        groups_of(n) {
+    for (std::size_t i = 0; i < n; ++i)
+      for (ValueId in : g.nodes[i].inputs) users[in].push_back(static_cast<ValueId>(i));
+    for (ValueId p : g.params) is_param[p] = true;
+  }
+
+  void make_root(std::size_t v, std::string why) {
+    if (is_root[v]) return;
+    is_root[v] = true;
+    why_buffer[v] = std::move(why);
+  }
+
+  // Outputs, reductions, dots and dot operands: buffers whatever the costs.
+  void mark_required_roots() {
+    // Reductions and dots always write buffers of their own.
+    auto writes_buffer = [&](ValueId v) {
+      return is_param[v] || is_reduction(g.nodes[v].op) || g.nodes[v].op == OpKind::DotGeneral;
+    };
+    for (ValueId o : g.outputs) {
+      if (is_param[o]) continue;
+      const Node& out = g.nodes[o];
+      if (out.op == OpKind::Reshape && writes_buffer(out.inputs[0])) {
+        alias_of[o] = out.inputs[0];
+      } else {
+        make_root(o, "it is a graph output");
+      }
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+      const Node& node = g.nodes[i];
+      if (is_reduction(node.op)) make_root(i, "it is a reduction (its own kernel)");
+      if (node.op == OpKind::DotGeneral) make_root(i, "it is a dot_general (its own kernel)");
+      // A dot reads each operand element many times: operands must be buffers. A reshape of
+      // a parameter or of another kernel's result already is one, viewed with another shape.
+      if (node.op == OpKind::DotGeneral)
+        for (ValueId in : node.inputs) {
+          if (is_param[in] || is_root[in]) continue;
+          const Node& operand = g.nodes[in];
+          const bool view = operand.op == OpKind::Reshape &&
+                            (is_param[operand.inputs[0]] || is_root[operand.inputs[0]]);
+          if (view) {
+            alias_of[in] = operand.inputs[0];
+          } else {
+            make_root(in, "it is a dot_general operand (read many times per element)");
+          }
+        }
+    }
+  }
+
+  // Walks users before producers, deciding which kernels compute each node; makes a node a
+  // root when copying it into several kernels, or once per broadcast element, costs too much.
+  void assign_groups() {
+    // Weighted op count of each node's fused producer tree, stopping at buffers.
+    std::vector<int> cost(n, 0);
+    for (std::size_t i = 0; i < n; ++i) {
+      if (is_param[i] || alias_of[i] >= 0) continue;
+      int c = op_cost(g.nodes[i].op);
+      for (ValueId in : g.nodes[i].inputs)
+        if (!is_param[in] && !is_root[in]) c += cost[in];
+      cost[i] = std::min(c, 1 << 20);
+    }
+    for (std::size_t i = n; i-- > 0;) {
+      if (is_param[i] || alias_of[i] >= 0) continue;
+      if (is_root[i]) {
+        groups_of[i] = {static_cast<ValueId>(i)};
+        continue;
+      }
+      std::set<ValueId> groups;
+      bool feeds_broadcast = false;
+      for (ValueId u : users[i]) {
+        if (is_root[u]) {
+          groups.insert(u);
+        } else {
+          groups.insert(groups_of[u].begin(), groups_of[u].end());
+        }
+        const Node& user = g.nodes[u];
+        if (user.op == OpKind::BroadcastInDim &&
+            num_elements(user.shape) > num_elements(g.nodes[i].shape))
+          feeds_broadcast = true;
+      }
+      const bool too_costly_to_copy = groups.size() > 1 && cost[i] > kMaxDuplicatedCost;
+      const bool too_costly_to_broadcast = feeds_broadcast && cost[i] > kMaxBroadcastCost;
+      if (too_costly_to_copy || too_costly_to_broadcast) {
+        make_root(i, too_costly_to_copy
+                         ? "it is used by " + std::to_string(groups.size()) +
+                               " kernels and costs " + std::to_string(cost[i]) + " > " +
+                               std::to_string(kMaxDuplicatedCost) + " to recompute in each"
+                         : "it feeds a broadcast and costs " + std::to_string(cost[i]) + " > " +
+                               std::to_string(kMaxBroadcastCost) +
+                               " to recompute per broadcast element");
+        groups_of[i] = {static_cast<ValueId>(i)};
+      } else {
+        groups_of[i] = std::move(groups);
+      }
+    }
+  }
+
+  std::vector<bool> has_buffer() const {
+    std::vector<bool> has(n, false);
+    for (std::size_t i = 0; i < n; ++i) has[i] = is_param[i] || is_root[i] || alias_of[i] >= 0;
+    return has;
+  }
+};
+
 }  // namespace
 
-FusionPlan plan_fusion(const Graph& input) {
+FusionPlan plan_fusion(const Graph& input, const FusionOptions& options) {
   FusionPlan plan;
   plan.graph = canonicalize_dots(eliminate_dead_code(input));
   const Graph& g = plan.graph;
-  const std::size_t n = g.nodes.size();
-
-  std::vector<std::vector<ValueId>> users(n);
-  for (std::size_t i = 0; i < n; ++i)
-    for (ValueId in : g.nodes[i].inputs) users[in].push_back(static_cast<ValueId>(i));
-  std::vector<bool> is_param(n, false), is_root(n, false);
-  plan.alias_of.assign(n, -1);
-  for (ValueId p : g.params) is_param[p] = true;
-  // Reductions and dots always write buffers of their own.
-  auto writes_buffer = [&](ValueId v) {
-    return is_param[v] || is_reduction(g.nodes[v].op) || g.nodes[v].op == OpKind::DotGeneral;
-  };
-  for (ValueId o : g.outputs) {
-    if (is_param[o]) continue;
-    const Node& out = g.nodes[o];
-    if (out.op == OpKind::Reshape && writes_buffer(out.inputs[0])) {
-      plan.alias_of[o] = out.inputs[0];
-    } else {
-      is_root[o] = true;
-    }
+  Planner planner(g);
+  planner.mark_required_roots();
+  planner.assign_groups();
+  if (options.max_kernel_ops > 0) {
+    // Cutting only adds buffers, so assigning again only splits groups further.
+    std::vector<bool> has_buffer = planner.has_buffer();
+    if (detail::cut_oversized_groups(g, options.max_kernel_ops, options.reduction_body_copies,
+                                     has_buffer, planner.is_root, planner.why_buffer) > 0)
+      planner.assign_groups();
   }
-  for (std::size_t i = 0; i < n; ++i) {
-    const Node& node = g.nodes[i];
-    if (is_reduction(node.op) || node.op == OpKind::DotGeneral) is_root[i] = true;
-    // A dot reads each operand element many times: operands must be buffers. A reshape of a
-    // parameter or of another kernel's result already is one, viewed with another shape.
-    if (node.op == OpKind::DotGeneral)
-      for (ValueId in : node.inputs) {
-        if (is_param[in] || is_root[in]) continue;
-        const Node& operand = g.nodes[in];
-        const bool view = operand.op == OpKind::Reshape &&
-                          (is_param[operand.inputs[0]] || is_root[operand.inputs[0]]);
-        if (view) {
-          plan.alias_of[in] = operand.inputs[0];
-        } else {
-          is_root[in] = true;
-        }
-      }
-  }
+  plan.alias_of = planner.alias_of;
+  plan.has_buffer = planner.has_buffer();
 
-  // Weighted op count of each node's fused producer tree, stopping at buffers.
-  std::vector<int> cost(n, 0);
-  for (std::size_t i = 0; i < n; ++i) {
-    if (is_param[i] || plan.alias_of[i] >= 0) continue;
-    int c = op_cost(g.nodes[i].op);
-    for (ValueId in : g.nodes[i].inputs)
-      if (!is_param[in] && !is_root[in]) c += cost[in];
-    cost[i] = std::min(c, 1 << 20);
-  }
-
-  // Walk users before producers, deciding which kernels compute each node.
-  std::vector<std::set<ValueId>> groups_of(n);
-  for (std::size_t i = n; i-- > 0;) {
-    if (is_param[i] || plan.alias_of[i] >= 0) continue;
-    if (is_root[i]) {
-      groups_of[i] = {static_cast<ValueId>(i)};
-      continue;
-    }
-    std::set<ValueId> groups;
-    bool feeds_broadcast = false;
-    for (ValueId u : users[i]) {
-      if (is_root[u]) {
-        groups.insert(u);
-      } else {
-        groups.insert(groups_of[u].begin(), groups_of[u].end());
-      }
-      const Node& user = g.nodes[u];
-      if (user.op == OpKind::BroadcastInDim &&
-          num_elements(user.shape) > num_elements(g.nodes[i].shape))
-        feeds_broadcast = true;
-    }
-    const bool too_costly_to_copy = groups.size() > 1 && cost[i] > kMaxDuplicatedCost;
-    const bool too_costly_to_broadcast = feeds_broadcast && cost[i] > kMaxBroadcastCost;
-    if (too_costly_to_copy || too_costly_to_broadcast) {
-      is_root[i] = true;
-      groups_of[i] = {static_cast<ValueId>(i)};
-    } else {
-      groups_of[i] = std::move(groups);
-    }
-  }
-
-  plan.has_buffer.assign(n, false);
-  for (std::size_t i = 0; i < n; ++i)
-    plan.has_buffer[i] = is_param[i] || is_root[i] || plan.alias_of[i] >= 0;
-  for (std::size_t r = 0; r < n; ++r) {
-    if (!is_root[r]) continue;
+  // Members of each root's kernel, in node order, gathered in one pass over the nodes.
+  std::vector<int> group_index(g.nodes.size(), -1);
+  for (std::size_t r = 0; r < g.nodes.size(); ++r) {
+    if (!planner.is_root[r]) continue;
+    group_index[r] = static_cast<int>(plan.groups.size());
     FusionGroup group;
     group.root = static_cast<ValueId>(r);
     const Node& root = g.nodes[r];
     group.kind = is_reduction(root.op)           ? FusionGroup::Kind::Reduce
                  : root.op == OpKind::DotGeneral ? FusionGroup::Kind::Dot
                                                  : FusionGroup::Kind::Loop;
-    for (std::size_t v = 0; v <= r; ++v)
-      if (v == r || (!plan.has_buffer[v] && groups_of[v].count(group.root)))
-        group.members.push_back(static_cast<ValueId>(v));
-    for (ValueId m : group.members)
-      for (ValueId in : g.nodes[m].inputs)
-        if (plan.has_buffer[in] && in != group.root &&
-            std::find(group.inputs.begin(), group.inputs.end(), in) == group.inputs.end())
-          group.inputs.push_back(in);
+    group.why_buffer = planner.why_buffer[r];
     plan.groups.push_back(std::move(group));
+  }
+  for (std::size_t v = 0; v < g.nodes.size(); ++v) {
+    if (planner.is_root[v]) {
+      plan.groups[group_index[v]].members.push_back(static_cast<ValueId>(v));
+    } else if (!plan.has_buffer[v]) {
+      for (ValueId root : planner.groups_of[v])
+        plan.groups[group_index[root]].members.push_back(static_cast<ValueId>(v));
+    }
+  }
+  for (FusionGroup& group : plan.groups) {
+    std::set<ValueId> seen;
+    const int copies =
+        group.kind == FusionGroup::Kind::Reduce ? std::max(options.reduction_body_copies, 1) : 1;
+    for (ValueId m : group.members) {
+      group.size += kernel_size_weight(g, g.nodes[m]) * (m == group.root ? 1 : copies);
+      for (ValueId in : g.nodes[m].inputs)
+        if (plan.has_buffer[in] && in != group.root && seen.insert(in).second)
+          group.inputs.push_back(in);
+    }
   }
   return plan;
 }

@@ -36,6 +36,10 @@ std::size_t round_up(std::size_t n, std::size_t multiple);
 ExprEmitter group_emitter(const KernelContext& ctx, const FusionGroup& group,
                           const std::string& index_type);
 
+// How many copies of the fused producers' code a reduction kernel holds on this device (an
+// upper bound: unrolled loops and their remainder loop), for the planner's size limit.
+int reduction_body_copies(const DeviceCaps& caps);
+
 void emit_loop_kernel(KernelContext& ctx, const FusionGroup& group, const std::string& name);
 void emit_reduce_kernel(KernelContext& ctx, const FusionGroup& group, const std::string& name);
 void emit_dot_kernel(KernelContext& ctx, const FusionGroup& group, const std::string& name);

@@ -44,10 +44,13 @@ std::string describe_kind(FusionGroup::Kind k) {
 
 }  // namespace
 
-ProgramPlan plan_program(const Graph& graph, const DeviceCaps& caps) {
+ProgramPlan plan_program(const Graph& graph, const DeviceCaps& caps,
+                         const FusionOptions& fusion_options) {
   const auto start = std::chrono::steady_clock::now();
   check_dtypes(graph, caps);
-  FusionPlan fusion = plan_fusion(graph);
+  FusionOptions options = fusion_options;
+  options.reduction_body_copies = reduction_body_copies(caps);
+  FusionPlan fusion = plan_fusion(graph, options);
   ProgramPlan program;
   KernelContext ctx{fusion, caps, program, {}, {}};
   const Graph& g = fusion.graph;
@@ -103,6 +106,12 @@ ProgramPlan plan_program(const Graph& graph, const DeviceCaps& caps) {
       }
     const std::string name = "k" + std::to_string(i) + "_" + std::string(op_name(named));
     const std::size_t first_launch = program.launches.size();
+    // Why this kernel ends where it does, for people reading CompiledInfo::source.
+    ctx.source << "// " << name << ": " << group.members.size() << " ops, size " << group.size
+               << (options.max_kernel_ops > 0
+                       ? " of at most " + std::to_string(options.max_kernel_ops)
+                       : std::string(", no size limit"))
+               << "; its result is a buffer because " << group.why_buffer << "\n";
     switch (group.kind) {
       case FusionGroup::Kind::Loop:
         emit_loop_kernel(ctx, group, name);

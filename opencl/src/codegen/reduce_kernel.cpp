@@ -94,6 +94,11 @@ std::string element_at(ExprEmitter& emit, const Node& root, const Shape& in_shap
 
 }  // namespace
 
+int reduction_body_copies(const DeviceCaps& caps) {
+  // CPUs unroll (unrolled_loop: kUnroll folds and a remainder fold); GPUs fold once per loop.
+  return caps.is_gpu ? 1 : kUnroll + 1;
+}
+
 void emit_reduce_kernel(KernelContext& ctx, const FusionGroup& group, const std::string& name) {
   const Node& root = ctx.graph().node(group.root);
   const ValueId operand = root.inputs[0];

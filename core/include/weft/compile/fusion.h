@@ -4,11 +4,29 @@
 // producers; dot_general is its own kernel. Buffers exist only at group boundaries.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "weft/ir/graph.h"
 
 namespace weft {
+
+// The largest fused group, in kernel_size_weight units; a larger one is cut and the cut point
+// materialised into an intermediate buffer. On PoCL (3.1, LLVM 15, bench_large_program) the
+// time to compile a loop kernel grows linearly up to about 3,000 cheap elementwise ops (0.2 ms
+// per op at its first run) and superlinearly past that (a 4,000-op kernel takes 2.5x as long
+// as a 3,000-op one); 16-wide vector kernels with ~500 math-library calls overflow the
+// 8 MiB stack of PoCL's worker threads (each call's vector argument is a 16 KiB work-group
+// context array); scalar math calls cost ~50 ms each and turn superlinear past ~400. Every
+// kernel also costs ~0.1 s of fixed work-group compilation, so the limit is as large as
+// stays clear of both: 1,024 cheap ops, or 128 math-library calls.
+inline constexpr int kMaxKernelOps = 1024;
+// The weight of a call into the device's math library (exp, sin, pow, ...).
+inline constexpr int kMathCallWeight = 8;
+
+// What a node adds to a kernel's size: 0 for constants and broadcasts of scalars (literals
+// in the code), kMathCallWeight for math-library calls, 1 for everything else.
+int kernel_size_weight(const Graph& graph, const Node& node);
 
 struct FusionGroup {
   enum class Kind { Loop, Reduce, Dot };
@@ -16,6 +34,12 @@ struct FusionGroup {
   ValueId root = -1;             // the node the kernel writes to its buffer
   std::vector<ValueId> members;  // nodes computed inside the kernel, topological, root last
   std::vector<ValueId> inputs;   // buffers read: parameters or roots of earlier groups
+  // kernel_size_weight summed over the members (times reduction_body_copies for reductions)
+  int size = 0;
+  // Why the root has a buffer of its own instead of fusing into its users, e.g. "it is a
+  // graph output" or "fusing it into ... would make a kernel larger than 1024 (the kernel
+  // size limit, kMaxKernelOps)".
+  std::string why_buffer;
 };
 
 struct FusionPlan {
@@ -36,7 +60,17 @@ Graph eliminate_dead_code(const Graph& graph);
 Graph canonicalize_dots(const Graph& graph);
 bool is_canonical_dot(const Node& node);
 
+struct FusionOptions {
+  // A fused group weighing more than this is cut (see kMaxKernelOps); 0 lifts the limit,
+  // which benchmarks use to measure one large kernel.
+  int max_kernel_ops = kMaxKernelOps;
+  // How many copies of its fused producers' code a reduction kernel holds (code generators
+  // unroll reduction loops); a reduction group's weight is multiplied by it. Set by the code
+  // generator for its device.
+  int reduction_body_copies = 1;
+};
+
 // DCE, dot canonicalisation, then grouping.
-FusionPlan plan_fusion(const Graph& graph);
+FusionPlan plan_fusion(const Graph& graph, const FusionOptions& options = {});
 
 }  // namespace weft

@@ -2,6 +2,7 @@
 // device-neutral fusion plan from core/compile.
 #pragma once
 
+#include "weft/compile/fusion.h"
 #include "weft/ir/graph.h"
 #include "weft/opencl/program_plan.h"
 
@@ -11,6 +12,9 @@ namespace weft::opencl {
 inline constexpr const char* kProgramBuildOptions = "-cl-std=CL1.2";
 
 // Throws DTypeError when the graph needs f64 and the device lacks cl_khr_fp64.
-ProgramPlan plan_program(const Graph& graph, const DeviceCaps& caps);
+// `fusion` is for benchmarks and tests that study the planner (its reduction_body_copies is
+// this code generator's own); the defaults are what weft uses.
+ProgramPlan plan_program(const Graph& graph, const DeviceCaps& caps,
+                         const FusionOptions& fusion = {});
 
 }  // namespace weft::opencl
