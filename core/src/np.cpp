@@ -36,11 +36,11 @@ Array reduce_with(LaxReduce fn, const Array& x, Axes axes, bool keepdims, const 
     std::int64_t count = 1;
     for (auto a : norm) count *= x.shape()[a];
     if (count == 0)
-      throw ShapeError(std::string(op) + ": reducing " + shape_to_string(x.shape()) +
-                       " over axes " + shape_to_string(norm) +
-                       " takes zero elements, and a maximum or minimum of nothing has no value, "
-                       "at " +
-                       loc_str(loc) + "; check the shape or use a sum instead");
+      throw ShapeError(std::string(op) + ": " + shape_to_string(x.shape()) +
+                       " has no elements along axes " + shape_to_string(norm) + ", so it has no " +
+                       (fn == lax::reduce_max ? "maximum" : "minimum") +
+                       " (numpy and JAX raise too), at " + loc_str(loc) +
+                       "; check the shape before reducing");
   }
   return fused(op, loc, [&] {
     // Bools reduce as i32: sums and products count, max and min convert back to bool.
