@@ -8,6 +8,7 @@
 
 #include "weft/error.h"
 #include "weft/ir/text.h"
+#include "weft/log.h"
 #include "weft/opencl/cl_error.h"
 #include "weft/opencl/codegen.h"
 #include "weft/opencl/executable.h"
@@ -17,6 +18,7 @@ namespace weft::opencl {
 namespace {
 
 constexpr int kBuildLogLines = 40;
+constexpr std::string_view kBuildComponent = "build";
 
 // "1073741824 bytes (1.0 GiB)": exact for scripts, rounded for people.
 std::string describe_bytes(std::uint64_t bytes) {
@@ -245,6 +247,15 @@ ClProgram OpenCLDevice::build_program(const std::string& source, const std::stri
                      "the graph (weft::print_graph) and the output of `clinfo`.\nBuild options: " +
                      (options.empty() ? "(none)" : options) + "\nBuild log:\n" +
                      (log.empty() ? "  (empty)\n" : head_lines(log, kBuildLogLines)));
+  }
+  // Generated code builds without diagnostics (tests assert it), so a successful build's log
+  // is only for people debugging codegen: WEFT_LOG=build=debug.
+  if (log::enabled(kBuildComponent, log::Level::debug)) {
+    const std::string log = build_log(program.get(), id_);
+    log::debug(kBuildComponent,
+               "built " + std::to_string(source.size()) + " bytes of OpenCL C on " + label() +
+                   " with \"" + options +
+                   "\": " + (log.empty() ? "empty build log" : "build log:\n" + log));
   }
   std::lock_guard lock(programs_mutex_);
   return programs_.emplace(std::move(key), std::move(program)).first->second;

@@ -22,6 +22,7 @@ void emit_register_blocked(KernelContext& ctx, const FusionGroup& group, const s
   const Shape& ls = ctx.graph().node(root.inputs[0]).shape;
   const std::int64_t B = root.shape[0], M = root.shape[1], N = root.shape[2], K = ls[2];
   const std::string T = cl_type(root.dtype), T8 = T + "8";
+  ctx.wide_vector_calls |= dtype_size(root.dtype) == 8;  // double8, long8: 512 bits
   const std::int64_t MB = (M + 7) / 8, NB = (N + 7) / 8, total = B * MB * NB;
   const std::int64_t largest = std::max({B * M * K, B * K * N, B * M * N, total});
   const std::string I = largest < (std::int64_t{1} << 30) ? "int" : "long";

@@ -17,7 +17,10 @@ struct KernelContext {
   const DeviceCaps& caps;
   ProgramPlan& program;
   std::map<ValueId, int> buffer_of;  // node -> BufferPlan index
-  std::ostringstream source;
+  std::ostringstream source;         // the kernels; plan_program writes the header above them
+  // Set by kernels that pass vectors wider than 256 bits (float16, double8, long8) to builtin
+  // functions, which clang reports under -Wpsabi on CPUs without AVX-512.
+  bool wide_vector_calls = false;
 
   const Graph& graph() const { return fusion.graph; }
   int add_temp(std::size_t bytes) {

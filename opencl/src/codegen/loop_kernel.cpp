@@ -102,6 +102,7 @@ void emit_loop_kernel(KernelContext& ctx, const FusionGroup& group, const std::s
   const std::size_t width = vector ? kVectorWidth : 1;
   const std::size_t bulk = n / (local * width) * local * width;  // elements, not work-items
   if (bulk > 0 && vector) {
+    ctx.wide_vector_calls = true;
     ExprEmitter vemit = group_emitter(ctx, group, idx_t);
     vemit.set_vector_mode(kVectorWidth, root.shape);
     const std::string v = vemit.value(group.root, Index{"gid", {}, root.shape});

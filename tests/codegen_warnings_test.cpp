@@ -1,0 +1,298 @@
+// Generated OpenCL C compiles without a single diagnostic: every op kind over every dtype it
+// accepts, every kernel template (loop bodies scalar and 16-wide, tails, the three reduction
+// shapes, dots), for CPU and GPU devices, and the example programs. A warning would print
+// "N warnings generated." on the user's stderr from inside the OpenCL compiler, so the build
+// log of each program is checked here; it is shown to users only when a build fails or with
+// WEFT_LOG=build=debug (checked at the end).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "weft/ir/text.h"
+#include "weft/log.h"
+#include "weft/opencl/codegen.h"
+#include "weft/opencl/device.h"
+#include "weft/weft.h"
+
+namespace weft {
+namespace {
+
+using Ints = std::vector<std::int64_t>;
+
+const std::vector<DType> kAll = {DType::Bool, DType::I32, DType::I64,
+                                 DType::U32,  DType::F32, DType::F64};
+
+opencl::OpenCLDevice& device() {
+  return dynamic_cast<opencl::OpenCLDevice&>(default_device());
+}
+
+// Builds graphs node by node; verify() at the end catches a mistyped node.
+class Builder {
+ public:
+  explicit Builder(std::string name) { graph_.name = std::move(name); }
+  ValueId param(DType dtype, Shape shape) {
+    Node n;
+    n.op = OpKind::Parameter;
+    n.dtype = dtype;
+    n.shape = std::move(shape);
+    n.attrs.set("index", static_cast<std::int64_t>(graph_.params.size()));
+    const ValueId id = graph_.add(std::move(n));
+    graph_.params.push_back(id);
+    return id;
+  }
+  ValueId op(OpKind kind, DType dtype, Shape shape, std::vector<ValueId> inputs,
+             std::vector<std::pair<std::string, AttrValue>> attrs = {}) {
+    Node n;
+    n.op = kind;
+    n.dtype = dtype;
+    n.shape = std::move(shape);
+    n.inputs = std::move(inputs);
+    for (auto& [name, value] : attrs) n.attrs.set(name, std::move(value));
+    return graph_.add(std::move(n));
+  }
+  ValueId constant(DType dtype, double value) {
+    if (is_float(dtype)) return op(OpKind::Constant, dtype, {}, {}, {{"value", value}});
+    return op(OpKind::Constant, dtype, {}, {}, {{"value", static_cast<std::int64_t>(value)}});
+  }
+  void output(ValueId v) { graph_.outputs.push_back(v); }
+  Graph finish() {
+    verify(graph_);
+    return graph_;
+  }
+  DType dtype(ValueId v) const { return graph_.node(v).dtype; }
+
+ private:
+  Graph graph_;
+};
+
+std::vector<DType> usable(const std::vector<DType>& types) {
+  std::vector<DType> out;
+  for (DType t : types)
+    if (device().supports(t)) out.push_back(t);
+  return out;
+}
+
+std::vector<DType> without(std::vector<DType> types, std::initializer_list<DType> drop) {
+  std::erase_if(types,
+                [&](DType t) { return std::find(drop.begin(), drop.end(), t) != drop.end(); });
+  return types;
+}
+
+// Every elementwise op (unary, binary, compare, select, convert) over every dtype it accepts,
+// each its own output (so its own kernel) of one graph of `shape`.
+Graph elementwise_program(const Shape& shape) {
+  Builder b("elementwise");
+  const std::vector<DType> all = usable(kAll);
+  const std::vector<DType> numeric = without(all, {DType::Bool});
+  const std::vector<DType> floats = without(numeric, {DType::I32, DType::I64, DType::U32});
+  const std::vector<DType> logical = without(all, {DType::F32, DType::F64});
+  std::map<DType, std::pair<ValueId, ValueId>> xy;
+  for (DType t : all) xy[t] = {b.param(t, shape), b.param(t, shape)};
+  const ValueId pred = b.param(DType::Bool, shape);
+  auto unary = [&](OpKind op, const std::vector<DType>& types) {
+    for (DType t : types) b.output(b.op(op, t, shape, {xy[t].first}));
+  };
+  auto binary = [&](OpKind op, const std::vector<DType>& types, bool compare) {
+    for (DType t : types)
+      b.output(b.op(op, compare ? DType::Bool : t, shape, {xy[t].first, xy[t].second}));
+  };
+  for (OpKind op : {OpKind::Neg, OpKind::Abs, OpKind::Sign}) unary(op, numeric);
+  for (OpKind op :
+       {OpKind::Floor, OpKind::Ceil, OpKind::Round, OpKind::Exp, OpKind::Exp2, OpKind::Log,
+        OpKind::Log1p, OpKind::Expm1, OpKind::Sqrt, OpKind::Rsqrt, OpKind::Sin, OpKind::Cos,
+        OpKind::Tan, OpKind::Tanh, OpKind::Logistic, OpKind::Erf})
+    unary(op, floats);
+  unary(OpKind::Not, logical);
+  for (OpKind op : {OpKind::Add, OpKind::Sub, OpKind::Mul, OpKind::Div, OpKind::Rem, OpKind::Pow,
+                    OpKind::Max, OpKind::Min})
+    binary(op, numeric, false);
+  binary(OpKind::Atan2, floats, false);
+  for (OpKind op : {OpKind::And, OpKind::Or, OpKind::Xor}) binary(op, logical, false);
+  for (OpKind op : {OpKind::Eq, OpKind::Ne}) binary(op, all, true);
+  for (OpKind op : {OpKind::Lt, OpKind::Le, OpKind::Gt, OpKind::Ge}) binary(op, numeric, true);
+  for (DType t : all) b.output(b.op(OpKind::Select, t, shape, {pred, xy[t].first, xy[t].second}));
+  for (DType from : all)
+    for (DType to : all) b.output(b.op(OpKind::Convert, to, shape, {xy[from].first}));
+  // A fused chain of math calls over f32: the 16-wide vector body on CPUs at long sizes.
+  ValueId t = xy[DType::F32].first;
+  for (OpKind op : {OpKind::Exp, OpKind::Tanh, OpKind::Neg, OpKind::Sin, OpKind::Abs, OpKind::Sqrt})
+    t = b.op(op, DType::F32, shape, {t});
+  b.output(b.op(OpKind::Pow, DType::F32, shape, {t, xy[DType::F32].second}));
+  return b.finish();
+}
+
+// Leaves and layout ops over one dtype: iota, constants, broadcasts, transpose, both slices,
+// reshape, concatenate, pad (negative and interior), dynamic slices with starts of each
+// integer dtype, select on a computed predicate.
+Graph layout_program(DType t) {
+  Builder b(std::string("layout_") + std::string(dtype_name(t)));
+  const ValueId x = b.param(t, {6, 4});
+  const ValueId row = b.param(t, {4});
+  const ValueId r = b.param(DType::I32, {});
+  const ValueId c = b.param(DType::I64, {});
+  const ValueId u = b.param(DType::U32, {});
+  const ValueId pad_value = b.param(t, {});
+  const ValueId bcast = b.op(OpKind::BroadcastInDim, t, {6, 4}, {row}, {{"dims", Ints{1}}});
+  const ValueId eq = b.op(OpKind::Eq, DType::Bool, {6, 4}, {x, bcast});
+  const ValueId sel = b.op(OpKind::Select, t, {6, 4}, {eq, x, bcast});
+  if (t != DType::Bool) {
+    const ValueId iota = b.op(OpKind::Iota, t, {6, 4}, {}, {{"dimension", std::int64_t{1}}});
+    const ValueId k =
+        b.op(OpKind::BroadcastInDim, t, {6, 4}, {b.constant(t, 3)}, {{"dims", Ints{}}});
+    b.output(b.op(OpKind::Add, t, {6, 4}, {b.op(OpKind::Mul, t, {6, 4}, {iota, k}), sel}));
+  }
+  b.output(b.op(OpKind::Transpose, t, {4, 6}, {sel}, {{"permutation", Ints{1, 0}}}));
+  const ValueId window = b.op(OpKind::DynamicSlice, t, {2, 2}, {x, r, c}, {{"sizes", Ints{2, 2}}});
+  b.output(window);
+  b.output(b.op(OpKind::DynamicSlice, t, {3, 1}, {sel, u, r}, {{"sizes", Ints{3, 1}}}));
+  const ValueId strided =
+      b.op(OpKind::Slice, t, {3, 3}, {x},
+           {{"start", Ints{0, 1}}, {"limit", Ints{6, 4}}, {"stride", Ints{2, 1}}});
+  b.output(b.op(OpKind::Slice, t, {3, 2}, {strided},
+                {{"start", Ints{0, 0}}, {"limit", Ints{3, 3}}, {"stride", Ints{1, 2}}}));
+  b.output(b.op(OpKind::Reshape, t, {24}, {sel}));
+  b.output(b.op(OpKind::Concatenate, t, {6, 8}, {x, bcast}, {{"dimension", std::int64_t{1}}}));
+  b.output(b.op(OpKind::Pad, t, {13, 6}, {sel, pad_value},
+                {{"low", Ints{1, -1}}, {"high", Ints{1, 3}}, {"interior", Ints{1, 0}}}));
+  b.output(b.op(OpKind::DynamicUpdateSlice, t, {6, 4}, {sel, window, c, u}));
+  return b.finish();
+}
+
+// Every reduction over every dtype it accepts, in each kernel shape: two-stage (few outputs,
+// long rows, and a full reduction), serial over an outer axis, serial over short rows, and
+// unrolled over long rows; arg-reductions to i32 and i64.
+Graph reduction_program() {
+  Builder b("reductions");
+  const std::vector<DType> numeric = without(usable(kAll), {DType::Bool});
+  struct Case {
+    Shape in;
+    Ints axes;
+    Shape out;
+  };
+  const std::vector<Case> cases = {{{3, 50000}, {1}, {3}},
+                                   {{200000}, {0}, {}},
+                                   {{9, 70}, {0}, {70}},
+                                   {{70, 9}, {1}, {70}},
+                                   {{70, 100}, {1}, {70}}};
+  for (DType t : numeric)
+    for (const Case& k : cases) {
+      const ValueId x = b.param(t, k.in);
+      const ValueId fused = b.op(OpKind::Abs, t, k.in, {x});
+      for (OpKind op :
+           {OpKind::ReduceSum, OpKind::ReduceProd, OpKind::ReduceMax, OpKind::ReduceMin})
+        b.output(b.op(op, t, k.out, {fused}, {{"axes", k.axes}}));
+      for (OpKind op : {OpKind::ArgMax, OpKind::ArgMin})
+        for (DType index : {DType::I32, DType::I64})
+          b.output(b.op(op, index, k.out, {fused}, {{"axes", k.axes}}));
+    }
+  return b.finish();
+}
+
+// Dots in the canonical batched form and in forms canonicalisation rewrites, per dtype.
+Graph dot_program() {
+  Builder b("dots");
+  for (DType t : without(usable(kAll), {DType::Bool})) {
+    const ValueId a = b.param(t, {5, 3}), w = b.param(t, {4, 5});
+    b.output(b.op(OpKind::DotGeneral, t, {3, 4}, {a, w},
+                  {{"lhs_batch", Ints{}},
+                   {"lhs_contracting", Ints{0}},
+                   {"rhs_batch", Ints{}},
+                   {"rhs_contracting", Ints{1}}}));
+    const ValueId x = b.param(t, {2, 6, 7}), y = b.param(t, {2, 7, 33});
+    b.output(b.op(OpKind::DotGeneral, t, {2, 6, 33}, {x, y},
+                  {{"lhs_batch", Ints{0}},
+                   {"lhs_contracting", Ints{2}},
+                   {"rhs_batch", Ints{0}},
+                   {"rhs_contracting", Ints{1}}}));
+  }
+  return b.finish();
+}
+
+std::vector<Graph> every_op_kind() {
+  std::vector<Graph> programs = {elementwise_program({37}), elementwise_program({8192}),
+                                 reduction_program(), dot_program()};
+  for (DType t : usable(kAll)) programs.push_back(layout_program(t));
+  return programs;
+}
+
+std::string build_log(cl_program program) {
+  std::size_t size = 0;
+  clGetProgramBuildInfo(program, device().id(), CL_PROGRAM_BUILD_LOG, 0, nullptr, &size);
+  std::string log(size, '\0');
+  clGetProgramBuildInfo(program, device().id(), CL_PROGRAM_BUILD_LOG, size, log.data(), nullptr);
+  while (!log.empty() && (log.back() == '\0' || log.back() == '\n' || log.back() == ' '))
+    log.pop_back();
+  return log;
+}
+
+// Empty when the program's generated source builds with an empty build log; otherwise the
+// start of the log.
+std::string diagnostics_of(const Graph& graph, bool gpu_kernels) {
+  opencl::DeviceCaps caps = device().caps();
+  caps.is_gpu = gpu_kernels;
+  const opencl::ProgramPlan plan = opencl::plan_program(graph, caps);
+  const opencl::ClProgram program = device().build_program(plan.source, plan.build_options);
+  const std::string log = build_log(program.get());
+  if (log.empty()) return {};
+  return graph.name + (gpu_kernels ? " (GPU kernels)" : " (CPU kernels)") + ": " +
+         log.substr(0, 2000);
+}
+
+TEST(CodegenWarnings, EveryOpKindBuildsWithoutDiagnostics) {
+  for (const Graph& graph : every_op_kind())
+    for (bool gpu : {false, true}) EXPECT_EQ(diagnostics_of(graph, gpu), "");
+}
+
+TEST(CodegenWarnings, ExamplesBuildWithoutDiagnostics) {
+  const char* resources = std::getenv("WEFT_RESOURCES");
+  ASSERT_NE(resources, nullptr) << "WEFT_RESOURCES names resources/ (CTest sets it)";
+  int examples = 0;
+  for (const auto& entry :
+       std::filesystem::directory_iterator(std::filesystem::path(resources) / "examples")) {
+    if (entry.path().extension() != ".weft") continue;
+    std::ifstream in(entry.path());
+    std::stringstream text;
+    text << in.rdbuf();
+    const Graph graph = parse_graph(text.str());
+    for (bool gpu : {false, true})
+      EXPECT_EQ(diagnostics_of(graph, gpu), "") << entry.path().filename();
+    ++examples;
+  }
+  EXPECT_GE(examples, 5);
+}
+
+// A successful build's log goes to WEFT_LOG=build=debug only, never to the default level.
+TEST(CodegenWarnings, BuildLogIsDebugOutput) {
+  std::vector<std::string> lines;
+  log::set_sink([&](const std::string& line) { lines.push_back(line); });
+  // Sources differ from every other test's, so the device builds them instead of reusing.
+  auto build = [&](int seed) {
+    Builder b("debug_log_" + std::to_string(seed));
+    const ValueId x = b.param(DType::F32, {5});
+    b.output(b.op(OpKind::Add, DType::F32, {5},
+                  {x, b.op(OpKind::BroadcastInDim, DType::F32, {5}, {b.constant(DType::F32, seed)},
+                           {{"dims", Ints{}}})}));
+    const opencl::ProgramPlan plan = opencl::plan_program(b.finish(), device().caps());
+    device().build_program(plan.source, plan.build_options);
+  };
+  log::set_levels("warning");
+  build(1);
+  EXPECT_TRUE(lines.empty());
+  log::set_levels("build=debug");
+  build(2);
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_NE(lines[0].find("weft[build] debug: built "), std::string::npos) << lines[0];
+  EXPECT_EQ(lines[0].find("warning"), std::string::npos) << lines[0];
+  log::set_sink({});
+  log::reset_levels_from_environment();
+}
+
+}  // namespace
+}  // namespace weft
