@@ -362,8 +362,8 @@ Array operator/(Located x, const Array& y) {
 Array operator%(Located x, const Array& y) {
   return np::remainder(x.array, y, x.loc);
 }
-Array operator==(Located x, const Array& y) {
-  return np::equal(x.array, y, x.loc);
+Array operator==(Located x, Located y) {
+  return np::equal(x.array, y.array, x.loc);
 }
 Array operator!=(Located x, const Array& y) {
   return np::not_equal(x.array, y, x.loc);

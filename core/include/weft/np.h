@@ -213,7 +213,9 @@ Array operator-(Located x, const Array& y);
 Array operator*(Located x, const Array& y);
 Array operator/(Located x, const Array& y);
 Array operator%(Located x, const Array& y);
-Array operator==(Located x, const Array& y);
+// Both sides Located: C++20 also tries `y == x`, and with two equal parameter types that
+// reversed form can never tie with this one (which clang would warn about).
+Array operator==(Located x, Located y);
 Array operator!=(Located x, const Array& y);
 Array operator<(Located x, const Array& y);
 Array operator<=(Located x, const Array& y);
