@@ -80,6 +80,20 @@ TEST(Errors, ConcretizationOfABranchNamesTheChainAndTheBranchLine) {
   EXPECT_THAT(msg.substr(0, msg.find('\n')), HasSubstr(here(branch_line)));
 }
 
+TEST(Errors, ConcretizationOfANegatedBranchNamesTheLastKnownLine) {
+  int compare_line = 0;
+  auto f = jit([&](const Array& x) {
+    compare_line = __LINE__ + 1;
+    if (!(np::sum(x) > 0)) return -x;  // `!` records no line of its own
+    return x;
+  });
+  std::string msg = message_of<ConcretizationError>([&] {
+    f(Array::from_vector<int>({2}, {1, 2}));
+  });
+  EXPECT_THAT(msg.substr(0, msg.find('\n')), HasSubstr(here(compare_line)));
+  EXPECT_THAT(msg, HasSubstr("= not("));
+}
+
 TEST(Errors, ConcretizationAtItemNamesItsLineAndAChainThroughSeveralLines) {
   int scale_line = 0, sum_line = 0, item_line = 0;
   auto f = jit(

@@ -157,21 +157,27 @@ std::string describe_chain_entry(const TraceState& t, ValueId id) {
                                              const std::source_location& loc) {
   const TraceState& t = *tracer.trace;
   const Node& n = t.graph.node(tracer.id);
-  // operator bool cannot capture its caller's line (see Array::operator bool): name the line
-  // that computed the value, which is where `if (x > y)` tests it.
+  const std::vector<ValueId> chain = abstraction_chain(t, tracer.id);
+  // operator bool cannot capture its caller's line (see Array::operator bool): name the last
+  // known line of the chain, normally that of the op computing the value, which is where
+  // `if (x > y)` tests it.
   std::string at = " at " + where(loc);
-  if (loc.line() == 0)
-    at = n.op == OpKind::Parameter
-             ? " (a conversion operator cannot capture its caller's line; x.item<bool>() names it)"
-             : " most likely at " + n.origin.describe() +
-                   ", where the value was computed (a conversion operator cannot capture its "
-                   "caller's line; x.item<bool>() names it exactly)";
+  if (loc.line() == 0) {
+    at = " (a conversion operator cannot capture its caller's line; x.item<bool>() names it)";
+    for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+      const Node& producer = t.graph.node(*it);
+      if (producer.op == OpKind::Parameter || producer.origin.cpp.line() == 0) continue;
+      at = " most likely at " + producer.origin.describe() +
+           ", where the value was computed (a conversion operator cannot capture its caller's "
+           "line; x.item<bool>() names it exactly)";
+      break;
+    }
+  }
   std::string why;
   if (n.op == OpKind::Parameter) {
     why = "this value is argument " + std::to_string(n.attrs.get_int("index")) +
           " of the traced function, so only its dtype and shape are known while tracing.";
   } else {
-    const std::vector<ValueId> chain = abstraction_chain(t, tracer.id);
     const Node& first = t.graph.node(chain.front());
     if (first.op == OpKind::Parameter)
       why = "this value became a tracer because it was computed from " +
