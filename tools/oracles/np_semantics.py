@@ -243,6 +243,7 @@ def promotion():
     o.case("arange_int_step", "arange", [scalar(1), scalar(10), scalar(3)], jnp.arange)
     o.case("arange_negative_step", "arange", [scalar(5), scalar(0), scalar(-2)], jnp.arange)
     o.case("arange_float_step", "arange", [scalar(0), scalar(2), scalar(0.25)], jnp.arange)
+    o.case("arange_inexact_step", "arange", [scalar(0), scalar(1), scalar(0.1)], jnp.arange)
     o.write("promotion.json", "weakly typed C++ scalars, the promotion lattice, clip/where/full/"
             "arange")
 
