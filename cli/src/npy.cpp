@@ -273,7 +273,10 @@ class FileInput final : public Reader::Input {
  public:
   explicit FileInput(const std::filesystem::path& path) : path_(path.string()) {
     fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd_ < 0) throw InvalidArgumentError("cannot open " + path_ + ": " + std::strerror(errno));
+    if (fd_ < 0) {
+      const int error = errno;
+      throw InvalidArgumentError("cannot open " + path_ + ": " + std::strerror(error));
+    }
     struct stat st {};
     if (::fstat(fd_, &st) != 0) {
       const int error = errno;
@@ -299,8 +302,9 @@ class FileInput final : public Reader::Input {
       const std::size_t chunk = std::min<std::size_t>(n - done, std::size_t{1} << 30);
       const ssize_t got = ::read(fd_, out + done, chunk);
       if (got < 0) {
-        if (errno == EINTR) continue;
-        throw InvalidArgumentError("cannot read " + path_ + ": " + std::strerror(errno));
+        const int error = errno;
+        if (error == EINTR) continue;
+        throw InvalidArgumentError("cannot read " + path_ + ": " + std::strerror(error));
       }
       if (got == 0) break;
       done += static_cast<std::size_t>(got);
