@@ -476,6 +476,9 @@ TEST_F(CliTest, NonsensicalCountsAreRefusedWithTheirRange) {
       {{"run", file, "--print-limit", "-1"},
        "--print-limit: expected a whole number from 0 to 2147483647, got '-1'"},
       {{"demo", "--repeat", "0"}, "--repeat: expected a whole number from 1 to 2147483647"},
+      {{"cache", "ls", "-n", "-5"}, "--limit: expected a whole number from 1 to 2147483647"},
+      {{"cache", "explain", "-n", "0"},
+       "--limit: expected a whole number from 1 to 2147483647, got '0'"},
   };
   for (const auto& c : cases) {
     const Result r = weft(c.args);

@@ -7,6 +7,7 @@
 
 #include "commands.h"
 #include "format.h"
+#include "numeric_flags.h"
 #include "weft/cache/process_cache.h"
 #include "weft/cache/settings.h"
 #include "weft/cache/store.h"
@@ -338,7 +339,7 @@ CLI::App* add_cache_command(CLI::App& app, CacheOptions& options) {
                                 "compile time saved, across every process."))
       ->callback([&] { options.action = "stats"; });
   CLI::App* ls = json_flag(cmd->add_subcommand("ls", "List entries, most recently used first."));
-  ls->add_option("-n,--limit", options.limit, "Show at most N entries.")->type_name("N");
+  add_count_option(ls, "-n,--limit", options.limit, 1, "Show at most N entries (default: all).");
   ls->callback([&] { options.action = "ls"; });
   CLI::App* show = json_flag(cmd->add_subcommand("show", "Show one entry and its key components."));
   show->add_option("key", options.key, "The key, or a unique prefix of it (as `ls` prints).")
@@ -348,7 +349,8 @@ CLI::App* add_cache_command(CLI::App& app, CacheOptions& options) {
       "explain",
       "For the latest misses, the nearest entries of the same function or IR and "
       "the key components that differ."));
-  explain->add_option("-n,--limit", options.limit, "Explain the N latest misses (default 10).")
+  add_count_option(explain, "-n,--limit", options.limit, 1,
+                   "Explain the N latest misses (default 10).")
       ->type_name("N");
   explain->callback([&] { options.action = "explain"; });
   CLI::App* gc = json_flag(cmd->add_subcommand(
