@@ -18,7 +18,7 @@ log_dir="${2:-$(mktemp -d /tmp/weft-bench.XXXXXX)}"
 mkdir -p "$log_dir"
 
 benches=(bench_dispatch bench_fused_chain bench_select_tril bench_reduce_sum bench_sgemm
-  bench_cache_startup bench_cache_lookup)
+  bench_cache_startup bench_cache_lookup bench_large_program)
 status=0
 summary="$log_dir/summary.tsv"
 : >"$summary"
@@ -45,9 +45,10 @@ for name in "${benches[@]}"; do
   end=$(date +%s.%N)
   # The timing tables: everything from the first table header on, without the raw rows; the
   # whole log for a binary without one (bench_cache_lookup prints a few lines).
-  header='^\(contender\|Benchmark\|CLBlast\|memory traffic\|Per configuration\)'
+  header='^\(contender\|Benchmark\|CLBlast\|memory traffic\|Per configuration\|One kernel of N\)'
   if grep -q "$header" "$log"; then
-    sed -n "/$header/,\$p" "$log" | grep -v '^@summary'
+    # (bench_large_program's per-child progress lines are left out too)
+    sed -n "/$header/,\$p" "$log" | grep -v -e '^@summary' -e '^  [a-z]* [a-z]* [0-9]* ops, round'
   else
     grep -v '^@summary' "$log"
   fi
