@@ -848,7 +848,8 @@ TEST_F(CacheTrustProcesses, ReaderProcessUsesAReadOnlyCache) {
     }
     launcher =
         "setpriv --reuid=65534 --regid=65534 --clear-groups env HOME=" + quote(home.string()) +
-        " XDG_CACHE_HOME=" + quote((home / "cache").string()) + " WEFT_CACHE_SHARED=1";
+        " XDG_CACHE_HOME=" + quote((home / "cache").string()) +
+        " POCL_CACHE_DIR=" + quote((home / "pocl").string()) + " WEFT_CACHE_SHARED=1";
   } else {
     ::chmod(db().c_str(), 0400);
     ::chmod(cache_.c_str(), 0500);

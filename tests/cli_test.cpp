@@ -535,6 +535,18 @@ TEST_F(CliTest, UnwritablePoclCacheDirectoryIsExplained) {
   EXPECT_CONTAINS(r.out, "cpu:0");
 }
 
+TEST_F(CliTest, PoclCacheDirectoryThatIsAFileFailsBuildsWithTheReason) {
+  // With POCL_CACHE_DIR naming a file PoCL still lists its devices but fails every build
+  // (with an empty build log); that is no weft codegen bug, and the message says so.
+  const fs::path file = write_text("pocl-cache-is-a-file", "");
+  const Result r = weft({"run", example("softmax.weft").string(), "--no-cache"},
+                        "POCL_CACHE_DIR=" + quote(file.string()));
+  EXPECT_EQ(r.code, 1);
+  EXPECT_CONTAINS(r.err, "PoCL then fails every program build");
+  EXPECT_CONTAINS(r.err, file.string() + " is not a directory");
+  EXPECT_FALSE(contains(r.err, "codegen bug")) << r.err;
+}
+
 // --- The persistent cache through the CLI ---
 
 // Every program gets a row, however fast PoCL's own kernel cache made its compile.

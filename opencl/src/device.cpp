@@ -1,5 +1,7 @@
 #include "weft/opencl/device.h"
 
+#include "discovery.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cstddef>
@@ -241,6 +243,11 @@ ClProgram OpenCLDevice::build_program(const std::string& source, const std::stri
   if (status != CL_SUCCESS) {
     if (is_out_of_memory(status)) throw_cl_error(status, "clBuildProgram", label());
     std::string log = build_log(program.get(), id_);
+    // PoCL fails every build, with an empty log, when it cannot write its kernel cache.
+    if (info_.platform_name.find("Portable Computing Language") != std::string::npos) {
+      if (auto problem = detail::pocl_cache_problem("PoCL then fails every program build"))
+        throw BuildError("weft: " + label() + " could not build a program: " + *problem);
+    }
     throw BuildError("weft: the OpenCL compiler rejected a generated program on " + label() + ": " +
                      std::string(cl_error_name(status)) + " (" + std::to_string(status) +
                      "). This is a weft codegen bug; please report it with the build log below, "

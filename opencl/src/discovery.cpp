@@ -86,17 +86,6 @@ std::optional<std::string> why_not_writable(const std::string& dir) {
   }
 }
 
-// The explanation when PoCL is present but could not create its cache directory.
-std::optional<std::string> pocl_cache_problem() {
-  const auto [dir, chosen_by] = pocl_cache_directory();
-  const std::optional<std::string> why = why_not_writable(dir);
-  if (!why) return std::nullopt;
-  return "PoCL, the CPU OpenCL driver, cannot create its kernel cache directory " + dir + " (" +
-         chosen_by + "): " + *why +
-         ". PoCL then offers no devices. Point POCL_CACHE_DIR (or XDG_CACHE_HOME, or HOME) at a "
-         "writable directory, e.g. `export POCL_CACHE_DIR=/tmp/pocl-cache`, and run again.";
-}
-
 std::string trimmed(std::string text) {
   while (!text.empty() && (text.back() == '\0' || text.back() == ' ' || text.back() == '\n'))
     text.pop_back();
@@ -256,7 +245,7 @@ Devices discover() {
   const bool no_platform = status == -1001 || (status == CL_SUCCESS && count == 0);
   if (no_platform || status != CL_SUCCESS) {
     if (pocl_icd_installed())
-      if (auto problem = pocl_cache_problem())
+      if (auto problem = detail::pocl_cache_problem("PoCL then offers no devices"))
         throw Error("weft: no OpenCL platform found: " + *problem);
     if (no_platform) throw Error(std::string("weft: no OpenCL platform found. ") + kInstallAdvice);
     check_cl(status, "clGetPlatformIDs", "");
@@ -275,7 +264,8 @@ Devices discover() {
     std::string message = "weft: no usable OpenCL device found";
     for (const std::string& reason : skipped) message += "\n  " + reason;
     if (pocl_present)
-      if (auto problem = pocl_cache_problem()) throw Error(message + "\n" + *problem);
+      if (auto problem = detail::pocl_cache_problem("PoCL then offers no devices"))
+        throw Error(message + "\n" + *problem);
     throw Error(message + "\n" + kInstallAdvice);
   }
 
@@ -355,6 +345,16 @@ DeviceInfo info_of(const Device& device) {
 }
 
 namespace detail {
+
+std::optional<std::string> pocl_cache_problem(std::string_view consequence) {
+  const auto [dir, chosen_by] = pocl_cache_directory();
+  const std::optional<std::string> why = why_not_writable(dir);
+  if (!why) return std::nullopt;
+  return "PoCL, the CPU OpenCL driver, cannot create its kernel cache directory " + dir + " (" +
+         chosen_by + "): " + *why + ". " + std::string(consequence) +
+         ". Point POCL_CACHE_DIR (or XDG_CACHE_HOME, or HOME) at a writable directory, e.g. "
+         "`export POCL_CACHE_DIR=/tmp/pocl-cache`, and run again.";
+}
 
 const std::vector<OpenCLDevice*>& all_devices() {
   return discovered().all;
