@@ -200,9 +200,13 @@ TEST_F(LargeProgram, TextFormRoundTripsAndVerifies) {
   EXPECT_EQ(print_graph(parsed), text);
   // Dead-code elimination keeps every op of the chain and drops an unused one.
   Graph with_dead = graph;
-  Node dead = with_dead.node(with_dead.outputs[0]);
+  Node dead;
+  dead.op = OpKind::Neg;
+  dead.dtype = DType::I32;
+  dead.shape = {kElements};
   dead.inputs = {with_dead.outputs[0]};
-  with_dead.add(dead);
+  with_dead.add(std::move(dead));
+  verify(with_dead);
   EXPECT_EQ(eliminate_dead_code(with_dead).nodes.size(), graph.nodes.size());
 }
 
