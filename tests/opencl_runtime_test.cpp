@@ -13,6 +13,7 @@
 
 #include "support/runtime_plans.h"
 #include "weft/error.h"
+#include "weft/interp/interpreter.h"
 #include "weft/ir/text.h"
 #include "weft/opencl/cl_error.h"
 #include "weft/opencl/device.h"
@@ -438,6 +439,41 @@ TEST(Compile, ReusesTheExecutableOfAnEqualGraph) {
   ASSERT_EQ(outputs.size(), 2u);
   EXPECT_EQ(download<float>(device, *outputs[0]), (std::vector<float>{6, 8, 10, 12}));
   EXPECT_EQ(outputs[1], inputs[0]);
+}
+
+// Starts outside the index type's range (a u32 past 2^31, an i64 past 2^32) clamp to the last
+// window, as the interpreter does, instead of wrapping first. IR text reaches the primitive
+// directly; lax::dynamic_slice would clamp before it.
+TEST(Compile, DynamicSliceStartsBeyondTheIndexTypeClamp) {
+  OpenCLDevice& device = cpu0();
+  const char* text =
+      "func @f(%x: f32[10], %u: u32[], %l: i64[], %v: f32[2]) -> (f32[2], f32[2], f32[10]) {\n"
+      "  %a = dynamic_slice[sizes=[2]] %x, %u : f32[2]\n"
+      "  %b = dynamic_slice[sizes=[2]] %x, %l : f32[2]\n"
+      "  %c = dynamic_update_slice %x, %v, %u : f32[10]\n"
+      "  return %a, %b, %c\n"
+      "}\n";
+  const Graph graph = parse_graph(text);
+  std::vector<float> x(10);
+  for (int i = 0; i < 10; ++i) x[static_cast<std::size_t>(i)] = static_cast<float>(i);
+  for (const auto& [u, l] : {std::pair<std::uint32_t, std::int64_t>{3000000000u, 4294967300},
+                             {4294967295u, -4294967290},
+                             {2147483648u, 9000000000000000000}}) {
+    std::vector<std::shared_ptr<Buffer>> inputs = {
+        upload(device, x), upload(device, std::vector<std::uint32_t>{u}),
+        upload(device, std::vector<std::int64_t>{l}), upload(device, std::vector<float>{-1, -2})};
+    auto outputs = device.compile(graph)->run(inputs);
+    const std::vector<HostArray> args = {
+        HostArray::from<float>({10}, x), HostArray::from<std::uint32_t>({}, {u}),
+        HostArray::from<std::int64_t>({}, {l}), HostArray::from<float>({2}, {-1, -2})};
+    const std::vector<HostArray> expected = interpret(graph, args);
+    for (std::size_t o = 0; o < outputs.size(); ++o) {
+      const std::vector<float> got = download<float>(device, *outputs[o]);
+      const auto* want = reinterpret_cast<const float*>(expected[o].raw());
+      EXPECT_EQ(got, std::vector<float>(want, want + got.size()))
+          << "output " << o << ", u=" << u << ", l=" << l;
+    }
+  }
 }
 
 TEST(Async, ManyRunsInFlightBeforeOneWait) {

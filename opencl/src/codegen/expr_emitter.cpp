@@ -253,6 +253,13 @@ std::string ExprEmitter::clamp(const std::string& v, std::int64_t lo, std::int64
          "), (" + index_type_ + ")" + std::to_string(hi) + ")";
 }
 
+std::string ExprEmitter::clamp_start(const std::string& start, std::int64_t lo, std::int64_t hi) {
+  // Clamped as a long, then narrowed: the bounds fit the index type, the start may not (a u32
+  // start of 3e9 or an i64 one must not wrap into the window before it is clamped).
+  return "((" + index_type_ + ")min(max((long)(" + start + "), (long)" + std::to_string(lo) +
+         "), (long)" + std::to_string(hi) + "))";
+}
+
 std::string ExprEmitter::convert(DType from, DType to, const std::string& a) {
   if (from == to) return a;
   if (to == DType::Bool) return "(" + a + " != 0)";
@@ -364,9 +371,6 @@ EmitTask ExprEmitter::compute(ValueId v, Index idx) {
     return var;
   };
   auto input = [&](std::size_t i, const Index& at) { return operand(n.inputs[i], at); };
-  // Start indices of dynamic slices may be u32, i32 or i64: widened to long before clamping so
-  // that no value wraps.
-  auto widen = [](const std::string& start) { return "(long)(" + start + ")"; };
   const Index scalar{"0", {}, {}};
 
   switch (op_info(n.op).op_class) {
@@ -449,7 +453,7 @@ EmitTask ExprEmitter::compute(ValueId v, Index idx) {
       for (std::size_t k = 0; k < d.size(); ++k) {
         std::string s = fresh("s");
         std::string start = co_await input(k + 1, scalar);
-        line("const " + index_type_ + " " + s + " = " + clamp(widen(start), 0, in[k] - n.shape[k]) +
+        line("const " + index_type_ + " " + s + " = " + clamp_start(start, 0, in[k] - n.shape[k]) +
              ";");
         at.dims.push_back("(" + d[k] + " + " + s + ")");
       }
@@ -467,7 +471,7 @@ EmitTask ExprEmitter::compute(ValueId v, Index idx) {
         std::string rel = fresh("r");
         std::string start = co_await input(k + 2, scalar);
         line("const " + index_type_ + " " + rel + " = " + d[k] + " - " +
-             clamp(widen(start), 0, n.shape[k] - upd[k]) + ";");
+             clamp_start(start, 0, n.shape[k] - upd[k]) + ";");
         inside += " && " + rel + " >= 0 && " + rel + " < " + std::to_string(upd[k]);
         at.dims.push_back(clamp(rel, 0, upd[k] - 1));
       }

@@ -72,6 +72,8 @@ class ExprEmitter {
   std::string convert(DType from, DType to, const std::string& a);
   std::string load(ValueId v, const std::string& arg, Index& idx);
   std::string clamp(const std::string& v, std::int64_t lo, std::int64_t hi);
+  // A dynamic slice's start (u32, i32 or i64) clamped to [lo, hi] in the index type.
+  std::string clamp_start(const std::string& start, std::int64_t lo, std::int64_t hi);
   std::string lookup(const std::string& key) const;
   void remember(const std::string& key, const std::string& value);
 
