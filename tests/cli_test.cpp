@@ -121,6 +121,9 @@ TEST_F(CliTest, JsonRunReportsInputsOutputsKernelsAndCheck) {
   EXPECT_EQ(j["check_ok"], true);
   EXPECT_FALSE(j["kernels"].empty());
   EXPECT_TRUE(j["kernels"][0].contains("fused_ops"));
+  for (const auto& kernel : j["kernels"])  // each kernel says why it ends where it does
+    EXPECT_FALSE(kernel["why_buffer"].get<std::string>().empty()) << kernel.dump();
+  EXPECT_EQ(j["kernels"].back()["why_buffer"], "it is a graph output");
   EXPECT_TRUE(j["timings_s"].contains("run_median_after_first"));
   EXPECT_CONTAINS(j["ir"].get<std::string>(), "func @accuracy(");
 }

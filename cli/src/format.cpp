@@ -97,12 +97,12 @@ std::string type_string(DType dtype, const Shape& shape) {
 
 Table kernel_table(const CompiledInfo& info) {
   using A = Table::Align;
-  Table table({"#", "kernel", "kind", "launches", "elements", "fused ops"},
-              {A::Right, A::Left, A::Left, A::Right, A::Right, A::Left});
+  Table table({"#", "kernel", "kind", "launches", "elements", "fused ops", "ends because"},
+              {A::Right, A::Left, A::Left, A::Right, A::Right, A::Left, A::Left});
   for (std::size_t i = 0; i < info.kernels.size(); ++i) {
     const KernelSummary& k = info.kernels[i];
     table.add_row({std::to_string(i), k.name, k.kind, std::to_string(k.launches),
-                   std::to_string(k.elements), join(k.fused_ops, " ")});
+                   std::to_string(k.elements), join(k.fused_ops, " "), k.why_buffer});
   }
   return table;
 }
@@ -114,7 +114,8 @@ nlohmann::json kernels_json(const CompiledInfo& info) {
                        {"kind", k.kind},
                        {"launches", k.launches},
                        {"elements", k.elements},
-                       {"fused_ops", k.fused_ops}});
+                       {"fused_ops", k.fused_ops},
+                       {"why_buffer", k.why_buffer}});
   return kernels;
 }
 

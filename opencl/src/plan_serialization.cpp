@@ -9,7 +9,7 @@ namespace {
 using nlohmann::json;
 
 // Bump when the fields below change; older entries then fail to parse and are rewritten.
-constexpr int kPlanFormat = 1;
+constexpr int kPlanFormat = 2;
 
 const char* role_name(BufferPlan::Role role) {
   switch (role) {
@@ -49,7 +49,8 @@ std::string serialize_plan(const ProgramPlan& plan) {
                        {"kind", k.kind},
                        {"fused_ops", k.fused_ops},
                        {"elements", k.elements},
-                       {"launches", k.launches}});
+                       {"launches", k.launches},
+                       {"why_buffer", k.why_buffer}});
   json out = {{"format", kPlanFormat},
               {"build_options", plan.build_options},
               {"buffers", std::move(buffers)},
@@ -85,6 +86,7 @@ std::optional<ProgramPlan> parse_plan(std::string_view text, std::string* error)
       summary.fused_ops = k.at("fused_ops").get<std::vector<std::string>>();
       summary.elements = k.at("elements").get<std::int64_t>();
       summary.launches = k.at("launches").get<int>();
+      summary.why_buffer = k.at("why_buffer").get<std::string>();
       plan.info.kernels.push_back(std::move(summary));
     }
     plan.info.intermediate_buffers = in.at("intermediate_buffers").get<int>();

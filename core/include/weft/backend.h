@@ -31,6 +31,10 @@ struct KernelSummary {
   std::vector<std::string> fused_ops;  // op names fused into this kernel, in graph order
   std::int64_t elements = 0;           // elements the kernel writes
   int launches = 1;  // device launches per run (a bulk and a tail, or two reduction stages)
+  // Why the kernel ends where it does: why its result is a buffer rather than fused into its
+  // consumer ("it is an output", "a reduction", "fusing it into ... would make a kernel larger
+  // than ...").
+  std::string why_buffer;
 };
 
 struct CompiledInfo {

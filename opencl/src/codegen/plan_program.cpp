@@ -143,6 +143,7 @@ ProgramPlan plan_program(const Graph& graph, const DeviceCaps& caps,
     for (ValueId m : group.members) summary.fused_ops.emplace_back(op_name(g.node(m).op));
     summary.elements = num_elements(root.shape);
     summary.launches = static_cast<int>(program.launches.size() - first_launch);
+    summary.why_buffer = group.why_buffer;
     program.info.kernels.push_back(std::move(summary));
   }
   for (const BufferPlan& b : program.buffers)
