@@ -51,12 +51,20 @@
 #include <vector>
 
 #include "common.h"
+#include "report.h"
 #include "weft/interp/interpreter.h"
 #include "weft/weft.h"
 
 extern char** environ;
 
 namespace {
+
+using weft::bench::load_average;
+using weft::bench::median;
+using weft::bench::milliseconds;
+using weft::bench::ms;
+using weft::bench::print_table;
+using weft::bench::read_file;
 
 using Clock = std::chrono::steady_clock;
 using weft::Array;
@@ -68,10 +76,6 @@ constexpr int kDefaultRepeats = 5;
 constexpr int kMinAttentionKernels = 8;
 constexpr double kGoalColdOverWarm = 30.0;  // (a)/(c) at least this
 constexpr double kGoalWeftOverPocl = 0.5;   // (c)/(b) at most this
-
-double milliseconds(Clock::duration d) {
-  return std::chrono::duration<double, std::milli>(d).count();
-}
 
 // ---------------------------------------------------------------------------------------------
 // Child: one program, one run, in a fresh process.
@@ -280,13 +284,6 @@ std::vector<std::string> base_environment() {
   return env;
 }
 
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 // The last `count` lines of `text`, for error messages.
 std::string tail(const std::string& text, std::size_t count) {
   std::vector<std::string> lines;
@@ -372,12 +369,6 @@ class Runner {
   fs::path exe_, base_;
 };
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t mid = v.size() / 2;
-  return v.size() % 2 ? v[mid] : (v[mid - 1] + v[mid]) / 2;
-}
-
 struct ConfigSamples {
   std::vector<ChildReport> reports;
   std::vector<double> values(const std::string& key) const {
@@ -433,37 +424,6 @@ ProgramResult measure(Runner& runner, const std::string& program, const fs::path
   }
   fs::remove_all(dir);  // the caches of one program can take megabytes
   return result;
-}
-
-void print_table(const std::vector<std::string>& head,
-                 const std::vector<std::vector<std::string>>& rows) {
-  std::vector<std::size_t> width(head.size());
-  for (std::size_t i = 0; i < head.size(); ++i) width[i] = head[i].size();
-  for (const auto& row : rows)
-    for (std::size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
-  auto line = [&](const std::vector<std::string>& cells) {
-    std::string text = "|";
-    for (std::size_t i = 0; i < cells.size(); ++i)
-      text += " " + cells[i] + std::string(width[i] - cells[i].size(), ' ') + " |";
-    std::printf("%s\n", text.c_str());
-  };
-  line(head);
-  std::vector<std::string> rule;
-  for (std::size_t w : width) rule.push_back(std::string(w, '-'));
-  line(rule);
-  for (const auto& row : rows) line(row);
-}
-
-std::string load_average() {
-  std::string text = read_file("/proc/loadavg");
-  std::istringstream in(text);
-  std::string one, five, fifteen;
-  in >> one >> five >> fifteen;
-  return one + " " + five + " " + fifteen;
-}
-
-std::string ms(double value) {
-  return weft::bench::format(value, 1) + " ms";
 }
 
 std::vector<std::string> split_list(const std::string& list) {

@@ -47,6 +47,7 @@
 #include <vector>
 
 #include "common.h"
+#include "report.h"
 #include "weft/compile/fusion.h"
 #include "weft/interp/interpreter.h"
 #include "weft/opencl/codegen.h"
@@ -56,6 +57,13 @@
 extern char** environ;
 
 namespace {
+
+using weft::bench::load_average;
+using weft::bench::median;
+using weft::bench::milliseconds;
+using weft::bench::ms;
+using weft::bench::print_table;
+using weft::bench::read_file;
 
 using Clock = std::chrono::steady_clock;
 using weft::Array;
@@ -71,10 +79,6 @@ constexpr int kDefaultRepeats = 3;
 constexpr int kReferenceOps = 100;  // the program section's per-op ratios are against this
 // Time per op of the largest program against the 100-op one: "about linear" means at most this.
 constexpr double kGoalPerOpRatio = 1.5;
-
-double milliseconds(Clock::duration d) {
-  return std::chrono::duration<double, std::milli>(d).count();
-}
 
 std::vector<int> parse_ints(const std::string& list) {
   std::vector<int> out;
@@ -214,13 +218,6 @@ struct ChildReport {
   double operator[](const std::string& key) const { return fields.at(key); }
 };
 
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 class Runner {
  public:
   Runner(fs::path exe, fs::path base) : exe_(std::move(exe)), base_(std::move(base)) {}
@@ -300,12 +297,6 @@ class Runner {
   fs::path exe_, base_;
 };
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t mid = v.size() / 2;
-  return v.empty() ? 0 : v.size() % 2 ? v[mid] : (v[mid - 1] + v[mid]) / 2;
-}
-
 // Reports of each (kind, ops), measured round-robin over the sizes, `repeats` rounds.
 using Measurements = std::map<std::pair<std::string, int>, std::vector<ChildReport>>;
 
@@ -329,36 +320,6 @@ double median_of(const std::vector<ChildReport>& reports, const std::string& key
   std::vector<double> v;
   for (const ChildReport& r : reports) v.push_back(key == "exit" ? r.exit_ms : r[key]);
   return median(v);
-}
-
-void print_table(const std::vector<std::string>& head,
-                 const std::vector<std::vector<std::string>>& rows) {
-  std::vector<std::size_t> width(head.size());
-  for (std::size_t i = 0; i < head.size(); ++i) width[i] = head[i].size();
-  for (const auto& row : rows)
-    for (std::size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
-  auto line = [&](const std::vector<std::string>& cells) {
-    std::string text = "|";
-    for (std::size_t i = 0; i < cells.size(); ++i)
-      text += " " + cells[i] + std::string(width[i] - cells[i].size(), ' ') + " |";
-    std::printf("%s\n", text.c_str());
-  };
-  line(head);
-  std::vector<std::string> rule;
-  for (std::size_t w : width) rule.push_back(std::string(w, '-'));
-  line(rule);
-  for (const auto& row : rows) line(row);
-}
-
-std::string ms(double value) {
-  return weft::bench::format(value, 1) + " ms";
-}
-
-std::string load_average() {
-  std::istringstream in(read_file("/proc/loadavg"));
-  std::string one, five, fifteen;
-  in >> one >> five >> fifteen;
-  return one + " " + five + " " + fifteen;
 }
 
 struct Settings {
