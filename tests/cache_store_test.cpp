@@ -20,6 +20,7 @@
 
 #include "support/raw_sqlite.h"
 #include "support/reseal_entries.h"
+#include "support/temp_dir.h"
 #include "weft/cache/store.h"
 #include "weft/error.h"
 
@@ -30,21 +31,10 @@ namespace fs = std::filesystem;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-class TempDir {
+// Each test file names its directories after itself.
+class TempDir : public test::TempDir {
  public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "weft-cache-test-XXXXXX").string();
-    path_ = ::mkdtemp(pattern.data());
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    fs::permissions(path_, fs::perms::owner_all, ignored);
-    fs::remove_all(path_, ignored);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
+  TempDir() : test::TempDir("weft-cache-test") {}
 };
 
 CacheKeyComponents components(const std::string& ir = "graph f(x) { ret x }") {

@@ -25,6 +25,7 @@
 #include "codec.h"
 #include "support/raw_sqlite.h"
 #include "support/reseal_entries.h"
+#include "support/temp_dir.h"
 #include "weft/cache/store.h"
 #include "weft/cache/trust.h"
 #include "weft/error.h"
@@ -39,24 +40,10 @@ using test::raw_sql;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-class TempDir {
+// Each test file names its directories after itself.
+class TempDir : public test::TempDir {
  public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "weft-trust-test-XXXXXX").string();
-    const char* made = ::mkdtemp(pattern.data());
-    if (!made) throw std::runtime_error("mkdtemp failed");
-    path_ = made;
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    fs::remove_all(path_, ignored);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
+  TempDir() : test::TempDir("weft-trust-test") {}
 };
 
 std::string slurp(const fs::path& path) {

@@ -31,6 +31,7 @@
 #include "support/device_check.h"
 #include "support/raw_sqlite.h"
 #include "support/reseal_entries.h"
+#include "support/temp_dir.h"
 #include "support/test_support.h"
 #include "weft/cache/key.h"
 #include "weft/cache/process_cache.h"
@@ -60,24 +61,10 @@ using namespace std::chrono_literals;
 // ---------------------------------------------------------------------------------------------
 // Helpers
 
-class TempDir {
+// Each test file names its directories after itself.
+class TempDir : public test::TempDir {
  public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "weft-pcache-test-XXXXXX").string();
-    const char* made = ::mkdtemp(pattern.data());
-    if (!made) throw std::runtime_error("mkdtemp failed");
-    path_ = made;
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    fs::remove_all(path_, ignored);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
+  TempDir() : test::TempDir("weft-pcache-test") {}
 };
 
 std::string slurp(const fs::path& path) {
