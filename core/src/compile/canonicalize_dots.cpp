@@ -2,6 +2,7 @@
 #include <numeric>
 
 #include "weft/compile/fusion.h"
+#include "weft/ir/walk.h"
 
 namespace weft {
 namespace {
@@ -62,12 +63,14 @@ bool is_canonical_dot(const Node& n) {
          n.attrs.get_ints("rhs_contracting") == Ints{1};
 }
 
-Graph canonicalize_dots(const Graph& graph) {
+namespace {
+
+Graph canonicalize_dots_flat(Graph graph) {
   Graph out;
   out.name = graph.name;
   std::vector<ValueId> remap(graph.nodes.size(), -1);
   for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
-    Node n = graph.nodes[i];
+    Node n = std::move(graph.nodes[i]);
     for (auto& in : n.inputs) in = remap[in];
     if (n.op != OpKind::DotGeneral || is_canonical_dot(n)) {
       remap[i] = out.add(std::move(n));
@@ -113,6 +116,12 @@ Graph canonicalize_dots(const Graph& graph) {
   for (ValueId p : graph.params) out.params.push_back(remap[p]);
   for (ValueId o : graph.outputs) out.outputs.push_back(remap[o]);
   return out;
+}
+
+}  // namespace
+
+Graph canonicalize_dots(const Graph& graph) {
+  return rewrite_graphs(graph, canonicalize_dots_flat);
 }
 
 }  // namespace weft

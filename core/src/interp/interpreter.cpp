@@ -48,8 +48,44 @@ interp::Value evaluate(const Node& node, interp::Operands operands) {
       return eval_reduce(node, operands);
     case OpClass::Dot:
       return eval_dot(node, operands);
+    case OpClass::Result:
+    case OpClass::Control:
+      break;  // run_graph handles them
   }
   throw InvalidGraphError("interpret: no evaluator for " + std::string(op_name(node.op)));
+}
+
+// Evaluates one graph (the function or a region) on its parameters' values.
+std::vector<interp::Value> run_graph(const Graph& graph, std::vector<interp::Value> params) {
+  std::vector<interp::Value> values(graph.nodes.size());
+  // Drop each intermediate after its last use, so long graphs over large arrays stay small.
+  std::vector<int> uses = count_uses(graph);
+  std::vector<const interp::Value*> operands;
+  std::vector<interp::Value> results;  // of the last control node, until its Result nodes
+  for (std::size_t id = 0; id < graph.nodes.size(); ++id) {
+    const Node& node = graph.nodes[id];
+    if (node.op == OpKind::Parameter) {
+      values[id] = std::move(params.at(static_cast<std::size_t>(node.attrs.get_int("index"))));
+      continue;
+    }
+    if (node.op == OpKind::Result) {
+      values[id] = std::move(results.at(static_cast<std::size_t>(node.attrs.get_int("index"))));
+      continue;
+    }
+    operands.clear();
+    for (ValueId in : node.inputs) operands.push_back(&values[in]);
+    if (is_control(node.op)) {
+      results = interp::eval_control(node, operands, run_graph);
+    } else {
+      values[id] = evaluate(node, operands);
+    }
+    for (ValueId in : node.inputs)
+      if (--uses[in] == 0) values[in] = interp::Value{};
+  }
+  std::vector<interp::Value> outputs;
+  outputs.reserve(graph.outputs.size());
+  for (ValueId o : graph.outputs) outputs.push_back(values[o]);
+  return outputs;
 }
 
 }  // namespace
@@ -58,25 +94,12 @@ std::vector<HostArray> interpret(const Graph& graph, std::span<const HostArray> 
   // A malformed graph would index out of range below; reject it with the verifier's message.
   verify(graph);
   check_inputs(graph, inputs);
-  std::vector<interp::Value> values(graph.nodes.size());
-  // Drop each intermediate after its last use, so long graphs over large arrays stay small.
-  std::vector<int> uses = count_uses(graph);
-  std::vector<const interp::Value*> operands;
-  for (std::size_t id = 0; id < graph.nodes.size(); ++id) {
-    const Node& node = graph.nodes[id];
-    if (node.op == OpKind::Parameter) {
-      values[id] = interp::from_host(inputs[node.attrs.get_int("index")]);
-    } else {
-      operands.clear();
-      for (ValueId in : node.inputs) operands.push_back(&values[in]);
-      values[id] = evaluate(node, operands);
-    }
-    for (ValueId in : node.inputs)
-      if (--uses[in] == 0) values[in] = interp::Value{};
-  }
+  std::vector<interp::Value> params;
+  params.reserve(inputs.size());
+  for (const HostArray& input : inputs) params.push_back(interp::from_host(input));
   std::vector<HostArray> outputs;
-  outputs.reserve(graph.outputs.size());
-  for (ValueId o : graph.outputs) outputs.push_back(interp::to_host(values[o]));
+  for (const interp::Value& v : run_graph(graph, std::move(params)))
+    outputs.push_back(interp::to_host(v));
   return outputs;
 }
 

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <vector>
 
@@ -69,5 +70,10 @@ Value eval_convert(const Node& node, Operands operands);
 Value eval_layout(const Node& node, Operands operands);
 Value eval_reduce(const Node& node, Operands operands);
 Value eval_dot(const Node& node, Operands operands);
+
+// Runs a region on its parameters' values and returns its outputs' values.
+using RunGraph = std::function<std::vector<Value>(const Graph&, std::vector<Value>)>;
+// While, cond and scan; returns the node's results in order.
+std::vector<Value> eval_control(const Node& node, Operands operands, const RunGraph& run);
 
 }  // namespace weft::interp

@@ -68,6 +68,10 @@ constexpr std::array<OpInfo, kNumOpKinds> kOps = {{
     {K::ArgMax, "argmax", C::Reduce, 1},
     {K::ArgMin, "argmin", C::Reduce, 1},
     {K::DotGeneral, "dot_general", C::Dot, 2},
+    {K::Result, "result", C::Result, 1},
+    {K::While, "while", C::Control, -1},
+    {K::Cond, "cond", C::Control, -1},
+    {K::Scan, "scan", C::Control, -1},
 }};
 
 constexpr bool table_in_enum_order() {

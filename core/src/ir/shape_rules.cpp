@@ -250,6 +250,13 @@ TensorType infer_type(OpKind op, std::span<const TensorType> operands, const Att
     }
     case OpClass::Dot:
       return infer_dot(operands, attrs);
+    case OpClass::Result:
+      // The type is the control node's result `index`; verify checks it there.
+      if (attrs.get_int("index") < 0) shape_fail(op, operands, "negative result index");
+      return declared;
+    case OpClass::Control:
+      throw InvalidGraphError(std::string(op_name(op)) +
+                              " has several results: its types come from region_signatures");
   }
 
   // Layout ops.

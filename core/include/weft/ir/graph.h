@@ -1,4 +1,14 @@
 // The typed IR: a function as a list of nodes in topological order.
+//
+// Control flow nests: a control node (while, cond, scan) owns regions, each a Graph of its
+// own with parameters and outputs. Regions are isolated from above: they see only their
+// parameters, so a value an inner function closes over is an explicit operand of the node
+// and a parameter of the region (the tracer does this closure conversion).
+//
+// A control node has several results. It is not itself a value: it is followed at once by
+// one Result node per result (index 0, 1, ...), and every use goes through those. Values are
+// therefore always single-result nodes, and passes that do not care about control flow see
+// Result nodes as opaque leaves.
 #pragma once
 
 #include <cstdint>
@@ -9,6 +19,7 @@
 #include "weft/dtype.h"
 #include "weft/ir/attrs.h"
 #include "weft/ir/op_kind.h"
+#include "weft/ir/shape_rules.h"
 #include "weft/shape.h"
 
 namespace weft {
@@ -23,15 +34,20 @@ struct OpOrigin {
   std::string describe() const;  // "file.cpp:12 (fn)", "line 7", or "unknown location"
 };
 
+struct Graph;
+
 struct Node {
   OpKind op = OpKind::Constant;
-  DType dtype = DType::F32;
+  DType dtype = DType::F32;  // the result type; unused by control nodes (see results)
   Shape shape;
   std::vector<ValueId> inputs;
   Attrs attrs;
   OpOrigin origin;
+  std::vector<Graph> regions;       // control nodes only: sub-functions (see regions.h)
+  std::vector<TensorType> results;  // control nodes only: the types of the Result nodes
 
-  bool same_as(const Node& other) const;  // equality without origin
+  TensorType type() const { return {dtype, shape}; }
+  bool same_as(const Node& other) const;  // equality without origin (regions included)
 };
 
 struct Graph {
@@ -41,6 +57,9 @@ struct Graph {
   std::vector<ValueId> outputs;  // may repeat and may name parameters
 
   ValueId add(Node node);  // appends and returns the new node's id
+  // Appends a control node and its Result nodes; returns the id of the first result (result
+  // k is that id + k).
+  ValueId add_control(Node node);
   const Node& node(ValueId id) const { return nodes.at(static_cast<std::size_t>(id)); }
 
   // Parameters first (by index), then the other nodes in their current order; the form the
@@ -50,10 +69,12 @@ struct Graph {
 };
 
 // Checks operand counts, attribute presence and the result type of every node against the
-// shape rules; throws InvalidGraphError naming the node, its op and its origin.
+// shape rules, and every region against its signature (recursively); throws
+// InvalidGraphError naming the node, its op, its origin and the regions it sits in.
 void verify(const Graph& graph);
 
-// The number of users of each node (outputs count as users).
+// The number of users of each node of this graph, not of its regions (outputs count as
+// users).
 std::vector<int> count_uses(const Graph& graph);
 
 }  // namespace weft

@@ -1,4 +1,19 @@
 // The primitive set of the IR. Names are the spelling used in the canonical text form.
+//
+// Adding a primitive (each step has a test that fails until it is done):
+//  1. An enumerator below and its row in kOps (op_kind.cpp), in enum order.
+//  2. Its type rule in infer_type (shape_rules.cpp); ops with regions also get their region
+//     signatures in region_signatures (regions.cpp), which verify, the tracer and the
+//     interpreter share.
+//  3. Its attributes and operands in docs/ir-text.md (the parser needs nothing more: it
+//     reads any op by name and checks it with verify).
+//  4. The reference interpreter: its op class's evaluator (core/src/interp/).
+//  5. The tracer-facing function in ops.h/ops.cpp (lax level) and, where numpy has it, np.h.
+//  6. Code generation: the expression emitter for elementwise and layout ops
+//     (opencl/src/codegen/expr_emitter.cpp), a kernel kind for anything else; fusion's op
+//     cost (core/src/compile/fusion.cpp) when it is not a cheap elementwise op.
+//  7. Tests: ir_text_test (round trip of every op), interpreter_test, ops_device_test
+//     (device against interpreter), and a line in the fuzzer dictionary tests/fuzz/weft.dict.
 #pragma once
 
 #include <cstdint>
@@ -74,6 +89,12 @@ enum class OpKind : std::uint8_t {
   // attrs: lhs_contracting, rhs_contracting, lhs_batch, rhs_batch.
   // Output dims: batch, then lhs free dims, then rhs free dims (as XLA).
   DotGeneral,
+  // Structure: ops with several results and ops owning regions (sub-graphs that see only
+  // their own parameters; see regions.h for each signature).
+  Result,  // attrs: index; operand: the multi-result node just before it (see graph.h)
+  While,   // operands: carries, then captured values; attrs: carries. Regions: cond, body
+  Cond,    // operands: index (bool or integer scalar), then branch operands. Regions: branches
+  Scan,    // operands: carries, xs, captured; attrs: carries, xs, length, reverse. Region: body
 };
 
 enum class OpClass : std::uint8_t {
@@ -86,6 +107,8 @@ enum class OpClass : std::uint8_t {
   Layout,  // broadcast, reshape, transpose, slice, dynamic slices, concatenate, pad
   Reduce,
   Dot,
+  Result,   // projection of one result of a multi-result node
+  Control,  // owns regions and has several results
 };
 
 struct OpInfo {
@@ -103,7 +126,7 @@ std::optional<OpKind> op_from_name(std::string_view name);
 
 // Every primitive, in enum order (tests iterate over it).
 std::string_view all_op_names_csv();
-inline constexpr int kNumOpKinds = static_cast<int>(OpKind::DotGeneral) + 1;
+inline constexpr int kNumOpKinds = static_cast<int>(OpKind::Scan) + 1;
 
 inline bool is_elementwise(OpKind k) {
   OpClass c = op_info(k).op_class;
@@ -112,6 +135,10 @@ inline bool is_elementwise(OpKind k) {
 }
 inline bool is_reduction(OpKind k) {
   return op_info(k).op_class == OpClass::Reduce;
+}
+// Control ops have regions and several results, each read through a Result node.
+inline bool is_control(OpKind k) {
+  return op_info(k).op_class == OpClass::Control;
 }
 
 }  // namespace weft
