@@ -2,18 +2,23 @@
 // reporting and the example programs under resources/examples.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <limits>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "weft/error.h"
+#include "weft/host_array.h"
+#include "weft/interp/interpreter.h"
 #include "weft/ir/graph.h"
+#include "weft/ir/regions.h"
 #include "weft/ir/text.h"
 
 namespace weft {
@@ -47,7 +52,35 @@ struct Builder {
   ValueId constant(DType dtype, AttrValue value) {
     return op(OpKind::Constant, {}, dtype, {}, Attrs{{"value", std::move(value)}});
   }
+
+  // Appends a control node and its Result nodes; returns the id of the first result.
+  ValueId control(OpKind kind, std::vector<ValueId> inputs, Attrs attrs,
+                  std::vector<TensorType> results, std::vector<Graph> regions) {
+    Node n;
+    n.op = kind;
+    n.inputs = std::move(inputs);
+    n.attrs = std::move(attrs);
+    n.results = std::move(results);
+    n.regions = std::move(regions);
+    return g.add_control(std::move(n));
+  }
 };
+
+// Region `index` of a `kind` node: parameters of the given types; `body` adds the statements
+// and returns the outputs. Named as the parser names regions.
+Graph make_region(OpKind kind, std::size_t index, const std::vector<TensorType>& params,
+                  const std::function<std::vector<ValueId>(Builder&, std::vector<ValueId>)>& body) {
+  Builder b;
+  b.g.name = region_name(kind, index);
+  std::vector<ValueId> ps;
+  for (const TensorType& t : params) ps.push_back(b.param(t.dtype, t.shape));
+  b.g.outputs = body(b, ps);
+  return b.g;
+}
+
+TensorType tt(DType dtype, Shape shape = {}) {
+  return {dtype, std::move(shape)};
+}
 
 using Ints = std::vector<std::int64_t>;
 
@@ -59,6 +92,83 @@ bool needs_float(OpKind k) {
       return false;
     default:
       return true;
+  }
+}
+
+// Adds a node of control op `kind` (or, for `result`, a cond whose results are read) to `b`
+// and returns its first result.
+ValueId control_graph(Builder& b, OpKind kind) {
+  const DType f = DType::F32;
+  const DType i32 = DType::I32;
+  switch (kind) {
+    case OpKind::While: {
+      // (x, i) -> while i < 10: (x + k, i + 1), with k closed over.
+      ValueId k = b.param(f, {});
+      ValueId x = b.param(f, {});
+      ValueId zero = b.constant(i32, std::int64_t{0});
+      const std::vector<TensorType> params = {tt(f), tt(i32), tt(f)};
+      Graph cond = make_region(kind, 0, params, [&](Builder& r, std::vector<ValueId> p) {
+        ValueId ten = r.constant(i32, std::int64_t{10});
+        return std::vector<ValueId>{r.op(OpKind::Lt, {p[1], ten}, DType::Bool, {})};
+      });
+      Graph body = make_region(kind, 1, params, [&](Builder& r, std::vector<ValueId> p) {
+        ValueId one = r.constant(i32, std::int64_t{1});
+        return std::vector<ValueId>{r.op(OpKind::Add, {p[0], p[2]}, f, {}),
+                                    r.op(OpKind::Add, {p[1], one}, i32, {})};
+      });
+      const ValueId first = b.control(kind, {x, zero, k}, {{"carries", std::int64_t{2}}},
+                                      {tt(f), tt(i32)}, {cond, body});
+      b.g.outputs.push_back(first + 1);
+      return first;
+    }
+    case OpKind::Cond: {
+      // switch(index, x): -x, |x|, x.
+      ValueId index = b.param(i32, {});
+      ValueId x = b.param(f, {3});
+      std::vector<Graph> branches;
+      for (std::size_t k = 0; k < 3; ++k)
+        branches.push_back(
+            make_region(kind, k, {tt(f, {3})}, [&](Builder& r, std::vector<ValueId> p) {
+              if (k == 2) return p;
+              return std::vector<ValueId>{r.op(k == 0 ? OpKind::Neg : OpKind::Abs, {p[0]}, f, {3})};
+            }));
+      return b.control(kind, {index, x}, {}, {tt(f, {3})}, std::move(branches));
+    }
+    case OpKind::Scan: {
+      // Reverse scan over the rows of xs: carry c + x, stacked c * x.
+      ValueId c = b.param(f, {3});
+      ValueId xs = b.param(f, {4, 3});
+      Graph body = make_region(
+          kind, 0, {tt(i32), tt(f, {3}), tt(f, {3})}, [&](Builder& r, std::vector<ValueId> p) {
+            return std::vector<ValueId>{r.op(OpKind::Add, {p[1], p[2]}, f, {3}),
+                                        r.op(OpKind::Mul, {p[1], p[2]}, f, {3})};
+          });
+      const ValueId first = b.control(kind, {c, xs},
+                                      {{"carries", std::int64_t{1}},
+                                       {"xs", std::int64_t{1}},
+                                       {"length", std::int64_t{4}},
+                                       {"reverse", std::int64_t{1}}},
+                                      {tt(f, {3}), tt(f, {4, 3})}, {body});
+      b.g.outputs.push_back(first + 1);
+      return first;
+    }
+    default: {
+      // Results of a two-way cond on a bool, returning its parameters swapped.
+      ValueId pred = b.param(DType::Bool, {});
+      ValueId x = b.param(f, {2});
+      ValueId y = b.param(i32, {});
+      std::vector<Graph> branches;
+      for (std::size_t k = 0; k < 2; ++k)
+        branches.push_back(make_region(
+            OpKind::Cond, k, {tt(f, {2}), tt(i32)}, [&](Builder& r, std::vector<ValueId> p) {
+              if (k == 0) return std::vector<ValueId>{r.op(OpKind::Neg, {p[0]}, f, {2}), p[1]};
+              return p;
+            }));
+      const ValueId first =
+          b.control(OpKind::Cond, {pred, x, y}, {}, {tt(f, {2}), tt(i32)}, std::move(branches));
+      b.g.outputs.push_back(first + 1);
+      return first;
+    }
   }
 }
 
@@ -129,6 +239,10 @@ Graph graph_using(OpKind kind) {
                   {"rhs_batch", Ints{0}}});
       break;
     }
+    case OpClass::Result:
+    case OpClass::Control:
+      out = control_graph(b, kind);
+      break;
     case OpClass::Layout:
       switch (kind) {
         case OpKind::BroadcastInDim: {
@@ -221,7 +335,12 @@ TEST(IrText, EveryPrimitiveRoundTrips) {
     const Graph g = graph_using(kind);
     ASSERT_NO_THROW(verify(g));
     const std::string text = print_graph(g);
-    if (kind != OpKind::Parameter) {
+    if (kind == OpKind::Result) {
+      // Results are named on the left of their control op; `result` is never written.
+      EXPECT_EQ(text.find("= result"), std::string::npos) << text;
+      EXPECT_NE(text.find("  %3, %4 = cond %0, %1, %2 : f32[2], i32[] {\n"), std::string::npos)
+          << text;
+    } else if (kind != OpKind::Parameter) {
       EXPECT_NE(text.find(" = " + std::string(op_name(kind))), std::string::npos) << text;
     }
     expect_round_trip(g);
@@ -576,6 +695,590 @@ TEST(IrText, ExamplesParseAndRoundTrip) {
   for (const char* name : {"select_tril", "softmax", "mlp"})
     EXPECT_NE(std::find(seen.begin(), seen.end(), name), seen.end()) << name;
   EXPECT_GE(seen.size(), 5u);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Control flow: results on the left, regions in a block after the result types.
+
+// The canonical text of a while loop: the results %3, %4 are numbered first, then the regions'
+// parameters and statements, then the statements after the loop.
+const char* const kWhileGolden =
+    "func @loop(%0: f32[4], %1: f32[]) -> (f32[], i32[]) {\n"
+    "  %2 = constant[value=0] : i32[]\n"
+    "  %3, %4 = while[carries=2] %1, %2, %0 : f32[], i32[] {\n"
+    "    cond(%5: f32[], %6: i32[], %7: f32[4]) -> (bool[]) {\n"
+    "      %8 = constant[value=10] : i32[]\n"
+    "      %9 = lt %6, %8 : bool[]\n"
+    "      return %9\n"
+    "    }\n"
+    "    body(%10: f32[], %11: i32[], %12: f32[4]) -> (f32[], i32[]) {\n"
+    "      %13 = reduce_sum[axes=[0]] %12 : f32[]\n"
+    "      %14 = add %10, %13 : f32[]\n"
+    "      %15 = constant[value=1] : i32[]\n"
+    "      %16 = add %11, %15 : i32[]\n"
+    "      return %14, %16\n"
+    "    }\n"
+    "  }\n"
+    "  %17 = neg %3 : f32[]\n"
+    "  return %17, %4\n"
+    "}\n";
+
+// A while whose body holds a scan whose body holds a cond: three levels of regions.
+const char* const kThreeDeepGolden =
+    "func @deep(%0: f32[], %1: f32[3]) -> (f32[]) {\n"
+    "  %2 = constant[value=0] : i32[]\n"
+    "  %3, %4 = while[carries=2] %0, %2, %1 : f32[], i32[] {\n"
+    "    cond(%5: f32[], %6: i32[], %7: f32[3]) -> (bool[]) {\n"
+    "      %8 = constant[value=2] : i32[]\n"
+    "      %9 = lt %6, %8 : bool[]\n"
+    "      return %9\n"
+    "    }\n"
+    "    body(%10: f32[], %11: i32[], %12: f32[3]) -> (f32[], i32[]) {\n"
+    "      %13 = scan[carries=1, length=3, reverse=0, xs=1] %10, %12 : f32[] {\n"
+    "        body(%14: i32[], %15: f32[], %16: f32[]) -> (f32[]) {\n"
+    "          %17 = constant[value=0.0] : f32[]\n"
+    "          %18 = gt %16, %17 : bool[]\n"
+    "          %19 = cond %18, %15, %16 : f32[] {\n"
+    "            branch0(%20: f32[], %21: f32[]) -> (f32[]) {\n"
+    "              return %20\n"
+    "            }\n"
+    "            branch1(%22: f32[], %23: f32[]) -> (f32[]) {\n"
+    "              %24 = add %22, %23 : f32[]\n"
+    "              return %24\n"
+    "            }\n"
+    "          }\n"
+    "          return %19\n"
+    "        }\n"
+    "      }\n"
+    "      %25 = constant[value=1] : i32[]\n"
+    "      %26 = add %11, %25 : i32[]\n"
+    "      return %13, %26\n"
+    "    }\n"
+    "  }\n"
+    "  return %3\n"
+    "}\n";
+
+TEST(IrText, GoldenWhileNumbersResultsThenRegionsThenTheRest) {
+  const Graph g = parse_graph(kWhileGolden);
+  EXPECT_EQ(print_graph(g), kWhileGolden);
+  expect_round_trip(g);
+  // Node ids count within each graph: the while is node 3, its results nodes 4 and 5.
+  ASSERT_EQ(g.nodes.size(), 7u);
+  const Node& loop = g.node(3);
+  EXPECT_EQ(loop.op, OpKind::While);
+  ASSERT_EQ(loop.regions.size(), 2u);
+  EXPECT_EQ(loop.regions[0].name, "cond");
+  EXPECT_EQ(loop.regions[1].name, "body");
+  EXPECT_EQ(loop.regions[1].params.size(), 3u);
+  EXPECT_EQ(g.node(4).op, OpKind::Result);
+  EXPECT_EQ(g.node(5).attrs.get_int("index"), 1);
+  EXPECT_EQ(g.outputs, (std::vector<ValueId>{6, 5}));
+  EXPECT_EQ(g.node(6).inputs, std::vector<ValueId>{4});
+}
+
+TEST(IrText, NestingThreeDeepRoundTripsAndRuns) {
+  const Graph g = parse_graph(kThreeDeepGolden);
+  EXPECT_EQ(print_graph(g), kThreeDeepGolden);
+  expect_round_trip(g);
+  const Graph& scan_body = g.node(3).regions[1].node(3).regions[0];
+  EXPECT_EQ(scan_body.node(5).op, OpKind::Cond);
+  EXPECT_EQ(scan_body.node(5).regions.size(), 2u);
+  // Two trips of the while, each adding the positive elements of %1 (1 + 3).
+  const HostArray x = HostArray::from<float>({}, {0.5f});
+  const HostArray xs = HostArray::from<float>({3}, {1.0f, -2.0f, 3.0f});
+  const std::vector<HostArray> out = interpret(g, std::vector<HostArray>{x, xs});
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].to_vector<float>(), std::vector<float>{8.5f});
+}
+
+TEST(IrText, LooseControlTextPrintsCanonically) {
+  // Any names, any layout; region names may repeat names of other scopes.
+  const Graph g = parse_graph(
+      "func @f(%x: f32[4], %acc: f32[]) -> (f32[], i32[]) {\n"
+      "  %i0 = constant[value=0] : i32[]\n"
+      "  %acc_out,%n = while [carries=2] %acc , %i0, %x:f32[],i32[]{cond(%acc: f32[],\n"
+      "  %i: i32[], %x: f32[4])->(bool[]){ %ten = constant[value=10] : i32[]\n"
+      "  %more = lt %i, %ten : bool[]  return %more }\n"
+      "  # the body\n"
+      "  body(%acc: f32[], %i: i32[], %x: f32[4]) -> (f32[], i32[]) {\n"
+      "      %s = reduce_sum[axes=[0]] %x : f32[]\n"
+      "      %a = add %acc, %s : f32[]\n"
+      "      %one = constant[value=1] : i32[]\n"
+      "      %i1 = add %i, %one : i32[]\n"
+      "      return %a, %i1 } }\n"
+      "  %r = neg %acc_out : f32[]\n"
+      "  return %r, %n\n"
+      "}\n");
+  EXPECT_EQ(print_graph(g), std::string(kWhileGolden).replace(6, 4, "f"));
+  EXPECT_EQ(g.node(3).origin.text_line, 3);
+  EXPECT_EQ(g.node(3).regions[0].node(3).origin.text_line, 4);
+  EXPECT_EQ(g.node(3).regions[1].node(5).origin.text_line, 10);
+}
+
+TEST(IrText, ZeroResultControlOpsRoundTrip) {
+  const std::string text =
+      "func @effectless(%0: bool[], %1: f32[]) -> (f32[]) {\n"
+      "  cond %0, %1 : {\n"
+      "    branch0(%2: f32[]) -> () {\n"
+      "      return\n"
+      "    }\n"
+      "    branch1(%3: f32[]) -> () {\n"
+      "      %4 = neg %3 : f32[]\n"
+      "      return\n"
+      "    }\n"
+      "  }\n"
+      "  scan[carries=0, length=2, reverse=0, xs=0] : {\n"
+      "    body(%5: i32[]) -> () {\n"
+      "      return\n"
+      "    }\n"
+      "  }\n"
+      "  while[carries=0] %0 : {\n"
+      "    cond(%6: bool[]) -> (bool[]) {\n"
+      "      return %6\n"
+      "    }\n"
+      "    body(%7: bool[]) -> () {\n"
+      "      return\n"
+      "    }\n"
+      "  }\n"
+      "  return %1\n"
+      "}\n";
+  const Graph g = parse_graph(text);
+  ASSERT_EQ(g.nodes.size(), 5u);  // two params and three control nodes, no result nodes
+  EXPECT_TRUE(g.node(2).results.empty());
+  EXPECT_EQ(g.node(3).op, OpKind::Scan);
+  EXPECT_EQ(g.node(4).op, OpKind::While);
+  EXPECT_EQ(print_graph(g), text);
+  expect_round_trip(g);
+
+  // Built in code rather than parsed, the same cond prints the same way.
+  Builder b;
+  b.g.name = "effectless";
+  ValueId p = b.param(DType::Bool, {});
+  ValueId x = b.param(DType::F32, {});
+  std::vector<Graph> branches;
+  for (std::size_t k = 0; k < 2; ++k)
+    branches.push_back(
+        make_region(OpKind::Cond, k, {tt(DType::F32)},
+                    [](Builder&, std::vector<ValueId>) { return std::vector<ValueId>{}; }));
+  EXPECT_EQ(b.control(OpKind::Cond, {p, x}, {}, {}, std::move(branches)), 3);
+  b.g.outputs = {x};
+  ASSERT_NO_THROW(verify(b.g));
+  EXPECT_NE(print_graph(b.g).find("\n  cond %0, %1 : {\n    branch0(%2: f32[]) -> () {\n"),
+            std::string::npos)
+      << print_graph(b.g);
+  expect_round_trip(b.g);
+}
+
+TEST(IrText, ControlOpsWithOriginsAddCommentsThatStillParse) {
+  const std::string text =
+      "func @f(%x: f32[], %p: bool[]) -> (f32[]) {\n"
+      "  %y = cond %p, %x : f32[] {\n"
+      "    branch0(%a: f32[]) -> (f32[]) {\n"
+      "      %b = neg %a : f32[]\n"
+      "      return %b\n"
+      "    }\n"
+      "    branch1(%c: f32[]) -> (f32[]) {\n"
+      "      return %c\n"
+      "    }\n"
+      "  }\n"
+      "  return %y\n"
+      "}\n";
+  const Graph g = parse_graph(text);
+  EXPECT_EQ(g.node(2).origin.text_line, 2);
+  EXPECT_EQ(g.node(3).origin.text_line, 2);  // the result node
+  EXPECT_EQ(g.node(2).regions[0].node(1).origin.text_line, 4);
+  EXPECT_EQ(g.node(2).regions[1].node(0).origin.text_line, 7);
+  const std::string annotated = print_graph(g, {.with_origins = true});
+  EXPECT_NE(annotated.find("  %2 = cond %1, %0 : f32[] {  # line 2\n"), std::string::npos)
+      << annotated;
+  EXPECT_NE(annotated.find("      %4 = neg %3 : f32[]  # line 4\n"), std::string::npos)
+      << annotated;
+  EXPECT_TRUE(parse_graph(annotated) == g);
+  EXPECT_EQ(print_graph(parse_graph(annotated)), print_graph(g));
+  EXPECT_EQ(print_graph(g).find('#'), std::string::npos);
+}
+
+// `depth` conds nested in each other's only branch, each without results.
+std::string nested_conds(int depth) {
+  std::string text = "func @deep(%i: i32[]) -> () {\n";
+  for (int d = 0; d < depth; ++d) text += "cond %i, %i : {\nbranch0(%i: i32[]) -> () {\n";
+  text += "return\n";
+  for (int d = 0; d < depth; ++d) text += "}\n}\nreturn\n";
+  return text + "}\n";
+}
+
+TEST(IrText, RegionNestingIsBoundedAt64Levels) {
+  Graph g;
+  ASSERT_NO_THROW(g = parse_graph(nested_conds(64)));
+  int depth = 0;
+  for (const Graph* at = &g; !at->nodes.empty() && at->nodes.size() > 1; ++depth)
+    at = &at->nodes[1].regions.at(0);
+  EXPECT_EQ(depth, 64);
+  expect_round_trip(g);
+
+  for (int too_deep : {65, 100000}) {
+    const ParseError e = expect_throws<ParseError>(nested_conds(too_deep));
+    const std::string msg = e.what();
+    EXPECT_EQ(e.line(), 2 + 2 * 64) << msg;
+    EXPECT_NE(msg.find("regions nest deeper than the limit of 64 levels"), std::string::npos)
+        << msg;
+  }
+}
+
+TEST(IrText, ControlParseErrorsNameLineColumnAndTheRule) {
+  const BadInput cases[] = {
+      // A region sees only its parameters.
+      {"func @f(%x: f32[], %n: i32[]) -> (f32[]) {\n"
+       "  %y = cond %n, %x : f32[] {\n"
+       "    branch0(%a: f32[]) -> (f32[]) {\n"
+       "      %b = add %a, %x : f32[]\n"
+       "      return %b\n"
+       "    }\n"
+       "  }\n"
+       "  return %y\n"
+       "}\n",
+       4, 20,
+       "value %x is defined outside the region (on line 1); a region sees only its parameters: "
+       "pass the value to the control op as an operand and take it as a region parameter"},
+      {"func @f(%x: f32[], %n: i32[]) -> (f32[]) {\n"
+       "  %y = cond %n, %x : f32[] {\n"
+       "    branch0(%a: f32[]) -> (f32[]) {\n"
+       "      return %x\n"
+       "    }\n"
+       "  }\n"
+       "  return %y\n"
+       "}\n",
+       4, 14, "value %x is defined outside the region"},
+      // ... and its values are not visible after it.
+      {"func @f(%x: f32[], %n: i32[]) -> (f32[]) {\n"
+       "  %y = cond %n, %x : f32[] {\n"
+       "    branch0(%a: f32[]) -> (f32[]) {\n"
+       "      %b = neg %a : f32[]\n"
+       "      return %b\n"
+       "    }\n"
+       "  }\n"
+       "  return %b\n"
+       "}\n",
+       8, 10, "undefined value %b"},
+      // Region names and counts.
+      {"func @f(%n: i32[]) -> () {\n"
+       "  %m = while[carries=1] %n : i32[] {\n"
+       "    cnd(%a: i32[]) -> (bool[]) {\n",
+       3, 5,
+       "expected region 'cond' (region 0 of while, whose regions are cond, body), found 'cnd'"},
+      {"func @f(%n: i32[]) -> () {\n"
+       "  %m = while[carries=1] %n : i32[] {\n"
+       "    body(%a: i32[]) -> (i32[]) {\n",
+       3, 5, "expected region 'cond' (region 0 of while"},
+      {"func @f(%n: i32[]) -> () {\n  %m = cond %n, %n : i32[] {\n    (%a: i32[]) -> (i32[]) {\n",
+       3, 5,
+       "expected region 'branch0' (region 0 of cond, whose regions are branch0, branch1, ...)"},
+      {"func @f(%n: i32[]) -> () {\n"
+       "  %m = cond %n, %n : i32[] {\n"
+       "    branch0(%a: i32[]) -> (i32[]) {\n"
+       "      return %a\n"
+       "    }\n"
+       "    branch2(%a: i32[]) -> (i32[]) {\n",
+       6, 5, "expected region 'branch1' (region 1 of cond"},
+      {"func @f(%n: i32[]) -> (i32[]) {\n"
+       "  %m = while[carries=1] %n : i32[] {\n"
+       "    cond(%a: i32[]) -> (bool[]) {\n"
+       "      %t = constant[value=1] : bool[]\n"
+       "      return %t\n"
+       "    }\n"
+       "  }\n"
+       "  return %m\n"
+       "}\n",
+       7, 3, "while needs 2 regions (cond, body) but has 1; expected region 'body', found '}'"},
+      {"func @f(%n: i32[]) -> () {\n  cond %n : {\n  }\n  return\n}\n", 3, 3,
+       "cond needs at least 1 region (branch0, branch1, ...) but has 0; expected region "
+       "'branch0', found '}'"},
+      {"func @f(%n: i32[]) -> () {\n"
+       "  scan[carries=0, length=1, reverse=0, xs=0] : {\n"
+       "    body(%i: i32[]) -> () {\n"
+       "      return\n"
+       "    }\n"
+       "    body(%i: i32[]) -> () {\n",
+       6, 5, "scan has 1 region(s) (body); expected '}' to close it, found 'body'"},
+      {"func @f(%n: i32[]) -> () {\n"
+       "  while[carries=0] %n : {\n"
+       "    cond(%a: i32[]) -> (bool[]) {\n"
+       "      %t = constant[value=1] : bool[]\n"
+       "      return %t\n"
+       "    }\n"
+       "    body(%a: i32[]) -> () {\n"
+       "      return\n"
+       "    }\n"
+       "    body(%a: i32[]) -> () {\n",
+       10, 5, "while has 2 region(s) (cond, body); expected '}' to close it"},
+      {"func @f(%n: i32[]) -> () {\n  cond %n : {\n    branch0 %a\n", 3, 13,
+       "expected '(' after region name 'branch0', found '%a'"},
+      {"func @f(%n: i32[]) -> () {\n  cond %n : {\n    branch0() () {\n", 3, 15,
+       "expected '->' and the result types after the parameter list, found '('"},
+      {"func @f(%n: i32[]) -> () {\n  cond %n : {\n    branch0() -> () }\n", 3, 21,
+       "expected '{' to open the body of region branch0, found '}'"},
+      // Results.
+      {"func @f(%n: bool[], %x: f32[]) -> (f32[]) {\n"
+       "  %c = cond %n, %x : f32[] {\n"
+       "    branch0(%a: f32[]) -> (f32[]) {\n"
+       "      return %a\n"
+       "    }\n"
+       "    branch1(%a: f32[]) -> (f32[]) {\n"
+       "      return %a\n"
+       "    }\n"
+       "  }\n"
+       "  %r = result[index=0] %c : f32[]\n",
+       10, 8,
+       "'result' cannot be written as a statement; the results of a control op are named on "
+       "the left of it"},
+      {"func @f(%n: i32[], %x: f32[]) -> () {\n  %y, %z = cond %n, %x : f32[] {\n", 2, 32,
+       "2 value(s) named on the left of 'cond' but 1 result type(s) after ':'"},
+      {"func @f(%n: i32[], %x: f32[]) -> () {\n  cond %n, %x : f32[] {\n", 2, 23,
+       "0 value(s) named on the left of 'cond' but 1 result type(s) after ':'"},
+      {"func @f(%n: i32[], %x: f32[]) -> () {\n  %y, %y = cond %n, %x : f32[], f32[] {\n", 2, 7,
+       "value %y is named twice on the left of '='"},
+      {"func @f(%x: f32[]) -> () {\n  %y, %x = cond %n, %x : f32[], f32[] {\n", 2, 7,
+       "value %x is already defined on line 1"},
+      {"func @f(%x: f32[]) -> () {\n  %a, %b = add %x, %x : f32[]\n", 2, 7,
+       "only a control op (while, cond, scan) defines several values; 'add' defines one"},
+      {"func @f(%x: f32[]) -> () {\n  add %x, %x : f32[]\n", 2, 3,
+       "only a control op (while, cond, scan) without results is written without '%name ='"},
+      {"func @f(%x: f32[]) -> () {\n  %y, = cond %x : {\n", 2, 7,
+       "expected a value name after ','"},
+      {"func @f(%x: i32[]) -> () {\n  %y = cond %x : f32[] f32[] {\n", 2, 24,
+       "expected ',' or '{' after result type, found 'f32'"},
+      {"func @f(%x: i32[]) -> () {\n  cond %x {\n", 2, 11, "expected ',' or ':' after operand"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.text);
+    const ParseError e = expect_throws<ParseError>(c.text);
+    const std::string msg = e.what();
+    EXPECT_EQ(e.line(), c.line) << msg;
+    EXPECT_EQ(e.column(), c.column) << msg;
+    const std::string prefix =
+        "line " + std::to_string(c.line) + ", column " + std::to_string(c.column) + ": ";
+    EXPECT_EQ(msg.rfind(prefix, 0), 0u) << msg;
+    EXPECT_NE(msg.find(c.message_part), std::string::npos) << msg;
+  }
+}
+
+struct BadGraph {
+  const char* text;
+  int line;
+  std::vector<const char*> message_parts;
+};
+
+TEST(IrText, InvalidRegionsThrowInvalidGraphErrorWithTheNestedLine) {
+  const BadGraph cases[] = {
+      // The body must return the carries: reported at the body's 'return'.
+      {"func @f(%n: i32[], %x: f32[]) -> (i32[]) {\n"
+       "  %m = while[carries=1] %n, %x : i32[] {\n"
+       "    cond(%a: i32[], %b: f32[]) -> (bool[]) {\n"
+       "      %t = constant[value=1] : bool[]\n"
+       "      return %t\n"
+       "    }\n"
+       "    body(%a: i32[], %b: f32[]) -> (f32[]) {\n"
+       "      %c = neg %b : f32[]\n"
+       "      return %c\n"
+       "    }\n"
+       "  }\n"
+       "  return %m\n"
+       "}\n",
+       9,
+       {"node %2 (while, at line 2), region body: returns (f32[]) but must return (i32[])"}},
+      // Region parameters that differ from the signature: reported at the region's header.
+      {"func @f(%n: i32[], %x: f32[]) -> (i32[]) {\n"
+       "  %m = while[carries=1] %n, %x : i32[] {\n"
+       "    cond(%a: i32[], %b: f32[]) -> (bool[]) {\n"
+       "      %t = constant[value=1] : bool[]\n"
+       "      return %t\n"
+       "    }\n"
+       "    body(%a: i32[]) -> (i32[]) {\n"
+       "      return %a\n"
+       "    }\n"
+       "  }\n"
+       "  return %m\n"
+       "}\n",
+       7,
+       {"region body: takes (i32[]) but must take (i32[], f32[])"}},
+      // A bad statement two regions deep: reported at that statement.
+      {"func @f(%n: i32[], %x: f32[3]) -> (f32[3]) {\n"
+       "  %y = cond %n, %x : f32[3] {\n"
+       "    branch0(%a: f32[3]) -> (f32[3]) {\n"
+       "      %s = scan[carries=1, length=2, reverse=0, xs=0] %a : f32[3] {\n"
+       "        body(%i: i32[], %c: f32[3]) -> (f32[3]) {\n"
+       "          %z = constant[value=0.0] : f32[]\n"
+       "          %w = add %c, %z : f32[3]\n"
+       "          return %w\n"
+       "        }\n"
+       "      }\n"
+       "      return %s\n"
+       "    }\n"
+       "  }\n"
+       "  return %y\n"
+       "}\n",
+       7,
+       {"in region branch0 of node %2 (cond, at line 2): in region body of node %1 (scan, at "
+        "line 4): node %3 (add, at line 7): add"}},
+      // A bool index picks between exactly two branches.
+      {"func @f(%p: bool[], %x: f32[]) -> (f32[]) {\n"
+       "  %y = cond %p, %x : f32[] {\n"
+       "    branch0(%a: f32[]) -> (f32[]) {\n"
+       "      return %a\n"
+       "    }\n"
+       "  }\n"
+       "  return %y\n"
+       "}\n",
+       2,
+       {"cond", "exactly 2 branches, got 1"}},
+      // Attributes the signature needs.
+      {"func @f(%n: i32[]) -> () {\n"
+       "  while %n : {\n"
+       "    cond(%a: i32[]) -> (bool[]) {\n"
+       "      %t = constant[value=1] : bool[]\n"
+       "      return %t\n"
+       "    }\n"
+       "    body(%a: i32[]) -> () {\n"
+       "      return\n"
+       "    }\n"
+       "  }\n"
+       "  return\n"
+       "}\n",
+       2,
+       {"while", "carries"}},
+      {"func @f(%xs: f32[4]) -> (f32[3]) {\n"
+       "  %c, %ys = scan[carries=0, length=4, reverse=0, xs=1] %xs : f32[3], f32[4] {\n"
+       "    body(%i: i32[], %x: f32[]) -> (f32[]) {\n"
+       "      return %x\n"
+       "    }\n"
+       "  }\n"
+       "  return %c\n"
+       "}\n",
+       2,
+       {"scan", "stacked result"}},
+      // A region's declared result types must match what it returns.
+      {"func @f(%n: i32[], %x: f32[]) -> (f32[]) {\n"
+       "  %y = cond %n, %x : f32[] {\n"
+       "    branch0(%a: f32[]) -> (i32[]) {\n"
+       "      return\n"
+       "        %a\n"
+       "    }\n"
+       "  }\n"
+       "  return %y\n"
+       "}\n",
+       5,
+       {"result 0 is declared i32[] in region branch0 of the cond on line 2 but the returned "
+        "value is f32[]"}},
+      {"func @f(%n: i32[], %x: f32[]) -> (f32[]) {\n"
+       "  %y = cond %n, %x : f32[] {\n"
+       "    branch0(%a: f32[]) -> (f32[], f32[]) {\n"
+       "      return %a\n"
+       "    }\n"
+       "  }\n"
+       "  return %y\n"
+       "}\n",
+       4,
+       {"region branch0 of the cond on line 2 declares 2 result(s) but 'return' lists 1"}},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.text);
+    const InvalidGraphError e = expect_throws<InvalidGraphError>(c.text);
+    const std::string msg = e.what();
+    const std::string prefix = "line " + std::to_string(c.line) + ": ";
+    EXPECT_EQ(msg.rfind(prefix, 0), 0u) << msg;
+    for (const char* part : c.message_parts) EXPECT_NE(msg.find(part), std::string::npos) << msg;
+  }
+}
+
+TEST(IrText, TruncatedAndCorruptedControlTextOnlyThrowsWeftErrors) {
+  const std::string text = kThreeDeepGolden;
+  const std::string replacements = "%@[](){},:=->#\\0aZ \n\xff";
+  for (std::size_t cut = 0; cut <= text.size(); ++cut) {
+    try {
+      parse_graph(text.substr(0, cut));
+    } catch (const Error&) {
+    }
+    for (char r : replacements) {
+      std::string mutated = text;
+      if (cut < mutated.size()) mutated[cut] = r;
+      try {
+        const Graph g = parse_graph(mutated);
+        EXPECT_EQ(print_graph(parse_graph(print_graph(g))), print_graph(g));
+      } catch (const Error&) {
+      }
+    }
+  }
+}
+
+Graph read_example(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return parse_graph(buffer.str());
+}
+
+// The control-flow examples live in their own directory: the device tests run every top-level
+// example, and the OpenCL back end does not run control flow yet. Here they parse, round-trip
+// and run on the reference interpreter against hand-computed results.
+TEST(IrText, ControlExamplesParseRoundTripAndRun) {
+  const std::filesystem::path dir = resources_dir() / "examples" / "control";
+  ASSERT_TRUE(std::filesystem::is_directory(dir)) << dir;
+  std::vector<std::string> seen;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (entry.path().extension() != ".weft") continue;
+    SCOPED_TRACE(entry.path().string());
+    Graph g;
+    ASSERT_NO_THROW(g = read_example(entry.path()));
+    expect_round_trip(g);
+    bool has_control = false;
+    for (const Node& n : g.nodes) has_control = has_control || is_control(n.op);
+    EXPECT_TRUE(has_control);
+    seen.push_back(entry.path().stem().string());
+  }
+  std::sort(seen.begin(), seen.end());
+  EXPECT_EQ(seen,
+            (std::vector<std::string>{"collatz", "cumsum", "fori_sum", "scan_cond", "switch3"}));
+
+  auto run = [&](const char* name, std::vector<HostArray> inputs) {
+    SCOPED_TRACE(name);
+    return interpret(read_example(dir / (std::string(name) + ".weft")), inputs);
+  };
+  auto i32 = [](std::int32_t v) { return HostArray::from<std::int32_t>({}, {v}); };
+  auto f32 = [](Shape shape, std::vector<float> v) { return HostArray::from<float>(shape, v); };
+
+  // Collatz: 6 3 10 5 16 8 4 2 1 is 8 steps; 27 takes 111; 1 takes none.
+  for (const auto& [n, steps] : std::vector<std::pair<int, int>>{{6, 8}, {27, 111}, {1, 0}}) {
+    const auto out = run("collatz", {i32(n)});
+    ASSERT_EQ(out.size(), 1u);
+    EXPECT_EQ(out[0].to_vector<std::int32_t>(), std::vector<std::int32_t>{steps}) << n;
+  }
+  {
+    // 0.5 * (0 + 1 + 4 + ... + 81) = 0.5 * 285.
+    const auto out = run("fori_sum", {f32({}, {0.5f})});
+    EXPECT_EQ(out.at(0).to_vector<float>(), std::vector<float>{142.5f});
+  }
+  {
+    const auto out = run("cumsum", {f32({6}, {1, 2, 3, 4, 5, 6})});
+    ASSERT_EQ(out.size(), 2u);
+    EXPECT_EQ(out[0].to_vector<float>(), (std::vector<float>{1, 3, 6, 10, 15, 21}));
+    EXPECT_EQ(out[1].to_vector<float>(), std::vector<float>{21});
+  }
+  {
+    const HostArray x = f32({4}, {1.0f, -2.0f, 3.0f, 0.5f});
+    const std::vector<float> negated = {-1.0f, 2.0f, -3.0f, -0.5f};
+    const std::vector<float> squared = {1.0f, 4.0f, 9.0f, 0.25f};
+    const std::vector<float> plus_ten = {11.0f, 8.0f, 13.0f, 10.5f};
+    const std::pair<int, std::vector<float>> cases[] = {
+        {0, negated}, {1, squared}, {2, plus_ten}, {-5, negated}, {7, plus_ten}};
+    for (const auto& [index, want] : cases)
+      EXPECT_EQ(run("switch3", {i32(index), x}).at(0).to_vector<float>(), want) << index;
+  }
+  {
+    const auto out = run("scan_cond", {f32({5}, {3, -1, 2, 0, -5})});
+    ASSERT_EQ(out.size(), 2u);
+    EXPECT_EQ(out[0].to_vector<float>(), std::vector<float>{2});
+    EXPECT_EQ(out[1].to_vector<float>(), (std::vector<float>{3, -1, 2, -1, -1}));
+  }
 }
 
 }  // namespace

@@ -1,6 +1,9 @@
 // Parsing the text form back into a graph, with errors that name line and column.
 #include "ir/text_syntax.h"
+#include "weft/ir/regions.h"
 #include "weft/ir/text.h"
+
+#include <unordered_set>
 
 namespace weft {
 namespace {
@@ -43,40 +46,85 @@ std::string unknown_op_message(std::string_view name) {
   return msg + "; did you mean '" + std::string(best) + "'?";
 }
 
+// Source lines of one parsed graph (the function or a region), kept beside the graph so that
+// errors found after parsing (by verify, or in the declared result types) name a line.
+struct GraphLines {
+  std::string what;  // "the signature", "region body of the while on line 3"
+  int header = 1;    // line of the function or region header
+  int ret = 1;       // line of 'return'
+  std::vector<int> output_lines;
+  std::vector<TensorType> declared_results;
+  // Per control node (by id in the graph): the lines of its regions, in order.
+  std::vector<std::pair<ValueId, std::vector<GraphLines>>> controls;
+
+  const std::vector<GraphLines>* regions_of(ValueId id) const {
+    for (const auto& [node, regions] : controls)
+      if (node == id) return &regions;
+    return nullptr;
+  }
+};
+
+// The number of regions each control op has: while and scan a fixed number, cond one per
+// branch (at least one).
+std::size_t min_regions(OpKind op) {
+  return op == OpKind::While ? 2 : 1;
+}
+std::size_t max_regions(OpKind op) {
+  switch (op) {
+    case OpKind::While:
+      return 2;
+    case OpKind::Scan:
+      return 1;
+    default:
+      return std::numeric_limits<std::size_t>::max();
+  }
+}
+
+std::string region_list(OpKind op) {
+  if (op == OpKind::Cond) return "branch0, branch1, ...";
+  std::string s;
+  for (std::size_t k = 0; k < max_regions(op); ++k) s += (k ? ", " : "") + region_name(op, k);
+  return s;
+}
+
 class Parser {
  public:
   explicit Parser(std::string_view text) : lex_(text) { advance(); }
 
   Graph parse() {
     Graph g;
-    parse_signature(g);
-    while (tok_.kind == Tok::Value) parse_statement(g);
-    if (!at_word("return")) expected("a statement ('%name = op ...') or 'return'");
+    GraphLines lines;
+    lines.what = "the signature";
+    if (!at_word("func")) expected("'func' to start the function");
+    lines.header = tok_.line;
     advance();
-    std::vector<int> output_lines;
-    if (tok_.kind == Tok::Value) {
-      while (true) {
-        output_lines.push_back(tok_.line);
-        g.outputs.push_back(lookup(tok_));
-        advance();
-        if (tok_.kind != Tok::Comma) break;
-        advance();
-        if (tok_.kind != Tok::Value) expected("a return value after ','");
+    expect(Tok::At, "'@' and the function name after 'func'");
+    if (tok_.kind == Tok::Ident) {
+      g.name = std::string(tok_.text);
+    } else if (tok_.kind == Tok::String) {
+      g.name.clear();
+      // The lexer checked the escapes; drop the quotes and the backslashes.
+      const std::string_view body = tok_.text.substr(1, tok_.text.size() - 2);
+      for (std::size_t i = 0; i < body.size(); ++i) {
+        if (body[i] == '\\') ++i;
+        g.name += body[i];
       }
-      if (tok_.kind != Tok::RBrace) expected("',' or '}' after return value");
-    } else if (tok_.kind != Tok::RBrace) {
-      expected("a return value or '}' after 'return'");
+    } else {
+      expected("a function name after '@'");
     }
     advance();
+    scopes_.emplace_back();
+    parse_header(g, lines, "the function name", "function body");
+    parse_body(g, lines, 0);
     if (tok_.kind != Tok::End) expected("end of input after the closing '}'");
 
     try {
       verify(g);
     } catch (const InvalidGraphError& e) {
-      throw InvalidGraphError("line " + std::to_string(line_of_error(g, e.what())) + ": " +
+      throw InvalidGraphError("line " + std::to_string(line_of_error(g, lines, e.what())) + ": " +
                               e.what());
     }
-    check_result_types(g, output_lines);
+    check_result_types(g, lines);
     return g;
   }
 
@@ -85,6 +133,7 @@ class Parser {
     ValueId id;
     int line;
   };
+  using Scope = std::unordered_map<std::string, Definition>;
 
   void advance() { tok_ = lex_.next(); }
   bool at_word(std::string_view word) const { return tok_.kind == Tok::Ident && tok_.text == word; }
@@ -123,23 +172,33 @@ class Parser {
     return v;
   }
 
+  // Values live in scopes: the function's, and one per region, innermost last. A region sees
+  // only its own scope.
   void define(const Token& name, ValueId id) {
-    values_.emplace(std::string(name.text), Definition{id, name.line});
+    scopes_.back().emplace(std::string(name.text), Definition{id, name.line});
   }
 
   void check_not_defined(const Token& name) const {
-    auto it = values_.find(std::string(name.text));
-    if (it != values_.end())
+    auto it = scopes_.back().find(std::string(name.text));
+    if (it != scopes_.back().end())
       fail_at(name, "value " + truncated(name.text) + " is already defined on line " +
                         std::to_string(it->second.line));
   }
 
   ValueId lookup(const Token& name) const {
-    auto it = values_.find(std::string(name.text));
-    if (it == values_.end())
-      fail_at(name, "undefined value " + truncated(name.text) +
-                        " (values must be defined before they are used)");
-    return it->second.id;
+    const std::string key(name.text);
+    auto it = scopes_.back().find(key);
+    if (it != scopes_.back().end()) return it->second.id;
+    for (std::size_t s = scopes_.size() - 1; s-- > 0;) {
+      auto outer = scopes_[s].find(key);
+      if (outer == scopes_[s].end()) continue;
+      fail_at(name, "value " + truncated(name.text) + " is defined outside the region (on line " +
+                        std::to_string(outer->second.line) +
+                        "); a region sees only its parameters: pass the value to the control op " +
+                        "as an operand and take it as a region parameter");
+    }
+    fail_at(name, "undefined value " + truncated(name.text) +
+                      " (values must be defined before they are used)");
   }
 
   TensorType parse_type() {
@@ -242,26 +301,11 @@ class Parser {
     return list;
   }
 
-  void parse_signature(Graph& g) {
-    if (!at_word("func")) expected("'func' to start the function");
-    func_line_ = tok_.line;
-    advance();
-    expect(Tok::At, "'@' and the function name after 'func'");
-    if (tok_.kind == Tok::Ident) {
-      g.name = std::string(tok_.text);
-    } else if (tok_.kind == Tok::String) {
-      g.name.clear();
-      // The lexer checked the escapes; drop the quotes and the backslashes.
-      const std::string_view body = tok_.text.substr(1, tok_.text.size() - 2);
-      for (std::size_t i = 0; i < body.size(); ++i) {
-        if (body[i] == '\\') ++i;
-        g.name += body[i];
-      }
-    } else {
-      expected("a function name after '@'");
-    }
-    advance();
-    expect(Tok::LParen, "'(' after the function name");
+  // "(%a: type, ...) -> (type, ...) {": the parameters of a function or region, defined in the
+  // current scope, and its declared result types.
+  void parse_header(Graph& g, GraphLines& lines, const std::string& after,
+                    const std::string& body) {
+    expect(Tok::LParen, "'(' after " + after);
     if (tok_.kind != Tok::RParen) {
       while (true) {
         if (tok_.kind != Tok::Value) expected("a parameter name such as %0");
@@ -289,34 +333,96 @@ class Parser {
     expect(Tok::LParen, "'(' before the result types");
     if (tok_.kind != Tok::RParen) {
       while (true) {
-        result_types_.push_back(parse_type());
+        lines.declared_results.push_back(parse_type());
         if (tok_.kind == Tok::RParen) break;
         if (tok_.kind != Tok::Comma) expected("',' or ')' after result type");
         advance();
       }
     }
     advance();
-    expect(Tok::LBrace, "'{' to open the function body");
+    expect(Tok::LBrace, "'{' to open the " + body);
   }
 
-  void parse_statement(Graph& g) {
-    const Token name = tok_;
-    check_not_defined(name);
+  // Statements, 'return' and the closing '}' of a function or region at nesting `depth`.
+  void parse_body(Graph& g, GraphLines& lines, int depth) {
+    while (true) {
+      if (tok_.kind == Tok::Value) {
+        parse_statement(g, lines, depth);
+      } else if (tok_.kind == Tok::Ident && !at_word("return")) {
+        // Only a control op without results is written without '%name ='.
+        const auto kind = op_from_name(tok_.text);
+        if (!kind || !is_control(*kind)) {
+          if (kind)
+            fail_at(tok_, "expected a statement ('%name = op ...') or 'return', found '" +
+                              std::string(tok_.text) +
+                              "'; only a control op (while, cond, scan) without results is " +
+                              "written without '%name ='");
+          expected("a statement ('%name = op ...') or 'return'");
+        }
+        parse_statement(g, lines, depth);
+      } else {
+        break;
+      }
+    }
+    if (!at_word("return")) expected("a statement ('%name = op ...') or 'return'");
+    lines.ret = tok_.line;
     advance();
-    if (tok_.kind != Tok::Equals) expected("'=' after " + truncated(name.text));
+    if (tok_.kind == Tok::Value) {
+      while (true) {
+        lines.output_lines.push_back(tok_.line);
+        g.outputs.push_back(lookup(tok_));
+        advance();
+        if (tok_.kind != Tok::Comma) break;
+        advance();
+        if (tok_.kind != Tok::Value) expected("a return value after ','");
+      }
+      if (tok_.kind != Tok::RBrace) expected("',' or '}' after return value");
+    } else if (tok_.kind != Tok::RBrace) {
+      expected("a return value or '}' after 'return'");
+    }
     advance();
+  }
+
+  void parse_statement(Graph& g, GraphLines& lines, int depth) {
+    const Token first = tok_;
+    std::vector<Token> names;
+    if (tok_.kind == Tok::Value) {
+      std::unordered_set<std::string_view> seen;
+      while (true) {
+        const Token name = tok_;
+        check_not_defined(name);
+        if (!seen.insert(name.text).second)
+          fail_at(name, "value " + truncated(name.text) + " is named twice on the left of '='");
+        names.push_back(name);
+        advance();
+        if (tok_.kind != Tok::Comma) break;
+        advance();
+        if (tok_.kind != Tok::Value) expected("a value name after ','");
+      }
+      if (tok_.kind != Tok::Equals) expected("'=' after " + truncated(names.back().text));
+      advance();
+    }
     if (tok_.kind != Tok::Ident) expected("an op name after '='");
+    const Token op_tok = tok_;
     const auto kind = op_from_name(tok_.text);
     if (!kind) fail_at(tok_, unknown_op_message(tok_.text));
     if (*kind == OpKind::Parameter)
       fail_at(tok_,
               "'param' cannot appear in the body; declare parameters in the signature, as "
               "in func @f(%0: f32[3])");
+    if (*kind == OpKind::Result)
+      fail_at(tok_,
+              "'result' cannot be written as a statement; the results of a control op are named "
+              "on the left of it, as in '%a, %b = while ...'");
+    if (!is_control(*kind) && names.size() != 1)
+      fail_at(names.size() > 1 ? names[1] : op_tok,
+              "only a control op (while, cond, scan) defines several values; '" +
+                  std::string(op_tok.text) + "' defines one");
     advance();
 
     Node n;
     n.op = *kind;
-    n.origin.text_line = name.line;
+    n.origin.text_line = first.line;
     std::optional<Token> value_token;
     const bool has_attrs = tok_.kind == Tok::LBracket;
     if (has_attrs) n.attrs = parse_attrs(value_token);
@@ -334,11 +440,75 @@ class Parser {
                          : "'[', an operand or ':' after the op name");
     }
     advance();
+    if (is_control(n.op)) {
+      parse_control(g, lines, std::move(n), names, depth);
+      return;
+    }
     const TensorType t = parse_type();
     n.dtype = t.dtype;
     n.shape = t.shape;
     if (n.op == OpKind::Constant) normalize_constant(n, value_token);
-    define(name, g.add(std::move(n)));
+    define(names[0], g.add(std::move(n)));
+  }
+
+  // After "%a, %b = while[...] %x, %y :": the result types, then '{', the regions and '}'.
+  void parse_control(Graph& g, GraphLines& lines, Node n, const std::vector<Token>& names,
+                     int depth) {
+    const std::string op(op_name(n.op));
+    if (tok_.kind != Tok::LBrace) {
+      while (true) {
+        n.results.push_back(parse_type());
+        if (tok_.kind == Tok::LBrace) break;
+        if (tok_.kind != Tok::Comma) expected("',' or '{' after result type");
+        advance();
+      }
+    }
+    if (n.results.size() != names.size())
+      fail_at(tok_, std::to_string(names.size()) + " value(s) named on the left of '" + op +
+                        "' but " + std::to_string(n.results.size()) +
+                        " result type(s) after ':'; name one value per result");
+    if (depth + 1 > kMaxRegionDepth)
+      fail_at(tok_, "regions nest deeper than the limit of " + std::to_string(kMaxRegionDepth) +
+                        " levels");
+    advance();  // '{'
+    std::vector<GraphLines> region_lines;
+    while (tok_.kind != Tok::RBrace) {
+      const std::size_t k = n.regions.size();
+      if (k >= max_regions(n.op))
+        fail_at(tok_, op + " has " + std::to_string(max_regions(n.op)) + " region(s) (" +
+                          region_list(n.op) + "); expected '}' to close it, found " +
+                          describe(tok_));
+      const std::string want = region_name(n.op, k);
+      if (tok_.kind != Tok::Ident || tok_.text != want)
+        fail_at(tok_, "expected region '" + want + "' (region " + std::to_string(k) + " of " + op +
+                          ", whose regions are " + region_list(n.op) + "), found " +
+                          describe(tok_));
+      Graph region;
+      region.name = want;
+      GraphLines rl;
+      rl.what =
+          "region " + want + " of the " + op + " on line " + std::to_string(n.origin.text_line);
+      rl.header = tok_.line;
+      advance();
+      scopes_.emplace_back();
+      parse_header(region, rl, "region name '" + want + "'", "body of region " + want);
+      parse_body(region, rl, depth + 1);
+      scopes_.pop_back();
+      n.regions.push_back(std::move(region));
+      region_lines.push_back(std::move(rl));
+    }
+    if (n.regions.size() < min_regions(n.op))
+      fail_at(tok_, op + " needs " +
+                        (n.op == OpKind::Cond ? std::string("at least 1 region")
+                                              : std::to_string(min_regions(n.op)) + " regions") +
+                        " (" + region_list(n.op) + ") but has " + std::to_string(n.regions.size()) +
+                        "; expected region '" + region_name(n.op, n.regions.size()) + "', found " +
+                        describe(tok_));
+    advance();  // '}'
+    const ValueId first = g.add_control(std::move(n));
+    lines.controls.emplace_back(first - 1, std::move(region_lines));
+    for (std::size_t k = 0; k < names.size(); ++k)
+      define(names[k], first + static_cast<ValueId>(k));
   }
 
   // A float-dtype constant always holds a double, however its literal was written, so that
@@ -355,47 +525,101 @@ class Parser {
     }
   }
 
-  // verify() names the failing node as "node %<id>"; map it back to the node's source line.
-  int line_of_error(const Graph& g, std::string_view message) const {
-    const std::size_t at = message.find("node %");
-    if (at != std::string_view::npos) {
+  // verify() names the failing node as "node %<id>", after the chain of regions it sits in
+  // ("in region body of node %4 (while, at line 3): "). Follows that chain through the graph
+  // to the node, or to the region whose signature is wrong, and returns its source line.
+  int line_of_error(const Graph& g, const GraphLines& lines, std::string_view message) const {
+    const Graph* graph = &g;
+    const GraphLines* where = &lines;
+    int line = lines.header;
+    std::size_t pos = 0;
+    // Reads "%<id>" at pos; -1 when it is not a node of `graph`.
+    auto read_id = [&]() -> ValueId {
       std::size_t id = 0;
-      std::size_t i = at + 6;
       bool any = false;
-      while (i < message.size() && is_digit(message[i]) && id <= g.nodes.size()) {
-        id = id * 10 + static_cast<std::size_t>(message[i] - '0');
+      while (pos < message.size() && is_digit(message[pos]) && id <= graph->nodes.size()) {
+        id = id * 10 + static_cast<std::size_t>(message[pos] - '0');
         any = true;
-        ++i;
+        ++pos;
       }
-      if (any && id < g.nodes.size() && g.nodes[id].origin.text_line > 0)
-        return g.nodes[id].origin.text_line;
+      return any && id < graph->nodes.size() ? static_cast<ValueId>(id) : -1;
+    };
+    // Enters region `name` of node `id`: returns false when there is no such region.
+    auto enter = [&](ValueId id, std::string_view name) {
+      const Node& n = graph->nodes[id];
+      const std::vector<GraphLines>* regions = where->regions_of(id);
+      for (std::size_t k = 0; k < n.regions.size(); ++k) {
+        if (region_name(n.op, k) != name) continue;
+        if (!regions || k >= regions->size()) return false;
+        graph = &n.regions[k];
+        where = &(*regions)[k];
+        return true;
+      }
+      return false;
+    };
+    constexpr std::string_view kInRegion = "in region ";
+    constexpr std::string_view kOfNode = " of node %";
+    constexpr std::string_view kNode = "node %";
+    constexpr std::string_view kRegion = ", region ";
+    while (message.substr(pos).starts_with(kInRegion)) {
+      const std::size_t name_at = pos + kInRegion.size();
+      const std::size_t of = message.find(kOfNode, name_at);
+      if (of == std::string_view::npos) return line;
+      pos = of + kOfNode.size();
+      const ValueId id = read_id();
+      if (id < 0) return line;
+      if (graph->nodes[id].origin.text_line > 0) line = graph->nodes[id].origin.text_line;
+      if (!enter(id, message.substr(name_at, of - name_at))) return line;
+      line = where->header;
+      const std::size_t next = message.find("): ", pos);
+      if (next == std::string_view::npos) return line;
+      pos = next + 3;
     }
-    return func_line_;
+    if (!message.substr(pos).starts_with(kNode)) return line;
+    pos += kNode.size();
+    const ValueId id = read_id();
+    if (id < 0) return line;
+    if (graph->nodes[id].origin.text_line > 0) line = graph->nodes[id].origin.text_line;
+    // "node %4 (while, at line 3), region body: takes ..." is about the region itself.
+    const std::size_t close = message.find(')', pos);
+    if (close == std::string_view::npos || !message.substr(close + 1).starts_with(kRegion))
+      return line;
+    const std::size_t name_at = close + 1 + kRegion.size();
+    const std::size_t colon = message.find(": ", name_at);
+    if (colon == std::string_view::npos || !enter(id, message.substr(name_at, colon - name_at)))
+      return line;
+    return message.substr(colon + 2).starts_with("returns") ? where->ret : where->header;
   }
 
-  void check_result_types(const Graph& g, const std::vector<int>& output_lines) const {
-    if (g.outputs.size() != result_types_.size()) {
-      const int line = output_lines.empty() ? func_line_ : output_lines.front();
-      throw InvalidGraphError("line " + std::to_string(line) + ": the signature declares " +
-                              std::to_string(result_types_.size()) + " result(s) but 'return' " +
+  // The declared result types of the function and of every region must match what 'return'
+  // names; regions first, in text order.
+  void check_result_types(const Graph& g, const GraphLines& lines) const {
+    for (const auto& [id, regions] : lines.controls) {
+      const Node& n = g.node(id);
+      for (std::size_t k = 0; k < regions.size() && k < n.regions.size(); ++k)
+        check_result_types(n.regions[k], regions[k]);
+    }
+    const std::vector<TensorType>& declared = lines.declared_results;
+    if (g.outputs.size() != declared.size()) {
+      const int line = lines.output_lines.empty() ? lines.ret : lines.output_lines.front();
+      throw InvalidGraphError("line " + std::to_string(line) + ": " + lines.what + " declares " +
+                              std::to_string(declared.size()) + " result(s) but 'return' " +
                               "lists " + std::to_string(g.outputs.size()));
     }
     for (std::size_t i = 0; i < g.outputs.size(); ++i) {
       const Node& n = g.node(g.outputs[i]);
       const TensorType actual{n.dtype, n.shape};
-      if (actual != result_types_[i])
-        throw InvalidGraphError(
-            "line " + std::to_string(output_lines[i]) + ": result " + std::to_string(i) +
-            " is declared " + type_to_string(result_types_[i]) +
-            " in the signature but the returned value is " + type_to_string(actual));
+      if (actual != declared[i])
+        throw InvalidGraphError("line " + std::to_string(lines.output_lines[i]) + ": result " +
+                                std::to_string(i) + " is declared " + type_to_string(declared[i]) +
+                                " in " + lines.what + " but the returned value is " +
+                                type_to_string(actual));
     }
   }
 
   Lexer lex_;
   Token tok_;
-  int func_line_ = 1;
-  std::vector<TensorType> result_types_;
-  std::unordered_map<std::string, Definition> values_;
+  std::vector<Scope> scopes_;
 };
 
 }  // namespace

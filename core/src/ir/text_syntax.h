@@ -24,6 +24,11 @@ namespace weft::text_syntax {
 // int64 overflow, whatever the text says.
 constexpr std::int64_t kMaxExtent = std::numeric_limits<std::int32_t>::max();
 
+// Regions may nest this many levels deep (a control op in the function body opens level 1).
+// The parser, verify, the printer and the passes all recurse once per level, so a bound keeps
+// hostile text from exhausting the stack.
+constexpr int kMaxRegionDepth = 64;
+
 inline bool is_ident_start(char c) {
   return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_';
 }
