@@ -601,7 +601,7 @@ class Parser {
     }
     const std::vector<TensorType>& declared = lines.declared_results;
     if (g.outputs.size() != declared.size()) {
-      const int line = lines.output_lines.empty() ? lines.ret : lines.output_lines.front();
+      const int line = lines.output_lines.empty() ? lines.header : lines.output_lines.front();
       throw InvalidGraphError("line " + std::to_string(line) + ": " + lines.what + " declares " +
                               std::to_string(declared.size()) + " result(s) but 'return' " +
                               "lists " + std::to_string(g.outputs.size()));
