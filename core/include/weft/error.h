@@ -70,6 +70,13 @@ class InvalidArgumentError : public Error {
   using Error::Error;
 };
 
+// Two trees (containers of arrays) that must have the same structure do not: a loop body that
+// returns a carry shaped differently from its input, branches returning different containers.
+// The message shows both structures.
+class TreeStructureError : public Error {
+  using Error::Error;
+};
+
 // The persistent program cache could not be opened or used (not a database, locked past the
 // busy timeout, unwritable directory). Callers run uncached after one warning.
 class CacheError : public Error {

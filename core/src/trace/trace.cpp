@@ -22,11 +22,7 @@ thread_local std::vector<std::shared_ptr<TraceState>> trace_stack;
 std::atomic<std::int64_t> eager_ops{0};
 
 std::string where(const std::source_location& loc) {
-  if (loc.line() == 0) return "unknown location";
-  std::string s = std::string(loc.file_name()) + ":" + std::to_string(loc.line());
-  if (loc.function_name() && *loc.function_name())
-    s += " (" + std::string(loc.function_name()) + ")";
-  return s;
+  return describe_location(loc);
 }
 
 // "%3 = reduce_prod(%2: i32[2]) : i32[]" — enough to recognise the op in an error.
@@ -43,8 +39,37 @@ std::string describe_node(const Graph& g, ValueId id) {
 
 }  // namespace
 
+std::string describe_location(const std::source_location& loc) {
+  if (loc.line() == 0) return "unknown location";
+  std::string s = std::string(loc.file_name()) + ":" + std::to_string(loc.line());
+  if (loc.function_name() && *loc.function_name())
+    s += " (" + std::string(loc.function_name()) + ")";
+  return s;
+}
+
 std::string TraceState::describe_function() const {
-  return "'" + function + "' (jit at " + where(jit_location) + ")";
+  std::string s = "'" + function + "' (" + api + " at " + where(jit_location) + ")";
+  if (!enclosing.empty()) s += " inside " + enclosing;
+  return s;
+}
+
+void count_eager_op() {
+  ++eager_ops;
+}
+
+Device& common_device(std::span<const Array> arrays, const std::string& what,
+                      const std::source_location& loc) {
+  Device* device = nullptr;
+  for (const Array& a : arrays) {
+    if (!a.is_concrete()) continue;
+    Device& d = a.impl()->buffer->device();
+    if (device && device != &d)
+      throw InvalidArgumentError(what + " at " + where(loc) +
+                                 ": operands live on different devices (" + device->name() +
+                                 " and " + d.name() + "); move one with device_put first");
+    device = &d;
+  }
+  return device ? *device : default_device();
 }
 
 bool tracing_active() {
@@ -206,7 +231,10 @@ std::string describe_chain_entry(const TraceState& t, ValueId id) {
       " on a " + type_to_string({tracer.dtype, tracer.shape}) +
       " tracer.\nWhile tracing the function " + t.describe_function() + ", " + why +
       "\nValues that decide shapes or control flow must be static: use x.shape() and plain C++ "
-      "arguments (jit treats numbers, strings and enums as static arguments) instead of arrays.");
+      "arguments (jit treats numbers, strings and enums as static arguments) instead of arrays. "
+      "For control flow that depends on traced values, stage it: lax::cond or lax::switch_ "
+      "instead of if/switch, lax::while_loop (or lax::fori_loop, lax::scan) instead of a C++ "
+      "loop whose condition reads an array.");
 }
 
 namespace {
@@ -223,19 +251,54 @@ void set_constant_value(Node& n, const ArrayImpl& impl) {
   }
 }
 
+// Whether `outer` is a live trace that `inner` is nested in on this thread, with only regions
+// between them (only a region may close over the values of an enclosing trace).
+bool encloses(const TraceState& outer, const TraceState& inner) {
+  auto pos = std::find_if(trace_stack.rbegin(), trace_stack.rend(),
+                          [&](const auto& t) { return t.get() == &inner; });
+  for (; pos != trace_stack.rend(); ++pos) {
+    if (pos->get() == &outer) return true;
+    if (!(*pos)->region) return false;
+  }
+  return false;
+}
+
+// Hoists a value the function closed over to an extra trailing parameter (once per value).
+ValueId capture(TraceState& t, const Array& a, const std::source_location& loc) {
+  for (std::size_t i = 0; i < t.captured.size(); ++i)
+    if (same_value(t.captured[i], a)) return t.captured_params[i];
+  const ArrayImpl& impl = *a.impl();
+  Node n;
+  n.op = OpKind::Parameter;
+  n.dtype = impl.dtype;
+  n.shape = impl.shape;
+  n.attrs.set("index", static_cast<std::int64_t>(t.graph.params.size()));
+  n.origin.cpp = loc;
+  ValueId id = t.graph.add(std::move(n));
+  t.graph.params.push_back(id);
+  t.captured.push_back(a);
+  t.captured_params.push_back(id);
+  return id;
+}
+
+}  // namespace
+
 // The value id of `a` inside trace `t`, staging literals as constants and hoisting concrete
-// arrays the function closed over to extra parameters.
+// arrays and tracers of enclosing traces the function closed over to extra parameters.
 ValueId lift(TraceState& t, const Array& a, const std::source_location& loc) {
   const ArrayImpl& impl = *a.impl();
   switch (impl.kind) {
     case ArrayImpl::Kind::Tracer:
       check_not_escaped(impl, loc);
-      if (impl.trace.get() != &t)
+      if (impl.trace.get() == &t) return impl.id;
+      if (!encloses(*impl.trace, t))
         throw EscapedTracerError(
             "A tracer of the function " + impl.trace->describe_function() +
             " was used while tracing " + t.describe_function() + " at " + where(loc) +
-            ". Pass it to the inner function as an argument instead of capturing it.");
-      return impl.id;
+            ", which is not nested in it as a control-flow region (a trace of another thread, "
+            "or a jit lowered inside another trace). Pass it to the inner function as an "
+            "argument instead of capturing it.");
+      return capture(t, a, loc);
     case ArrayImpl::Kind::Literal: {
       Node n;
       n.op = OpKind::Constant;
@@ -244,24 +307,13 @@ ValueId lift(TraceState& t, const Array& a, const std::source_location& loc) {
       n.origin.cpp = loc;
       return t.graph.add(std::move(n));
     }
-    case ArrayImpl::Kind::Concrete: {
-      for (std::size_t i = 0; i < t.captured.size(); ++i)
-        if (t.captured[i].impl() == a.impl()) return t.captured_params[i];
-      Node n;
-      n.op = OpKind::Parameter;
-      n.dtype = impl.dtype;
-      n.shape = impl.shape;
-      n.attrs.set("index", static_cast<std::int64_t>(t.graph.params.size()));
-      n.origin.cpp = loc;
-      ValueId id = t.graph.add(std::move(n));
-      t.graph.params.push_back(id);
-      t.captured.push_back(a);
-      t.captured_params.push_back(id);
-      return id;
-    }
+    case ArrayImpl::Kind::Concrete:
+      return capture(t, a, loc);
   }
   return -1;
 }
+
+namespace {
 
 template <typename E>
 [[noreturn]] void rethrow_located(const E& e, const std::source_location& loc) {
@@ -273,17 +325,7 @@ template <typename E>
 
 Array run_eagerly(OpKind op, std::span<const Array> operands, const Attrs& attrs,
                   const TensorType& result, const std::source_location& loc) {
-  Device* device = nullptr;
-  for (const Array& a : operands) {
-    if (!a.is_concrete()) continue;
-    Device& d = a.impl()->buffer->device();
-    if (device && device != &d)
-      throw InvalidArgumentError(std::string(op_name(op)) + " at " + where(loc) +
-                                 ": operands live on different devices (" + device->name() +
-                                 " and " + d.name() + "); move one with device_put first");
-    device = &d;
-  }
-  if (!device) device = &default_device();
+  Device* device = &common_device(operands, std::string(op_name(op)), loc);
 
   Graph g;
   g.name = "eager_" + std::string(op_name(op));
@@ -335,18 +377,9 @@ Array run_fused_eagerly(const std::function<Array()>& fn, const char* name,
   }
   const Node& out = graph.node(graph.outputs[0]);
   if (out.op == OpKind::Parameter) return captured.at(out.attrs.get_int("index"));
-  Device* device = nullptr;
+  Device* device = &common_device(captured, name, loc);
   std::vector<std::shared_ptr<Buffer>> inputs;
-  for (const Array& a : captured) {
-    Device& d = a.impl()->buffer->device();
-    if (device && device != &d)
-      throw InvalidArgumentError(std::string(name) + " at " + where(loc) +
-                                 ": operands live on different devices (" + device->name() +
-                                 " and " + d.name() + "); move one with device_put first");
-    device = &d;
-    inputs.push_back(a.impl()->buffer);
-  }
-  if (!device) device = &default_device();
+  for (const Array& a : captured) inputs.push_back(a.impl()->buffer);
   ++eager_ops;
   auto outputs = device->compile(graph)->run(inputs);
   return make_concrete(std::move(outputs.at(0)), out.dtype, out.shape);

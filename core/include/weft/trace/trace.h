@@ -1,6 +1,12 @@
-// The tracing machinery shared by jit and, later, by vmap/jvp/grad: a thread-local stack of
-// active traces. While any trace is active every op is staged into the innermost one
-// (omnistaging), even when all its operands are constants.
+// The tracing machinery shared by jit, the control-flow functions and, later, vmap/jvp/grad: a
+// thread-local stack of active traces. While any trace is active every op is staged into the
+// innermost one (omnistaging), even when all its operands are constants.
+//
+// The functions a control op takes (a loop body, a branch) are traced as regions: traces nested
+// in the one that stages the control op. A region is isolated from above, so a value it closes
+// over (a tracer of an enclosing trace, or a concrete array) becomes a trailing parameter of the
+// region and is recorded in `captured`; the control op then passes it in as an operand, which
+// lifts it into the enclosing trace in turn (closure conversion, through any depth of nesting).
 #pragma once
 
 #include <functional>
@@ -21,16 +27,24 @@ namespace weft::detail {
 struct TraceState {
   Graph graph;
   std::string function;               // user-facing name of the traced function
-  std::source_location jit_location;  // where jit() was called
+  std::source_location jit_location;  // where jit() (or the control-flow function) was called
   bool alive = true;
+  // A region of a control op: it may capture tracers of the traces it is nested in. `api` is
+  // the control-flow function ("while_loop") and `enclosing` describes the enclosing function.
+  bool region = false;
+  std::string api = "jit";
+  std::string enclosing;
   // An eager numpy-level call traced only to run as one program (run_fused_eagerly); its
   // errors speak of the call, not of a traced function.
   bool eager_fusion = false;
-  // Concrete arrays the function closed over, hoisted to extra trailing parameters.
+  // Values the function closed over, hoisted to extra trailing parameters: concrete arrays and,
+  // in a region, tracers of enclosing traces.
   std::vector<Array> captured;
   std::vector<ValueId> captured_params;
 
-  std::string describe_function() const;  // "'f' (jit at demo.cpp:12)"
+  // "'f' (jit at demo.cpp:12)"; a region: "'body_fn' (while_loop at demo.cpp:14) inside 'f'
+  // (jit at demo.cpp:12)".
+  std::string describe_function() const;
 };
 
 bool tracing_active();
@@ -67,5 +81,39 @@ Array run_fused_eagerly(const std::function<Array()>& fn, const char* name,
 
 // Number of eager single-op executions so far (tests check that traced code runs none).
 std::int64_t eager_op_count();
+
+// What a region of a control op is called: `name` is the region's graph name (region_name:
+// "cond", "body", "branch0"), `function` the user-facing name in messages ("body_fn"), `api`
+// the control-flow function ("while_loop") and `loc` the user's line that called it.
+struct RegionInfo {
+  std::string name;
+  std::string function;
+  std::string api;
+  std::source_location loc;
+};
+
+// A function traced as a region.
+struct TracedRegion {
+  Graph graph;                  // canonical; parameters: the explicit ones, then the captured
+  std::vector<Array> captured;  // what it closed over: enclosing tracers, concrete arrays
+  std::size_t explicit_params = 0;
+};
+
+// Traces `fn` as a region with parameters of the given types: fn gets their tracers and returns
+// the region's outputs (literals are staged as constants, closed-over values captured).
+TracedRegion trace_region(const RegionInfo& info, std::span<const TensorType> params,
+                          const std::function<std::vector<Array>(const std::vector<Array>&)>& fn);
+
+// Gives every region the same trailing captured parameters: the union of their captures in
+// first-use order (a region that did not use one gets an unused parameter). Returns the union,
+// which the control op passes as its trailing operands.
+std::vector<Array> unify_captures(std::span<TracedRegion> regions);
+
+// Applies a control op (see regions.h for operands, attributes and regions): stages it into the
+// current trace and returns tracers of its results; outside any trace, traces the one op into a
+// throwaway program, compiles it on the operands' device and returns concrete arrays.
+std::vector<Array> bind_control(OpKind op, std::span<const Array> operands, const Attrs& attrs,
+                                std::vector<Graph> regions, std::vector<TensorType> results,
+                                const std::string& api, const std::source_location& loc);
 
 }  // namespace weft::detail
