@@ -365,6 +365,30 @@ TEST(ControlFlowGraph, CapturedValuesBecomeOperandsAndRegionParameters) {
   EXPECT_EQ(out[0].to_vector<float>(), (std::vector<float>{166, 962}));
 }
 
+TEST(ControlFlowGraph, SiblingRegionsShareTheUnionOfTheirCaptures) {
+  // cond_fn closes over `limit`, body_fn over `step` and then `limit`: both regions take
+  // (carry, limit, step), in first-use order, and the loop passes each once.
+  auto f = jit([](const Array& x, const Array& limit, const Array& step) {
+    return lax::while_loop([&](const Array& v) { return v < limit; },
+                           [&](const Array& v) { return v + step + limit * 0; }, x);
+  });
+  Array x = Array::from_vector<int>({}, {1});
+  Array limit = Array::from_vector<int>({}, {10});
+  Array step = Array::from_vector<int>({}, {4});
+  const Graph g = f.lower(x, limit, step).graph();
+  const Node* loop = find_op(g, OpKind::While);
+  ASSERT_NE(loop, nullptr);
+  EXPECT_EQ(loop->inputs, (std::vector<ValueId>{g.params[0], g.params[1], g.params[2]}));
+  for (const Graph& region : loop->regions) EXPECT_EQ(region.params.size(), 3u) << region.name;
+  const Graph& cond = loop->regions[0];
+  const Node* lt = find_op(cond, OpKind::Lt);
+  ASSERT_NE(lt, nullptr);
+  EXPECT_EQ(lt->inputs[1], cond.params[1]) << "limit is the first capture";
+  const auto out =
+      interpret(g, std::vector<HostArray>{x.to_host(), limit.to_host(), step.to_host()});
+  EXPECT_EQ(out[0].to_vector<int>(), (std::vector<int>{13}));  // 1, 5, 9, 13
+}
+
 TEST(ControlFlowGraph, CapturesThreadThroughEveryLevel) {
   // A scan body two regions down uses the jitted argument: each level gets a parameter for it.
   auto f = jit([](const Array& x) {
@@ -560,6 +584,32 @@ TEST(ControlFlowErrors, ATracerOfASiblingRegionHasEscaped) {
       message_of<EscapedTracerError>([&] { f.lower(Array::from_vector<int>({}, {1})); });
   EXPECT_THAT(msg, HasSubstr("after its trace ended"));
   EXPECT_THAT(msg, HasSubstr("cond_fn"));
+}
+
+TEST(ControlFlowErrors, OnlyRegionsCaptureTracersOfEnclosingTraces) {
+  // A jit lowered inside another trace is a trace of its own, not a region: it may not close
+  // over the outer function's tracers.
+  auto f = jit([](const Array& x) {
+    auto inner = jit([&](const Array& v) { return v + x; });
+    (void)inner.lower(Array::from_vector<float>({}, {1}));
+    return x;
+  });
+  std::string msg =
+      message_of<EscapedTracerError>([&] { f.lower(Array::from_vector<float>({}, {1})); });
+  EXPECT_THAT(msg, HasSubstr("not nested in it as a control-flow region"));
+}
+
+TEST(ControlFlowErrors, ConcretizationOfARegionParameterSaysWhatItIs) {
+  auto f = jit([](const Array& x) {
+    return lax::fori_loop(
+        0, 2, [](const Array& i, const Array& v) { return v + static_cast<float>(i.item<int>()); },
+        x);
+  });
+  std::string msg =
+      message_of<ConcretizationError>([&] { f.lower(Array::from_vector<float>({}, {1})); });
+  EXPECT_THAT(msg, HasSubstr("parameter 0 of the traced function (a carry, operand, row of xs or "
+                             "loop index"));
+  EXPECT_THAT(msg, HasSubstr("'body_fn' (fori_loop at"));
 }
 
 TEST(ControlFlowErrors, ConcretizationSuggestsStructuredControlFlow) {

@@ -162,6 +162,14 @@ std::vector<ValueId> abstraction_chain(const TraceState& t, ValueId id) {
   return chain;
 }
 
+// "argument 1 of the traced function"; in a region, what the control op passes in.
+std::string describe_argument(const TraceState& t, const Node& param) {
+  const std::string index = std::to_string(param.attrs.get_int("index"));
+  if (!t.region) return "argument " + index + " of the traced function";
+  return "parameter " + index + " of the traced function (a carry, operand, row of xs or loop " +
+         "index its control-flow function passes in)";
+}
+
 std::string describe_chain_entry(const TraceState& t, ValueId id) {
   const Node& n = t.graph.node(id);
   if (n.op == OpKind::Parameter) {
@@ -169,9 +177,9 @@ std::string describe_chain_entry(const TraceState& t, ValueId id) {
                           t.captured_params.end();
     const std::string type = type_to_string({n.dtype, n.shape});
     if (captured)
-      return "  an array the function closes over (" + type + "), used at " + n.origin.describe();
-    return "  argument " + std::to_string(n.attrs.get_int("index")) + " of the traced function (" +
-           type + ")";
+      return std::string(t.region ? "  a value" : "  an array") + " the function closes over (" +
+             type + "), used at " + n.origin.describe();
+    return "  " + describe_argument(t, n) + " (" + type + ")";
   }
   return "  " + describe_node(t.graph, id) + "\n    from " + n.origin.describe();
 }
@@ -200,8 +208,13 @@ std::string describe_chain_entry(const TraceState& t, ValueId id) {
   }
   std::string why;
   if (n.op == OpKind::Parameter) {
-    why = "this value is argument " + std::to_string(n.attrs.get_int("index")) +
-          " of the traced function, so only its dtype and shape are known while tracing.";
+    const bool captured = std::find(t.captured_params.begin(), t.captured_params.end(),
+                                    tracer.id) != t.captured_params.end();
+    why = "this value is " +
+          (captured ? std::string("a value the function closes over (every array a traced "
+                                  "function uses becomes an input of the trace)")
+                    : describe_argument(t, n)) +
+          ", so only its dtype and shape are known while tracing.";
   } else {
     const Node& first = t.graph.node(chain.front());
     if (first.op == OpKind::Parameter)
