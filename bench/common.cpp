@@ -93,9 +93,14 @@ PlanLaunches::PlanLaunches(std::shared_ptr<Executable> executable,
       mems_.push_back(owned_.back().get());
     }
   }
-  for (const opencl::LaunchPlan& launch : plan_->launches) {
+  for (const opencl::StepPlan& step : plan_->steps) {
+    if (step.kind != opencl::StepPlan::Kind::Launch)
+      throw InvalidArgumentError("bench: PlanLaunches runs kernel launches only, not control flow");
+    launches_.push_back(&step.launch);
+  }
+  for (const opencl::LaunchPlan* launch : launches_) {
     cl_int status = CL_SUCCESS;
-    kernels_.emplace_back(clCreateKernel(exe->program(), launch.kernel.c_str(), &status));
+    kernels_.emplace_back(clCreateKernel(exe->program(), launch->kernel.c_str(), &status));
     check(status, "clCreateKernel");
   }
 }
@@ -111,8 +116,8 @@ void PlanLaunches::renew_outputs() {
 
 void PlanLaunches::run() {
   opencl::ClEvent previous;
-  for (std::size_t l = 0; l < plan_->launches.size(); ++l) {
-    const opencl::LaunchPlan& launch = plan_->launches[l];
+  for (std::size_t l = 0; l < launches_.size(); ++l) {
+    const opencl::LaunchPlan& launch = *launches_[l];
     if (launch.global_size == 0) continue;
     cl_kernel kernel = kernels_[l].get();
     for (std::size_t a = 0; a < launch.args.size(); ++a)

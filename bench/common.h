@@ -70,9 +70,10 @@ class PlanLaunches {
  private:
   std::shared_ptr<Executable> executable_;  // owns the program the kernels come from
   const opencl::ProgramPlan* plan_;
-  std::vector<opencl::ClMem> owned_;       // per plan buffer; empty for inputs
-  std::vector<cl_mem> mems_;               // per plan buffer
-  std::vector<opencl::ClKernel> kernels_;  // per launch
+  std::vector<opencl::ClMem> owned_;                 // per plan buffer; empty for inputs
+  std::vector<cl_mem> mems_;                         // per plan buffer
+  std::vector<opencl::ClKernel> kernels_;            // per launch
+  std::vector<const opencl::LaunchPlan*> launches_;  // the plan's launches, in order
 };
 
 // Wall-clock seconds of each repetition of every contender. Contenders run round-robin, one

@@ -57,7 +57,7 @@ ProgramPlan slow_plan(std::size_t n) {
       out[i] = x;
     })";
   plan.buffers = {{Role::Input, 0, n * 4}, {Role::Input, 1, 4}, {Role::Output, 0, n * 4}};
-  plan.launches = {{"lcg", {0, 1, 2}, {2}, n, 0}};
+  plan.steps = {StepPlan::of({"lcg", {0, 1, 2}, {2}, n, 0})};
   plan.outputs = {2};
   return plan;
 }

@@ -49,7 +49,7 @@ ProgramPlan slow_plan(std::size_t n) {
   ProgramPlan plan;
   plan.source = kSlowSource;
   plan.buffers = {{Role::Input, 0, n * 4}, {Role::Input, 1, 4}, {Role::Output, 0, n * 4}};
-  plan.launches = {{"lcg", {0, 1, 2}, {2}, n, 0}};
+  plan.steps = {StepPlan::of({"lcg", {0, 1, 2}, {2}, n, 0})};
   plan.outputs = {2};
   return plan;
 }
@@ -286,7 +286,8 @@ TEST(Executable, TwoLaunchesThroughATemp) {
                   {Role::Input, 1, n * 4},
                   {Role::Temp, 0, n * 4},
                   {Role::Output, 0, n * 4}};
-  plan.launches = {{"scale", {0, 2}, {2}, n, 64}, {"add", {2, 1, 3}, {3}, n, 64}};
+  plan.steps = {StepPlan::of({"scale", {0, 2}, {2}, n, 64}),
+                StepPlan::of({"add", {2, 1, 3}, {3}, n, 64})};
   plan.outputs = {3};
   OpenCLExecutable exe(device, std::move(plan));
 
@@ -352,16 +353,16 @@ TEST(Executable, RejectsBadInputs) {
 TEST(Executable, RejectsInconsistentPlans) {
   OpenCLDevice& device = cpu0();
   ProgramPlan writes_input = add_plan(4);
-  writes_input.launches[0].writes = {0};
+  writes_input.steps[0].launch.writes = {0};
   EXPECT_THROW((OpenCLExecutable(device, writes_input)), InvalidArgumentError);
   ProgramPlan bad_index = add_plan(4);
   bad_index.outputs = {7};
   EXPECT_THROW((OpenCLExecutable(device, bad_index)), InvalidArgumentError);
   ProgramPlan wrong_arity = add_plan(4);
-  wrong_arity.launches[0].args = {0, 2};
+  wrong_arity.steps[0].launch.args = {0, 2};
   EXPECT_THROW((OpenCLExecutable(device, wrong_arity)), InvalidArgumentError);
   ProgramPlan missing_kernel = add_plan(4);
-  missing_kernel.launches[0].kernel = "no_such_kernel";
+  missing_kernel.steps[0].launch.kernel = "no_such_kernel";
   EXPECT_THROW((OpenCLExecutable(device, missing_kernel)), DeviceError);
 }
 

@@ -9,7 +9,7 @@ namespace {
 using nlohmann::json;
 
 // Bump when the fields below change; older entries then fail to parse and are rewritten.
-constexpr int kPlanFormat = 2;
+constexpr int kPlanFormat = 3;  // 3: typed steps and nested blocks (control flow)
 
 const char* role_name(BufferPlan::Role role) {
   switch (role) {
@@ -19,6 +19,8 @@ const char* role_name(BufferPlan::Role role) {
       return "output";
     case BufferPlan::Role::Temp:
       return "temp";
+    case BufferPlan::Role::Result:
+      return "result";
   }
   return "temp";
 }
@@ -27,22 +29,149 @@ BufferPlan::Role role_from(const std::string& name) {
   if (name == "input") return BufferPlan::Role::Input;
   if (name == "output") return BufferPlan::Role::Output;
   if (name == "temp") return BufferPlan::Role::Temp;
+  if (name == "result") return BufferPlan::Role::Result;
   throw std::invalid_argument("unknown buffer role \"" + name + "\"");
+}
+
+const char* kind_name(StepPlan::Kind kind) {
+  switch (kind) {
+    case StepPlan::Kind::Launch:
+      return "launch";
+    case StepPlan::Kind::Loop:
+      return "loop";
+    case StepPlan::Kind::While:
+      return "while";
+    case StepPlan::Kind::Cond:
+      return "cond";
+  }
+  return "launch";
+}
+
+StepPlan::Kind kind_from(const std::string& name) {
+  if (name == "launch") return StepPlan::Kind::Launch;
+  if (name == "loop") return StepPlan::Kind::Loop;
+  if (name == "while") return StepPlan::Kind::While;
+  if (name == "cond") return StepPlan::Kind::Cond;
+  throw std::invalid_argument("unknown step kind \"" + name + "\"");
+}
+
+// Stored plans come from disk: nesting is bounded so a crafted entry cannot exhaust the
+// stack (a hit compares the parsed plan with a fresh one anyway).
+constexpr int kMaxBlockDepth = 64;
+
+json block_to_json(const BlockPlan& block) {
+  json buffers = json::array();
+  for (const BufferPlan& b : block.buffers)
+    buffers.push_back({{"role", role_name(b.role)}, {"index", b.index}, {"bytes", b.bytes}});
+  json steps = json::array();
+  for (const StepPlan& step : block.steps) {
+    json s = {{"kind", kind_name(step.kind)}};
+    if (step.kind == StepPlan::Kind::Launch) {
+      const LaunchPlan& l = step.launch;
+      s["kernel"] = l.kernel;
+      s["args"] = l.args;
+      s["writes"] = l.writes;
+      s["global"] = l.global_size;
+      s["local"] = l.local_size;
+      s["summary"] = l.summary;
+    } else {
+      s["operands"] = step.operands;
+      s["results"] = step.results;
+      s["carries"] = step.carries;
+      s["xs"] = step.xs;
+      s["length"] = step.length;
+      s["reverse"] = step.reverse;
+      json regions = json::array();
+      for (const BlockPlan& region : step.regions) regions.push_back(block_to_json(region));
+      s["regions"] = std::move(regions);
+    }
+    steps.push_back(std::move(s));
+  }
+  return {{"buffers", std::move(buffers)},
+          {"steps", std::move(steps)},
+          {"outputs", block.outputs},
+          {"params", block.num_params}};
+}
+
+BlockPlan block_from_json(const json& in, int depth) {
+  if (depth > kMaxBlockDepth)
+    throw std::invalid_argument("blocks nest deeper than " + std::to_string(kMaxBlockDepth));
+  BlockPlan block;
+  for (const json& b : in.at("buffers"))
+    block.buffers.push_back({role_from(b.at("role").get<std::string>()), b.at("index").get<int>(),
+                             b.at("bytes").get<std::size_t>()});
+  for (const json& s : in.at("steps")) {
+    StepPlan step;
+    step.kind = kind_from(s.at("kind").get<std::string>());
+    if (step.kind == StepPlan::Kind::Launch) {
+      step.launch = {s.at("kernel").get<std::string>(),      s.at("args").get<std::vector<int>>(),
+                     s.at("writes").get<std::vector<int>>(), s.at("global").get<std::size_t>(),
+                     s.at("local").get<std::size_t>(),       s.at("summary").get<int>()};
+    } else {
+      step.operands = s.at("operands").get<std::vector<int>>();
+      step.results = s.at("results").get<std::vector<int>>();
+      step.carries = s.at("carries").get<int>();
+      step.xs = s.at("xs").get<int>();
+      step.length = s.at("length").get<std::int64_t>();
+      step.reverse = s.at("reverse").get<bool>();
+      for (const json& region : s.at("regions"))
+        step.regions.push_back(block_from_json(region, depth + 1));
+    }
+    block.steps.push_back(std::move(step));
+  }
+  block.outputs = in.at("outputs").get<std::vector<int>>();
+  block.num_params = in.at("params").get<int>();
+  return block;
+}
+
+std::string block_difference(const BlockPlan& a, const BlockPlan& b, const std::string& where) {
+  if (a.buffers.size() != b.buffers.size())
+    return where + std::to_string(a.buffers.size()) + " buffers, expected " +
+           std::to_string(b.buffers.size());
+  for (std::size_t i = 0; i < a.buffers.size(); ++i) {
+    const BufferPlan& x = a.buffers[i];
+    const BufferPlan& y = b.buffers[i];
+    if (x.role != y.role || x.index != y.index || x.bytes != y.bytes)
+      return where + "buffer " + std::to_string(i) + " is " + role_name(x.role) + " " +
+             std::to_string(x.index) + " of " + std::to_string(x.bytes) + " bytes, expected " +
+             role_name(y.role) + " " + std::to_string(y.index) + " of " + std::to_string(y.bytes) +
+             " bytes";
+  }
+  if (a.steps.size() != b.steps.size())
+    return where + std::to_string(a.steps.size()) + " steps, expected " +
+           std::to_string(b.steps.size());
+  for (std::size_t i = 0; i < a.steps.size(); ++i) {
+    const StepPlan& x = a.steps[i];
+    const StepPlan& y = b.steps[i];
+    const std::string step = where + "step " + std::to_string(i);
+    if (x.kind != y.kind)
+      return step + " is a " + kind_name(x.kind) + ", expected a " + kind_name(y.kind);
+    if (x.kind == StepPlan::Kind::Launch) {
+      const LaunchPlan& l = x.launch;
+      const LaunchPlan& r = y.launch;
+      if (l.kernel != r.kernel || l.args != r.args || l.writes != r.writes ||
+          l.global_size != r.global_size || l.local_size != r.local_size || l.summary != r.summary)
+        return step + " (" + l.kernel + ") differs from " + r.kernel;
+      continue;
+    }
+    if (x.operands != y.operands || x.results != y.results || x.carries != y.carries ||
+        x.xs != y.xs || x.length != y.length || x.reverse != y.reverse ||
+        x.regions.size() != y.regions.size())
+      return step + " (" + kind_name(x.kind) + ") has other operands, results or attributes";
+    for (std::size_t r = 0; r < x.regions.size(); ++r)
+      if (std::string d = block_difference(x.regions[r], y.regions[r],
+                                           step + " region " + std::to_string(r) + ": ");
+          !d.empty())
+        return d;
+  }
+  if (a.outputs != b.outputs) return where + "its outputs name other buffers";
+  if (a.num_params != b.num_params) return where + "it takes another number of parameters";
+  return {};
 }
 
 }  // namespace
 
 std::string serialize_plan(const ProgramPlan& plan) {
-  json buffers = json::array();
-  for (const BufferPlan& b : plan.buffers)
-    buffers.push_back({{"role", role_name(b.role)}, {"index", b.index}, {"bytes", b.bytes}});
-  json launches = json::array();
-  for (const LaunchPlan& l : plan.launches)
-    launches.push_back({{"kernel", l.kernel},
-                        {"args", l.args},
-                        {"writes", l.writes},
-                        {"global", l.global_size},
-                        {"local", l.local_size}});
   json kernels = json::array();
   for (const KernelSummary& k : plan.info.kernels)
     kernels.push_back({{"name", k.name},
@@ -53,9 +182,7 @@ std::string serialize_plan(const ProgramPlan& plan) {
                        {"why_buffer", k.why_buffer}});
   json out = {{"format", kPlanFormat},
               {"build_options", plan.build_options},
-              {"buffers", std::move(buffers)},
-              {"launches", std::move(launches)},
-              {"outputs", plan.outputs},
+              {"main", block_to_json(plan)},
               {"kernels", std::move(kernels)},
               {"intermediate_buffers", plan.info.intermediate_buffers},
               {"source", plan.source}};
@@ -70,15 +197,7 @@ std::optional<ProgramPlan> parse_plan(std::string_view text, std::string* error)
                                   std::to_string(kPlanFormat));
     ProgramPlan plan;
     plan.build_options = in.at("build_options").get<std::string>();
-    for (const json& b : in.at("buffers"))
-      plan.buffers.push_back({role_from(b.at("role").get<std::string>()), b.at("index").get<int>(),
-                              b.at("bytes").get<std::size_t>()});
-    for (const json& l : in.at("launches"))
-      plan.launches.push_back(
-          {l.at("kernel").get<std::string>(), l.at("args").get<std::vector<int>>(),
-           l.at("writes").get<std::vector<int>>(), l.at("global").get<std::size_t>(),
-           l.at("local").get<std::size_t>()});
-    plan.outputs = in.at("outputs").get<std::vector<int>>();
+    static_cast<BlockPlan&>(plan) = block_from_json(in.at("main"), 0);
     for (const json& k : in.at("kernels")) {
       KernelSummary summary;
       summary.name = k.at("name").get<std::string>();
@@ -104,30 +223,7 @@ std::string plan_difference(const ProgramPlan& stored, const ProgramPlan& expect
     return "build options \"" + stored.build_options + "\", expected \"" + expected.build_options +
            "\"";
   if (stored.source != expected.source) return "its OpenCL source differs";
-  if (stored.buffers.size() != expected.buffers.size())
-    return std::to_string(stored.buffers.size()) + " buffers, expected " +
-           std::to_string(expected.buffers.size());
-  for (std::size_t i = 0; i < stored.buffers.size(); ++i) {
-    const BufferPlan& a = stored.buffers[i];
-    const BufferPlan& b = expected.buffers[i];
-    if (a.role != b.role || a.index != b.index || a.bytes != b.bytes)
-      return "buffer " + std::to_string(i) + " is " + role_name(a.role) + " " +
-             std::to_string(a.index) + " of " + std::to_string(a.bytes) + " bytes, expected " +
-             role_name(b.role) + " " + std::to_string(b.index) + " of " + std::to_string(b.bytes) +
-             " bytes";
-  }
-  if (stored.launches.size() != expected.launches.size())
-    return std::to_string(stored.launches.size()) + " launches, expected " +
-           std::to_string(expected.launches.size());
-  for (std::size_t i = 0; i < stored.launches.size(); ++i) {
-    const LaunchPlan& a = stored.launches[i];
-    const LaunchPlan& b = expected.launches[i];
-    if (a.kernel != b.kernel || a.args != b.args || a.writes != b.writes ||
-        a.global_size != b.global_size || a.local_size != b.local_size)
-      return "launch " + std::to_string(i) + " (" + a.kernel + ") differs from " + b.kernel;
-  }
-  if (stored.outputs != expected.outputs) return "its outputs name other buffers";
-  return {};
+  return block_difference(stored, expected, "");
 }
 
 }  // namespace weft::opencl::detail

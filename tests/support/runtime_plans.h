@@ -32,9 +32,10 @@ inline ProgramPlan add_plan(std::size_t n) {
       out[i] = a[i] + b[i];
     })";
   plan.buffers = {{Role::Input, 0, n * 4}, {Role::Input, 1, n * 4}, {Role::Output, 0, n * 4}};
-  plan.launches = {{"add", {0, 1, 2}, {2}, n, 0}};
+  plan.steps = {StepPlan::of({"add", {0, 1, 2}, {2}, n, 0})};
   plan.outputs = {2};
-  plan.info.kernels = {{"add", "loop", {"add"}, static_cast<std::int64_t>(n)}};
+  plan.info.kernels = {
+      {"add", "loop", {"add"}, static_cast<std::int64_t>(n), 1, "it is an output"}};
   return plan;
 }
 

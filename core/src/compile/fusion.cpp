@@ -37,6 +37,8 @@ struct Planner {
   const Graph& g;
   std::size_t n;
   std::vector<std::vector<ValueId>> users;
+  // is_param: a buffer made outside this graph's kernels (a parameter, a control node and
+  // its results).
   std::vector<bool> is_param, is_root;
   std::vector<ValueId> alias_of;
   std::vector<std::string> why_buffer;       // per root
@@ -54,6 +56,8 @@ struct Planner {
     for (std::size_t i = 0; i < n; ++i)
       for (ValueId in : g.nodes[i].inputs) users[in].push_back(static_cast<ValueId>(i));
     for (ValueId p : g.params) is_param[p] = true;
+    for (std::size_t i = 0; i < n; ++i)
+      if (is_control(g.nodes[i].op) || g.nodes[i].op == OpKind::Result) is_param[i] = true;
   }
 
   void make_root(std::size_t v, std::string why) {
@@ -79,6 +83,12 @@ struct Planner {
     }
     for (std::size_t i = 0; i < n; ++i) {
       const Node& node = g.nodes[i];
+      // A control step reads whole buffers (it passes them to its regions).
+      if (is_control(node.op))
+        for (ValueId in : node.inputs)
+          if (!is_param[in])
+            make_root(in, "it is an operand of a " + std::string(op_name(node.op)) + " (at " +
+                              node.origin.describe() + ")");
       if (is_reduction(node.op)) make_root(i, "it is a reduction (its own kernel)");
       if (node.op == OpKind::DotGeneral) make_root(i, "it is a dot_general (its own kernel)");
       // A dot reads each operand element many times: operands must be buffers. A reshape of
@@ -151,6 +161,14 @@ struct Planner {
     for (std::size_t i = 0; i < n; ++i) has[i] = is_param[i] || is_root[i] || alias_of[i] >= 0;
     return has;
   }
+  // Control nodes have no buffer of their own (their results do) but, like buffers, end
+  // every kernel's producer tree.
+  std::vector<bool> has_buffer_for_plan() const {
+    std::vector<bool> has = has_buffer();
+    for (std::size_t i = 0; i < n; ++i)
+      if (is_control(g.nodes[i].op)) has[i] = false;
+    return has;
+  }
 };
 
 }  // namespace
@@ -158,6 +176,12 @@ struct Planner {
 FusionPlan plan_fusion(const Graph& input, const FusionOptions& options) {
   FusionPlan plan;
   plan.graph = canonicalize_dots(eliminate_dead_code(input));
+  return plan_fusion_of_optimized(std::move(plan.graph), options);
+}
+
+FusionPlan plan_fusion_of_optimized(Graph graph, const FusionOptions& options) {
+  FusionPlan plan;
+  plan.graph = std::move(graph);
   const Graph& g = plan.graph;
   Planner planner(g);
   planner.mark_required_roots();
@@ -170,7 +194,7 @@ FusionPlan plan_fusion(const Graph& input, const FusionOptions& options) {
       planner.assign_groups();
   }
   plan.alias_of = planner.alias_of;
-  plan.has_buffer = planner.has_buffer();
+  plan.has_buffer = planner.has_buffer_for_plan();
 
   // Members of each root's kernel, in node order, gathered in one pass over the nodes.
   std::vector<int> group_index(g.nodes.size(), -1);
@@ -189,7 +213,7 @@ FusionPlan plan_fusion(const Graph& input, const FusionOptions& options) {
   for (std::size_t v = 0; v < g.nodes.size(); ++v) {
     if (planner.is_root[v]) {
       plan.groups[group_index[v]].members.push_back(static_cast<ValueId>(v));
-    } else if (!plan.has_buffer[v]) {
+    } else if (!plan.has_buffer[v] && !is_control(g.nodes[v].op)) {
       for (ValueId root : planner.groups_of[v])
         plan.groups[group_index[root]].members.push_back(static_cast<ValueId>(v));
     }

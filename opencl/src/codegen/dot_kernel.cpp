@@ -66,7 +66,7 @@ void emit_register_blocked(KernelContext& ctx, const FusionGroup& group, const s
   launch.writes = {ctx.buffer_of.at(group.root)};
   launch.local_size = std::min<std::size_t>(16, ctx.caps.max_work_group_size);
   launch.global_size = round_up(static_cast<std::size_t>(total), launch.local_size);
-  ctx.program.launches.push_back(std::move(launch));
+  ctx.add_launch(std::move(launch));
 }
 
 }  // namespace
@@ -146,7 +146,7 @@ void emit_dot_kernel(KernelContext& ctx, const FusionGroup& group, const std::st
   launch.local_size = kThreads;
   launch.global_size = static_cast<std::size_t>(B * tiles_m * tiles_n) * kThreads;
   if (M * N == 0) launch.global_size = 0;
-  ctx.program.launches.push_back(std::move(launch));
+  ctx.add_launch(std::move(launch));
 }
 
 }  // namespace weft::opencl

@@ -1,5 +1,5 @@
-// Shared state while turning a FusionPlan into a ProgramPlan: which buffer holds each node,
-// the source being written, and the launches so far.
+// Shared state while turning one block of a schedule into a BlockPlan: which buffer holds
+// each node, the program source being written (shared by all blocks), and the steps so far.
 #pragma once
 
 #include <map>
@@ -12,20 +12,43 @@
 
 namespace weft::opencl {
 
-struct KernelContext {
-  const FusionPlan& fusion;
+// What all blocks of one program share.
+struct ProgramContext {
+  explicit ProgramContext(const DeviceCaps& device_caps) : caps(device_caps) {}
   const DeviceCaps& caps;
-  ProgramPlan& program;
-  std::map<ValueId, int> buffer_of;  // node -> BufferPlan index
-  std::ostringstream source;         // the kernels; plan_program writes the header above them
+  std::ostringstream source;  // the kernels; plan_program writes the header above them
   // Set by kernels that pass vectors wider than 256 bits (float16, double8, long8) to builtin
   // functions, which clang reports under -Wpsabi on CPUs without AVX-512.
   bool wide_vector_calls = false;
+  std::vector<KernelSummary> kernels;  // one per fused kernel, in launch order
+};
+
+struct KernelContext {
+  const FusionPlan& fusion;
+  const DeviceCaps& caps;
+  BlockPlan& block;
+  ProgramContext& program;
+  std::ostringstream& source;
+  bool& wide_vector_calls;
+  std::map<ValueId, int> buffer_of;  // node -> BufferPlan index
+  int summary = -1;                  // the kernel being emitted (index into program.kernels)
+
+  KernelContext(const FusionPlan& f, BlockPlan& b, ProgramContext& p)
+      : fusion(f),
+        caps(p.caps),
+        block(b),
+        program(p),
+        source(p.source),
+        wide_vector_calls(p.wide_vector_calls) {}
 
   const Graph& graph() const { return fusion.graph; }
   int add_temp(std::size_t bytes) {
-    program.buffers.push_back({BufferPlan::Role::Temp, 0, bytes});
-    return static_cast<int>(program.buffers.size()) - 1;
+    block.buffers.push_back({BufferPlan::Role::Temp, 0, bytes});
+    return static_cast<int>(block.buffers.size()) - 1;
+  }
+  void add_launch(LaunchPlan launch) {
+    launch.summary = summary;
+    block.steps.push_back(StepPlan::of(std::move(launch)));
   }
 };
 

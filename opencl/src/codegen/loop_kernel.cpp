@@ -110,12 +110,12 @@ void emit_loop_kernel(KernelContext& ctx, const FusionGroup& group, const std::s
                << idx_t << ")get_global_id(0);\n"
                << vemit.take_code() << "  vstore" << kVectorWidth << "(" << v
                << ", gid, out);\n}\n\n";
-    ctx.program.launches.push_back({name, args, {out}, bulk / width, local});
+    ctx.add_launch({name, args, {out}, bulk / width, local});
   } else if (bulk > 0) {
     ctx.source << "__kernel void " << name << signature << "  const " << idx_t << " gid = ("
                << idx_t << ")get_global_id(0);\n"
                << body;
-    ctx.program.launches.push_back({name, args, {out}, bulk, local});
+    ctx.add_launch({name, args, {out}, bulk, local});
   }
   if (n > bulk) {
     const std::string tail = bulk > 0 ? name + "_tail" : name;
@@ -123,7 +123,7 @@ void emit_loop_kernel(KernelContext& ctx, const FusionGroup& group, const std::s
     ctx.source << "__kernel void " << tail << signature << "  const " << idx_t << " gid = " << bulk
                << " + (" << idx_t << ")get_global_id(0);\n  if (gid >= " << n << ") return;\n"
                << body;
-    ctx.program.launches.push_back({tail, args, {out}, round_up(n - bulk, tail_local), tail_local});
+    ctx.add_launch({tail, args, {out}, round_up(n - bulk, tail_local), tail_local});
   }
 }
 

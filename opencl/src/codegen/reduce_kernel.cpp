@@ -206,7 +206,7 @@ void emit_reduce_kernel(KernelContext& ctx, const FusionGroup& group, const std:
                << ";\n}\n\n";
     launch.local_size = std::min<std::size_t>(64, ctx.caps.max_work_group_size);
     launch.global_size = round_up(static_cast<std::size_t>(outputs), launch.local_size);
-    ctx.program.launches.push_back(std::move(launch));
+    ctx.add_launch(std::move(launch));
     return;
   }
 
@@ -290,7 +290,7 @@ void emit_reduce_kernel(KernelContext& ctx, const FusionGroup& group, const std:
   }
   stage1.local_size = local;
   stage1.global_size = static_cast<std::size_t>(partial_count) * local;
-  ctx.program.launches.push_back(std::move(stage1));
+  ctx.add_launch(std::move(stage1));
   if (cooperative) return;
 
   // Stage 2: one work-item per output folds its partials in order.
@@ -316,7 +316,7 @@ void emit_reduce_kernel(KernelContext& ctx, const FusionGroup& group, const std:
   ctx.source << "  }\n  out[gid] = " << result_expr("acc", "acc_i") << ";\n}\n\n";
   stage2.local_size = std::min<std::size_t>(64, ctx.caps.max_work_group_size);
   stage2.global_size = round_up(static_cast<std::size_t>(outputs), stage2.local_size);
-  ctx.program.launches.push_back(std::move(stage2));
+  ctx.add_launch(std::move(stage2));
 }
 
 }  // namespace weft::opencl

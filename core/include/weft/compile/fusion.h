@@ -70,7 +70,10 @@ struct FusionOptions {
   int reduction_body_copies = 1;
 };
 
-// DCE, dot canonicalisation, then grouping.
+// DCE, dot canonicalisation, then grouping. Control nodes are steps of their own: their
+// operands are buffers and their results are read like parameters.
 FusionPlan plan_fusion(const Graph& graph, const FusionOptions& options = {});
+// Grouping alone, for a graph that has been through DCE and dot canonicalisation.
+FusionPlan plan_fusion_of_optimized(Graph graph, const FusionOptions& options = {});
 
 }  // namespace weft

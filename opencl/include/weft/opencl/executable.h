@@ -8,6 +8,7 @@
 #include <memory>
 #include <mutex>
 #include <span>
+#include <unordered_map>
 #include <vector>
 
 #include "weft/backend.h"
@@ -59,8 +60,8 @@ class OpenCLExecutable final : public Executable {
   ProgramPlan plan_;
   std::size_t num_inputs_ = 0;
   ClProgram program_;
-  std::vector<ClKernel> kernels_;                    // one per distinct kernel name
-  std::vector<std::size_t> launch_kernel_;           // index into kernels_ per launch
+  std::vector<ClKernel> kernels_;                                   // one per distinct kernel name
+  std::unordered_map<const LaunchPlan*, cl_kernel> launch_kernel_;  // into plan_, per launch
   std::mutex run_mutex_;                             // cl_kernel arguments are shared state
   std::unique_ptr<detail::CacheWrite> cache_write_;  // until the first run (under run_mutex_)
 };

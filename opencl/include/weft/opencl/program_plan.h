@@ -1,5 +1,5 @@
-// What codegen hands the runtime: one OpenCL C program, the buffers a run needs, and the
-// kernel launches in dependency order. Device-specific, graph-free.
+// What codegen hands the runtime: one OpenCL C program and the steps that run it, block by
+// block (the function, and each region of its control steps). Device-specific, graph-free.
 #pragma once
 
 #include <cstddef>
@@ -12,28 +12,72 @@
 namespace weft::opencl {
 
 struct BufferPlan {
-  enum class Role { Input, Output, Temp };
+  enum class Role {
+    Input,   // parameter `index` of the block: the caller's buffer, or what its step passes
+    Output,  // function output `index` (main block only): allocated by the run
+    Temp,    // allocated by each run of its block
+    Result,  // result `index` of the control step that produces it: bound when it runs
+  };
   Role role = Role::Temp;
-  int index = 0;          // parameter index (Input) or output index (Output)
+  int index = 0;          // parameter, output or result index
   std::size_t bytes = 0;  // may be 0 (empty arrays); the runtime allocates at least 1 byte
 };
 
 struct LaunchPlan {
   std::string kernel;           // kernel function name in the program
-  std::vector<int> args;        // BufferPlan indices, in kernel argument order
+  std::vector<int> args;        // BufferPlan indices of the block, in kernel argument order
   std::vector<int> writes;      // which of those the kernel writes
   std::size_t global_size = 0;  // 1-D; a multiple of local_size (0 launches are skipped)
   std::size_t local_size = 0;   // 0 lets the driver choose
+  int summary = -1;             // the CompiledInfo::kernels entry this launch belongs to
 };
 
-struct ProgramPlan {
-  std::string source;         // OpenCL C 1.2
-  std::string build_options;  // passed to clBuildProgram
+struct BlockPlan;
+
+struct StepPlan {
+  enum class Kind {
+    Launch,  // one kernel launch
+    Loop,    // regions[0] run `length` times, enqueued without a host round trip
+    While,   // regions[0] computes the predicate (read on the host), regions[1] the body
+    Cond,    // the region that operands[0] selects (read on the host)
+  };
+  Kind kind = Kind::Launch;
+  LaunchPlan launch;  // Launch
+
+  // Control steps. Operands and results are buffers of the enclosing block, laid out as the
+  // control op's are (see weft/ir/regions.h): a loop's body takes the iteration number (an i32
+  // buffer the runtime fills), the carries, one row of each xs (copied out) and the captured
+  // values, and returns the carries and one row of each stacked result (copied in).
+  std::vector<int> operands;
+  std::vector<int> results;
+  std::vector<BlockPlan> regions;
+  int carries = 0;          // Loop, While
+  int xs = 0;               // Loop
+  std::int64_t length = 0;  // Loop
+  bool reverse = false;     // Loop
+
+  static StepPlan of(LaunchPlan launch) {
+    StepPlan step;
+    step.launch = std::move(launch);
+    return step;
+  }
+};
+
+struct BlockPlan {
   std::vector<BufferPlan> buffers;
-  std::vector<LaunchPlan> launches;  // in an order that respects data dependencies
-  std::vector<int> outputs;          // buffer per graph output (an Input buffer when aliased)
+  std::vector<StepPlan> steps;  // in an order that respects data dependencies
+  std::vector<int> outputs;     // buffer per output (an Input buffer when passed through)
+  int num_params = 0;           // parameters of the block (not all need a buffer)
+};
+
+struct ProgramPlan : BlockPlan {
+  std::string source;         // OpenCL C 1.2, every block's kernels
+  std::string build_options;  // passed to clBuildProgram
   CompiledInfo info;
 };
+
+// Every launch of a block and of its regions, in step order.
+std::vector<const LaunchPlan*> all_launches(const BlockPlan& block);
 
 // What codegen needs to know about a device.
 struct DeviceCaps {

@@ -2,11 +2,13 @@
 
 #include "cache_writer.h"
 #include "discovery.h"
+#include "runtime/block_runner.h"
 
 #include <algorithm>
 #include <chrono>
 #include <shared_mutex>
 #include <string>
+#include <unordered_map>
 
 #include "weft/error.h"
 #include "weft/opencl/buffer.h"
@@ -28,13 +30,6 @@ bool contains(const std::vector<int>& values, int value) {
                              ". Plans come from weft codegen, so this is a weft bug; please "
                              "report it.");
 }
-
-// What a run knows about one buffer: the command that last wrote it and the commands that
-// read it since, so that a later writer can wait for them on an out-of-order queue.
-struct Hazards {
-  ClEvent last_write;
-  std::vector<ClEvent> reads;
-};
 
 }  // namespace
 
@@ -71,23 +66,24 @@ void OpenCLExecutable::create_kernels() {
   for (const BufferPlan& buffer : plan_.buffers)
     if (buffer.role == Role::Input)
       num_inputs_ = std::max(num_inputs_, static_cast<std::size_t>(buffer.index) + 1);
-  std::vector<std::string> names;
-  for (const LaunchPlan& launch : plan_.launches) {
-    auto found = std::find(names.begin(), names.end(), launch.kernel);
-    if (found == names.end()) {
+  num_inputs_ = std::max(num_inputs_, static_cast<std::size_t>(plan_.num_params));
+  std::unordered_map<std::string, cl_kernel> by_name;
+  for (const LaunchPlan* launch : all_launches(plan_)) {
+    auto found = by_name.find(launch->kernel);
+    if (found == by_name.end()) {
       cl_int status = CL_SUCCESS;
-      ClKernel kernel(clCreateKernel(program_.get(), launch.kernel.c_str(), &status));
-      check_cl(status, "clCreateKernel(\"" + launch.kernel + "\")", device.label());
+      ClKernel kernel(clCreateKernel(program_.get(), launch->kernel.c_str(), &status));
+      check_cl(status, "clCreateKernel(\"" + launch->kernel + "\")", device.label());
       cl_uint arity = 0;
       check_cl(clGetKernelInfo(kernel.get(), CL_KERNEL_NUM_ARGS, sizeof(arity), &arity, nullptr),
                "clGetKernelInfo", device.label());
-      if (arity != launch.args.size())
-        bad_plan("kernel " + launch.kernel + " takes " + std::to_string(arity) +
-                 " arguments but its launch passes " + std::to_string(launch.args.size()));
-      found = names.insert(names.end(), launch.kernel);
+      if (arity != launch->args.size())
+        bad_plan("kernel " + launch->kernel + " takes " + std::to_string(arity) +
+                 " arguments but its launch passes " + std::to_string(launch->args.size()));
+      found = by_name.emplace(launch->kernel, kernel.get()).first;
       kernels_.push_back(std::move(kernel));
     }
-    launch_kernel_.push_back(static_cast<std::size_t>(found - names.begin()));
+    launch_kernel_.emplace(launch, found->second);
   }
   if (plan_.info.source.empty()) plan_.info.source = plan_.source;
 }
@@ -97,32 +93,55 @@ void OpenCLExecutable::set_compile_facts(std::size_t num_inputs, double compile_
   plan_.info.compile_seconds = compile_seconds;
 }
 
-void OpenCLExecutable::validate_plan() const {
-  const int count = static_cast<int>(plan_.buffers.size());
+namespace {
+
+// Checks that every index a block names exists and that its steps fit their regions.
+void validate_block(const BlockPlan& block, const std::string& where_block) {
+  const int count = static_cast<int>(block.buffers.size());
   auto check_index = [&](int index, const std::string& where) {
     if (index < 0 || index >= count)
       bad_plan(where + " names buffer " + std::to_string(index) + " of " + std::to_string(count));
   };
-  for (const BufferPlan& buffer : plan_.buffers)
+  for (const BufferPlan& buffer : block.buffers)
     if (buffer.index < 0)
-      bad_plan("a buffer has the negative index " + std::to_string(buffer.index));
-  for (std::size_t l = 0; l < plan_.launches.size(); ++l) {
-    const LaunchPlan& launch = plan_.launches[l];
-    const std::string where = "launch " + std::to_string(l) + " (" + launch.kernel + ")";
+      bad_plan(where_block + "a buffer has the negative index " + std::to_string(buffer.index));
+  for (std::size_t s = 0; s < block.steps.size(); ++s) {
+    const StepPlan& step = block.steps[s];
+    if (step.kind != StepPlan::Kind::Launch) {
+      const std::string where = where_block + "step " + std::to_string(s);
+      for (int operand : step.operands) check_index(operand, where);
+      for (int result : step.results) {
+        check_index(result, where);
+        if (block.buffers[static_cast<std::size_t>(result)].role != Role::Result)
+          bad_plan(where + " binds buffer " + std::to_string(result) + ", which is not a result");
+      }
+      for (std::size_t r = 0; r < step.regions.size(); ++r)
+        validate_block(step.regions[r], where + " region " + std::to_string(r) + ": ");
+      continue;
+    }
+    const LaunchPlan& launch = step.launch;
+    const std::string where =
+        where_block + "launch " + std::to_string(s) + " (" + launch.kernel + ")";
     for (int arg : launch.args) check_index(arg, where);
     for (int written : launch.writes) {
       check_index(written, where);
       if (!contains(launch.args, written))
         bad_plan(where + " writes buffer " + std::to_string(written) + " it does not take");
       // Inputs belong to the caller and arrays are immutable.
-      if (plan_.buffers[static_cast<std::size_t>(written)].role == Role::Input)
+      if (block.buffers[static_cast<std::size_t>(written)].role == Role::Input)
         bad_plan(where + " writes input buffer " + std::to_string(written));
     }
     if (launch.local_size != 0 && launch.global_size % launch.local_size != 0)
       bad_plan(where + " has global size " + std::to_string(launch.global_size) +
                ", not a multiple of its local size " + std::to_string(launch.local_size));
   }
-  for (int output : plan_.outputs) check_index(output, "an output");
+  for (int output : block.outputs) check_index(output, where_block + "an output");
+}
+
+}  // namespace
+
+void OpenCLExecutable::validate_plan() const {
+  validate_block(plan_, "");
 }
 
 std::vector<std::shared_ptr<Buffer>> OpenCLExecutable::run(
@@ -156,59 +175,14 @@ std::vector<std::shared_ptr<Buffer>> OpenCLExecutable::run(
   detail::arm_exit_drain();
   // Everything below touches the kernels' argument state.
   std::lock_guard lock(run_mutex_);
-  std::vector<std::shared_ptr<OpenCLBuffer>> slots;
-  std::vector<Hazards> hazards(plan_.buffers.size());
-  slots.reserve(plan_.buffers.size());
-  for (std::size_t b = 0; b < plan_.buffers.size(); ++b) {
-    const BufferPlan& buffer = plan_.buffers[b];
-    slots.push_back(buffer.role == Role::Input ? given[static_cast<std::size_t>(buffer.index)]
-                                               : device.allocate(buffer.bytes));
-    hazards[b].last_write = ClEvent::retain(slots.back()->ready_event());
-    // Pooled memory may still be in use by commands of its previous owner.
-    if (buffer.role != Role::Input) hazards[b].reads = slots.back()->take_prior_uses();
-  }
+  std::vector<detail::Slot> params(given.begin(), given.end());
+  params.resize(std::max(params.size(), static_cast<std::size_t>(plan_.num_params)));
 
   std::shared_lock gate(detail::launch_gate());
   std::vector<ClEvent> first_run_events;  // only while a cache write waits for them
   if (cache_write_) cache_write_->first_run_start = std::chrono::steady_clock::now();
-  std::vector<cl_event> wait_list;
-  for (std::size_t l = 0; l < plan_.launches.size(); ++l) {
-    const LaunchPlan& launch = plan_.launches[l];
-    // An empty launch writes nothing; its buffers stay valid, empty and ready.
-    if (launch.global_size == 0) continue;
-    cl_kernel kernel = kernels_[launch_kernel_[l]].get();
-    wait_list.clear();
-    for (std::size_t a = 0; a < launch.args.size(); ++a) {
-      const auto b = static_cast<std::size_t>(launch.args[a]);
-      cl_mem mem = slots[b]->mem();
-      // Messages are built only on failure: this is the per-call dispatch path.
-      if (cl_int err = clSetKernelArg(kernel, static_cast<cl_uint>(a), sizeof(cl_mem), &mem))
-        throw_cl_error(err, "clSetKernelArg(" + launch.kernel + ", " + std::to_string(a) + ")",
-                       device.label());
-      if (hazards[b].last_write) wait_list.push_back(hazards[b].last_write.get());
-      if (contains(launch.writes, launch.args[a]))
-        for (const ClEvent& read : hazards[b].reads) wait_list.push_back(read.get());
-    }
-    cl_event done = nullptr;
-    if (cl_int err = clEnqueueNDRangeKernel(device.queue(), kernel, 1, nullptr, &launch.global_size,
-                                            launch.local_size ? &launch.local_size : nullptr,
-                                            static_cast<cl_uint>(wait_list.size()),
-                                            wait_list.empty() ? nullptr : wait_list.data(), &done))
-      throw_cl_error(err, "clEnqueueNDRangeKernel(" + launch.kernel + ")", device.label());
-    ClEvent event(done);
-    if (cache_write_) first_run_events.push_back(event);
-    for (int arg : launch.args) {
-      Hazards& h = hazards[static_cast<std::size_t>(arg)];
-      if (contains(launch.writes, arg)) {
-        h.last_write = event;
-        h.reads.clear();
-        slots[static_cast<std::size_t>(arg)]->set_ready_event(event);
-      } else {
-        h.reads.push_back(event);
-        slots[static_cast<std::size_t>(arg)]->add_reader(event);
-      }
-    }
-  }
+  detail::BlockRunner runner(device, launch_kernel_, cache_write_ ? &first_run_events : nullptr);
+  std::vector<detail::Slot> slots = runner.run(plan_, params);
   // Without a flush some drivers hold the commands until the next blocking call.
   if (cl_int err = clFlush(device.queue())) throw_cl_error(err, "clFlush", device.label());
   gate.unlock();  // before scheduling: after exit the write runs on this thread and takes it
@@ -220,15 +194,16 @@ std::vector<std::shared_ptr<Buffer>> OpenCLExecutable::run(
 
   std::vector<std::shared_ptr<Buffer>> outputs;
   outputs.reserve(plan_.outputs.size());
-  for (int output : plan_.outputs) {
-    const BufferPlan& buffer = plan_.buffers[static_cast<std::size_t>(output)];
+  for (std::size_t o = 0; o < plan_.outputs.size(); ++o) {
+    const BufferPlan& buffer = plan_.buffers[static_cast<std::size_t>(plan_.outputs[o])];
     // An output that is a parameter is the caller's own buffer: arrays are immutable.
     if (buffer.role == Role::Input)
       outputs.push_back(inputs[static_cast<std::size_t>(buffer.index)]);
     else
-      outputs.push_back(slots[static_cast<std::size_t>(output)]);
+      outputs.push_back(std::move(slots[o]));
   }
-  // Temps die with `slots` here; OpenCL keeps their memory until the launches finish.
+  // Temps die with the runner's block state; OpenCL keeps their memory until the launches
+  // finish.
   return outputs;
 }
 

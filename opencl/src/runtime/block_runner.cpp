@@ -1,0 +1,211 @@
+#include "runtime/block_runner.h"
+
+#include <algorithm>
+#include <string>
+
+#include "weft/error.h"
+#include "weft/opencl/cl_error.h"
+#include "weft/opencl/device.h"
+
+namespace weft::opencl::detail {
+
+namespace {
+
+using Role = BufferPlan::Role;
+
+bool contains(const std::vector<int>& values, int value) {
+  return std::find(values.begin(), values.end(), value) != values.end();
+}
+
+}  // namespace
+
+std::vector<Slot> BlockRunner::run(const BlockPlan& block, std::span<const Slot> params) {
+  BlockState state;
+  state.slots.resize(block.buffers.size());
+  state.hazards.resize(block.buffers.size());
+  for (std::size_t b = 0; b < block.buffers.size(); ++b) {
+    const BufferPlan& buffer = block.buffers[b];
+    Slot& slot = state.slots[b];
+    switch (buffer.role) {
+      case Role::Input:
+        slot = params[static_cast<std::size_t>(buffer.index)];
+        break;
+      case Role::Output:
+      case Role::Temp:
+        slot = device_.allocate(buffer.bytes);
+        // Pooled memory may still be in use by commands of its previous owner.
+        state.hazards[b].reads = slot->take_prior_uses();
+        break;
+      case Role::Result:
+        continue;  // bound by its step
+    }
+    if (slot) state.hazards[b].last_write = ClEvent::retain(slot->ready_event());
+  }
+  for (const StepPlan& step : block.steps) {
+    switch (step.kind) {
+      case StepPlan::Kind::Launch:
+        launch(step.launch, state);
+        break;
+      case StepPlan::Kind::Loop:
+        run_loop(block, step, state);
+        break;
+      case StepPlan::Kind::While:
+      case StepPlan::Kind::Cond:
+        throw DeviceError(
+            "weft: this OpenCL runtime cannot yet run while_loop or cond/switch with a "
+            "predicate computed on the device; use fori_loop/scan with a static trip count, or "
+            "run the function with weft::interpret");
+    }
+  }
+  std::vector<Slot> outputs;
+  outputs.reserve(block.outputs.size());
+  for (int output : block.outputs) outputs.push_back(state.slots[static_cast<std::size_t>(output)]);
+  return outputs;
+}
+
+void BlockRunner::launch(const LaunchPlan& launch, BlockState& state) {
+  // An empty launch writes nothing; its buffers stay valid, empty and ready.
+  if (launch.global_size == 0) return;
+  cl_kernel kernel = kernels_.at(&launch);
+  wait_list_.clear();
+  for (std::size_t a = 0; a < launch.args.size(); ++a) {
+    const auto b = static_cast<std::size_t>(launch.args[a]);
+    cl_mem mem = state.slots[b]->mem();
+    // Messages are built only on failure: this is the per-call dispatch path.
+    if (cl_int err = clSetKernelArg(kernel, static_cast<cl_uint>(a), sizeof(cl_mem), &mem))
+      throw_cl_error(err, "clSetKernelArg(" + launch.kernel + ", " + std::to_string(a) + ")",
+                     device_.label());
+    Hazards& h = state.hazards[b];
+    if (h.last_write) wait_list_.push_back(h.last_write.get());
+    if (contains(launch.writes, launch.args[a]))
+      for (const ClEvent& read : h.reads) wait_list_.push_back(read.get());
+  }
+  cl_event done = nullptr;
+  if (cl_int err = clEnqueueNDRangeKernel(device_.queue(), kernel, 1, nullptr, &launch.global_size,
+                                          launch.local_size ? &launch.local_size : nullptr,
+                                          static_cast<cl_uint>(wait_list_.size()),
+                                          wait_list_.empty() ? nullptr : wait_list_.data(), &done))
+    throw_cl_error(err, "clEnqueueNDRangeKernel(" + launch.kernel + ")", device_.label());
+  ClEvent event(done);
+  if (launch_events_) launch_events_->push_back(event);
+  for (int arg : launch.args) {
+    const auto b = static_cast<std::size_t>(arg);
+    Hazards& h = state.hazards[b];
+    if (contains(launch.writes, arg)) {
+      h.last_write = event;
+      h.reads.clear();
+      state.slots[b]->set_ready_event(event);
+    } else {
+      h.reads.push_back(event);
+      state.slots[b]->add_reader(event);
+    }
+  }
+}
+
+ClEvent BlockRunner::copy(const Slot& source, std::size_t source_offset, const Slot& target,
+                          std::size_t target_offset, std::size_t bytes,
+                          std::vector<cl_event>& wait) {
+  cl_event done = nullptr;
+  if (cl_int err = clEnqueueCopyBuffer(device_.queue(), source->mem(), target->mem(), source_offset,
+                                       target_offset, bytes, static_cast<cl_uint>(wait.size()),
+                                       wait.empty() ? nullptr : wait.data(), &done))
+    throw_cl_error(err, "clEnqueueCopyBuffer", device_.label());
+  ClEvent event(done);
+  source->add_reader(event);
+  return event;
+}
+
+Slot BlockRunner::scalar_i32(std::int32_t value) {
+  Slot slot = device_.allocate(sizeof value);
+  std::vector<ClEvent> prior = slot->take_prior_uses();
+  std::vector<cl_event> wait;
+  for (const ClEvent& e : prior) wait.push_back(e.get());
+  if (slot->ready_event()) wait.push_back(slot->ready_event());
+  cl_event done = nullptr;
+  // The pattern is copied before clEnqueueFillBuffer returns.
+  if (cl_int err = clEnqueueFillBuffer(device_.queue(), slot->mem(), &value, sizeof value, 0,
+                                       sizeof value, static_cast<cl_uint>(wait.size()),
+                                       wait.empty() ? nullptr : wait.data(), &done))
+    throw_cl_error(err, "clEnqueueFillBuffer", device_.label());
+  slot->set_ready_event(ClEvent(done));
+  return slot;
+}
+
+void BlockRunner::run_loop(const BlockPlan& block, const StepPlan& step, BlockState& state) {
+  const BlockPlan& body = step.regions.at(0);
+  const auto n = static_cast<std::size_t>(step.carries);
+  const auto m = static_cast<std::size_t>(step.xs);
+  const std::int64_t length = step.length;
+  auto operand = [&](std::size_t k) -> const Slot& {
+    return state.slots[static_cast<std::size_t>(step.operands[k])];
+  };
+  // The iteration number and the rows of xs are made only when the body reads them.
+  std::vector<bool> used(static_cast<std::size_t>(body.num_params), false);
+  for (const BufferPlan& b : body.buffers)
+    if (b.role == Role::Input) used[static_cast<std::size_t>(b.index)] = true;
+
+  std::vector<Slot> params(static_cast<std::size_t>(body.num_params));
+  for (std::size_t k = 0; k < n; ++k) params[1 + k] = operand(k);
+  for (std::size_t k = n + m; k < step.operands.size(); ++k) params[1 + k] = operand(k);
+  std::vector<std::size_t> x_row_bytes(m);
+  for (std::size_t j = 0; j < m; ++j)
+    x_row_bytes[j] = length > 0 ? operand(n + j)->bytes() / static_cast<std::size_t>(length) : 0;
+
+  // The stacked results, written one row per iteration, each copy after the one before.
+  std::vector<Slot> stacked;
+  std::vector<std::size_t> y_row_bytes;
+  for (std::size_t j = n; j < step.results.size(); ++j) {
+    const std::size_t bytes = block.buffers[static_cast<std::size_t>(step.results[j])].bytes;
+    stacked.push_back(device_.allocate(bytes));
+    y_row_bytes.push_back(length > 0 ? bytes / static_cast<std::size_t>(length) : 0);
+  }
+  std::vector<ClEvent> stacked_prior(stacked.size());
+  std::vector<std::vector<ClEvent>> stacked_first_wait(stacked.size());
+  for (std::size_t j = 0; j < stacked.size(); ++j)
+    stacked_first_wait[j] = stacked[j]->take_prior_uses();
+
+  std::vector<cl_event> wait;
+  for (std::int64_t iteration = 0; iteration < length; ++iteration) {
+    const std::int64_t row = step.reverse ? length - 1 - iteration : iteration;
+    if (used[0]) params[0] = scalar_i32(static_cast<std::int32_t>(row));
+    for (std::size_t j = 0; j < m; ++j) {
+      if (!used[1 + n + j]) continue;
+      const Slot& xs = operand(n + j);
+      Slot x = device_.allocate(x_row_bytes[j]);
+      std::vector<ClEvent> prior = x->take_prior_uses();
+      if (x_row_bytes[j] > 0) {
+        wait.clear();
+        for (const ClEvent& e : prior) wait.push_back(e.get());
+        if (xs->ready_event()) wait.push_back(xs->ready_event());
+        x->set_ready_event(
+            copy(xs, static_cast<std::size_t>(row) * x_row_bytes[j], x, 0, x_row_bytes[j], wait));
+      }
+      params[1 + n + j] = std::move(x);
+    }
+    std::vector<Slot> outputs = run(body, params);
+    for (std::size_t k = 0; k < n; ++k) params[1 + k] = outputs[k];
+    for (std::size_t j = 0; j < stacked.size(); ++j) {
+      if (y_row_bytes[j] == 0) continue;
+      const Slot& y = outputs[n + j];
+      wait.clear();
+      if (y->ready_event()) wait.push_back(y->ready_event());
+      if (stacked_prior[j]) wait.push_back(stacked_prior[j].get());
+      for (const ClEvent& e : stacked_first_wait[j]) wait.push_back(e.get());
+      stacked_prior[j] = copy(y, 0, stacked[j], static_cast<std::size_t>(row) * y_row_bytes[j],
+                              y_row_bytes[j], wait);
+      stacked_first_wait[j].clear();
+    }
+  }
+  for (std::size_t j = 0; j < stacked.size(); ++j)
+    if (stacked_prior[j]) stacked[j]->set_ready_event(std::move(stacked_prior[j]));
+
+  // Bind the step's results: the final carries (an operand's own buffer after zero
+  // iterations: arrays are immutable) and the stacked rows.
+  for (std::size_t k = 0; k < step.results.size(); ++k) {
+    const auto b = static_cast<std::size_t>(step.results[k]);
+    state.slots[b] = k < n ? params[1 + k] : stacked[k - n];
+    state.hazards[b].last_write = ClEvent::retain(state.slots[b]->ready_event());
+  }
+}
+
+}  // namespace weft::opencl::detail
