@@ -133,9 +133,15 @@ std::shared_ptr<OpenCLBuffer> OpenCLDevice::allocate(std::size_t bytes) {
                               nullptr, &status);
   if (status != CL_SUCCESS)
     throw_cl_error(status, "clCreateBuffer (" + describe_bytes(bytes) + ")", label());
+  created_bytes_ += std::max<std::size_t>(bytes, 1);
+  ++created_buffers_;
   auto buffer = std::make_shared<OpenCLBuffer>(*this, ClMem(mem), bytes);
   buffer->make_recyclable({});
   return buffer;
+}
+
+OpenCLDevice::MemoryStats OpenCLDevice::memory_stats() const {
+  return {created_bytes_.load(), created_buffers_.load(), pool_->pooled_bytes()};
 }
 
 std::shared_ptr<Buffer> OpenCLDevice::upload(const void* host, std::size_t bytes) {

@@ -3,6 +3,7 @@
 
 #include <CL/cl.h>
 
+#include <atomic>
 #include <cstddef>
 #include <map>
 #include <memory>
@@ -55,6 +56,14 @@ class OpenCLDevice final : public Device {
   // Called by released buffers: keeps the memory for reuse (see BufferPool).
   void recycle(std::size_t allocation_bytes, ClMem mem, std::vector<ClEvent> pending);
   const BufferPool& pool() const { return *pool_; }
+  // Device memory the runtime has created (clCreateBuffer in allocate(), pool reuse not
+  // counted): a loop that recycles its carries stops adding to it after its first iterations.
+  struct MemoryStats {
+    std::size_t created_bytes = 0;
+    std::size_t created_buffers = 0;
+    std::size_t pooled_bytes = 0;  // released memory kept for reuse now
+  };
+  MemoryStats memory_stats() const;
   // Builds `source` with `options` for this device, or returns the earlier build of the same
   // pair. Throws BuildError with the start of the build log when the compiler rejects it.
   ClProgram build_program(const std::string& source, const std::string& options);
@@ -81,6 +90,8 @@ class OpenCLDevice final : public Device {
   ClQueue queue_;
 
   std::unique_ptr<BufferPool> pool_;
+  std::atomic<std::size_t> created_bytes_{0};
+  std::atomic<std::size_t> created_buffers_{0};
   std::mutex executables_mutex_;
   std::unordered_map<std::string, std::shared_ptr<Executable>> executables_;  // by graph text
   std::mutex programs_mutex_;
