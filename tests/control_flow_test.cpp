@@ -262,8 +262,7 @@ HostArray host_array(const json& spec) {
 }
 
 json load_oracle() {
-  const auto path =
-      std::filesystem::path(__FILE__).parent_path() / "data" / "control_flow_oracle" / "cases.json";
+  const auto path = std::filesystem::path(WEFT_CF_ORACLE_DIR) / "cases.json";
   std::ifstream in(path);
   if (!in) throw std::runtime_error("cannot open " + path.string());
   return json::parse(in);

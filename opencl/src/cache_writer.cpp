@@ -1,5 +1,7 @@
 #include "cache_writer.h"
 
+#include "runtime/device_runtime.h"
+
 #include "discovery.h"
 
 #include <condition_variable>
@@ -34,6 +36,12 @@ double execution_seconds(const std::vector<ClEvent>& events) {
   return total;
 }
 
+bool control_flow_idle() {
+  for (OpenCLDevice* device : all_devices())
+    if (device->runtime().runs_in_flight() > 0) return false;
+  return true;
+}
+
 void perform(CacheWrite& write) {
   std::vector<cl_event> events;
   for (const ClEvent& e : write.first_run_events) events.push_back(e.get());
@@ -52,9 +60,19 @@ void perform(CacheWrite& write) {
   const double compile_seconds = write.build_seconds + first_run_overhead;
   std::vector<std::uint8_t> binary;
   try {
-    std::unique_lock gate(launch_gate());
-    for (OpenCLDevice* device : all_devices()) clFinish(device->queue());
-    binary = read_program_binary(write.program.get(), write.device, write.device_label);
+    for (;;) {
+      std::unique_lock gate(launch_gate());
+      // A run with control flow has outputs whose events its runtime thread sets after
+      // enqueueing more work, which needs the gate: commands waiting on them would keep
+      // clFinish from returning. Such runs start under the gate, so none can start now.
+      if (control_flow_idle()) {
+        for (OpenCLDevice* device : all_devices()) clFinish(device->queue());
+        binary = read_program_binary(write.program.get(), write.device, write.device_label);
+        break;
+      }
+      gate.unlock();
+      for (OpenCLDevice* device : all_devices()) device->runtime().wait_idle();
+    }
   } catch (const Error& e) {
     log::debug(kComponent, "not storing " + write.key + ": " + e.what());
     return;

@@ -1,5 +1,7 @@
 #include "weft/opencl/device.h"
 
+#include "runtime/device_runtime.h"
+
 #include "discovery.h"
 
 #include <algorithm>
@@ -83,7 +85,10 @@ OpenCLDevice::OpenCLDevice(DeviceInfo info, cl_device_id id, ClContext context, 
       id_(id),
       context_(std::move(context)),
       queue_(std::move(queue)),
-      pool_(std::make_unique<BufferPool>(pool_capacity(info_))) {}
+      pool_(std::make_unique<BufferPool>(pool_capacity(info_))),
+      runtime_(std::make_unique<detail::DeviceRuntime>(label())) {}
+
+OpenCLDevice::~OpenCLDevice() = default;
 
 void OpenCLDevice::recycle(std::size_t allocation_bytes, ClMem mem, std::vector<ClEvent> pending) {
   pool_->give(allocation_bytes, std::move(mem), std::move(pending));

@@ -2,6 +2,8 @@
 // gpu:N / cpu:N / acc:N names.
 #include "discovery.h"
 
+#include "runtime/device_runtime.h"
+
 #include "cache_writer.h"
 
 #include <sys/stat.h>
@@ -295,6 +297,8 @@ Devices discover() {
 const Devices& discovered();
 
 void drain_queues_at_exit() {
+  // Runs driven by a device's runtime thread enqueue until they finish.
+  for (OpenCLDevice* device : discovered().all) device->runtime().wait_idle();
   for (OpenCLDevice* device : discovered().all) clFinish(device->queue());
   // First runs have finished, so their programs can go into the persistent cache now.
   detail::finish_cache_writes(/*stop=*/true);

@@ -81,6 +81,7 @@ json block_to_json(const BlockPlan& block) {
       s["xs"] = step.xs;
       s["length"] = step.length;
       s["reverse"] = step.reverse;
+      s["index_dtype"] = std::string(dtype_name(step.index_dtype));
       json regions = json::array();
       for (const BlockPlan& region : step.regions) regions.push_back(block_to_json(region));
       s["regions"] = std::move(regions);
@@ -114,6 +115,10 @@ BlockPlan block_from_json(const json& in, int depth) {
       step.xs = s.at("xs").get<int>();
       step.length = s.at("length").get<std::int64_t>();
       step.reverse = s.at("reverse").get<bool>();
+      const std::string index_dtype = s.at("index_dtype").get<std::string>();
+      const std::optional<DType> parsed = dtype_from_name(index_dtype);
+      if (!parsed) throw std::invalid_argument("unknown index dtype \"" + index_dtype + "\"");
+      step.index_dtype = *parsed;
       for (const json& region : s.at("regions"))
         step.regions.push_back(block_from_json(region, depth + 1));
     }
@@ -156,7 +161,7 @@ std::string block_difference(const BlockPlan& a, const BlockPlan& b, const std::
     }
     if (x.operands != y.operands || x.results != y.results || x.carries != y.carries ||
         x.xs != y.xs || x.length != y.length || x.reverse != y.reverse ||
-        x.regions.size() != y.regions.size())
+        x.index_dtype != y.index_dtype || x.regions.size() != y.regions.size())
       return step + " (" + kind_name(x.kind) + ") has other operands, results or attributes";
     for (std::size_t r = 0; r < x.regions.size(); ++r)
       if (std::string d = block_difference(x.regions[r], y.regions[r],

@@ -161,6 +161,7 @@ BlockPlan plan_block(const ScheduleBlock& schedule, ProgramContext& program, boo
         control.results.push_back(ctx.buffer_of.at(step.node + 1 + static_cast<ValueId>(k)));
       if (node.attrs.has("carries"))
         control.carries = static_cast<int>(node.attrs.get_int("carries"));
+      if (node.op == OpKind::Cond) control.index_dtype = g.node(node.inputs[0]).dtype;
       if (node.op == OpKind::Scan) {
         control.xs = static_cast<int>(node.attrs.get_int("xs"));
         control.length = node.attrs.get_int("length");

@@ -1,6 +1,11 @@
 #include "runtime/block_runner.h"
 
+#include "cache_writer.h"
+#include "runtime/device_runtime.h"
+
 #include <algorithm>
+#include <cstring>
+#include <shared_mutex>
 #include <string>
 
 #include "weft/error.h"
@@ -19,7 +24,16 @@ bool contains(const std::vector<int>& values, int value) {
 
 }  // namespace
 
-std::vector<Slot> BlockRunner::run(const BlockPlan& block, std::span<const Slot> params) {
+bool needs_host_values(const BlockPlan& block) {
+  for (const StepPlan& step : block.steps) {
+    if (step.kind == StepPlan::Kind::While || step.kind == StepPlan::Kind::Cond) return true;
+    for (const BlockPlan& region : step.regions)
+      if (needs_host_values(region)) return true;
+  }
+  return false;
+}
+
+RunTask<std::vector<Slot>> BlockRunner::run(const BlockPlan& block, std::vector<Slot> params) {
   BlockState state;
   state.slots.resize(block.buffers.size());
   state.hazards.resize(block.buffers.size());
@@ -47,26 +61,33 @@ std::vector<Slot> BlockRunner::run(const BlockPlan& block, std::span<const Slot>
         launch(step.launch, state);
         break;
       case StepPlan::Kind::Loop:
-        run_loop(block, step, state);
+        co_await run_loop(block, step, state);
         break;
       case StepPlan::Kind::While:
+        co_await run_while(step, state);
+        break;
       case StepPlan::Kind::Cond:
-        throw DeviceError(
-            "weft: this OpenCL runtime cannot yet run while_loop or cond/switch with a "
-            "predicate computed on the device; use fori_loop/scan with a static trip count, or "
-            "run the function with weft::interpret");
+        co_await run_cond(step, state);
+        break;
     }
   }
   std::vector<Slot> outputs;
   outputs.reserve(block.outputs.size());
   for (int output : block.outputs) outputs.push_back(state.slots[static_cast<std::size_t>(output)]);
-  return outputs;
+  co_return outputs;
 }
 
 void BlockRunner::launch(const LaunchPlan& launch, BlockState& state) {
   // An empty launch writes nothing; its buffers stay valid, empty and ready.
   if (launch.global_size == 0) return;
   cl_kernel kernel = kernels_.at(&launch);
+  // Kernel arguments are shared state, and the cache writer's binary reads exclude enqueues.
+  std::unique_lock<std::mutex> arguments;
+  std::shared_lock<std::shared_mutex> gate;
+  if (launch_mutex_) {
+    arguments = std::unique_lock(*launch_mutex_);
+    gate = std::shared_lock(launch_gate());
+  }
   wait_list_.clear();
   for (std::size_t a = 0; a < launch.args.size(); ++a) {
     const auto b = static_cast<std::size_t>(launch.args[a]);
@@ -105,6 +126,8 @@ void BlockRunner::launch(const LaunchPlan& launch, BlockState& state) {
 ClEvent BlockRunner::copy(const Slot& source, std::size_t source_offset, const Slot& target,
                           std::size_t target_offset, std::size_t bytes,
                           std::vector<cl_event>& wait) {
+  std::shared_lock<std::shared_mutex> gate;
+  if (launch_mutex_) gate = std::shared_lock(launch_gate());
   cl_event done = nullptr;
   if (cl_int err = clEnqueueCopyBuffer(device_.queue(), source->mem(), target->mem(), source_offset,
                                        target_offset, bytes, static_cast<cl_uint>(wait.size()),
@@ -121,6 +144,8 @@ Slot BlockRunner::scalar_i32(std::int32_t value) {
   std::vector<cl_event> wait;
   for (const ClEvent& e : prior) wait.push_back(e.get());
   if (slot->ready_event()) wait.push_back(slot->ready_event());
+  std::shared_lock<std::shared_mutex> gate;
+  if (launch_mutex_) gate = std::shared_lock(launch_gate());
   cl_event done = nullptr;
   // The pattern is copied before clEnqueueFillBuffer returns.
   if (cl_int err = clEnqueueFillBuffer(device_.queue(), slot->mem(), &value, sizeof value, 0,
@@ -131,7 +156,8 @@ Slot BlockRunner::scalar_i32(std::int32_t value) {
   return slot;
 }
 
-void BlockRunner::run_loop(const BlockPlan& block, const StepPlan& step, BlockState& state) {
+RunTask<bool> BlockRunner::run_loop(const BlockPlan& block, const StepPlan& step,
+                                    BlockState& state) {
   const BlockPlan& body = step.regions.at(0);
   const auto n = static_cast<std::size_t>(step.carries);
   const auto m = static_cast<std::size_t>(step.xs);
@@ -182,7 +208,7 @@ void BlockRunner::run_loop(const BlockPlan& block, const StepPlan& step, BlockSt
       }
       params[1 + n + j] = std::move(x);
     }
-    std::vector<Slot> outputs = run(body, params);
+    std::vector<Slot> outputs = co_await run(body, params);
     for (std::size_t k = 0; k < n; ++k) params[1 + k] = outputs[k];
     for (std::size_t j = 0; j < stacked.size(); ++j) {
       if (y_row_bytes[j] == 0) continue;
@@ -199,13 +225,106 @@ void BlockRunner::run_loop(const BlockPlan& block, const StepPlan& step, BlockSt
   for (std::size_t j = 0; j < stacked.size(); ++j)
     if (stacked_prior[j]) stacked[j]->set_ready_event(std::move(stacked_prior[j]));
 
-  // Bind the step's results: the final carries (an operand's own buffer after zero
-  // iterations: arrays are immutable) and the stacked rows.
+  // The final carries (an operand's own buffer after zero iterations: arrays are
+  // immutable) and the stacked rows.
+  std::vector<Slot> results(params.begin() + 1,
+                            params.begin() + 1 + static_cast<std::ptrdiff_t>(n));
+  results.insert(results.end(), stacked.begin(), stacked.end());
+  bind_results(step, state, std::move(results));
+  co_return true;
+}
+
+void BlockRunner::bind_results(const StepPlan& step, BlockState& state, std::vector<Slot> values) {
   for (std::size_t k = 0; k < step.results.size(); ++k) {
     const auto b = static_cast<std::size_t>(step.results[k]);
-    state.slots[b] = k < n ? params[1 + k] : stacked[k - n];
+    state.slots[b] = std::move(values[k]);
     state.hazards[b].last_write = ClEvent::retain(state.slots[b]->ready_event());
   }
+}
+
+RunTask<std::int64_t> BlockRunner::host_value(const Slot& slot, DType dtype) {
+  if (!runtime_)
+    throw DeviceError("weft: internal error: a while or cond step ran off the device runtime");
+  const std::size_t bytes = dtype == DType::Bool ? 1 : dtype_size(dtype);
+  auto value = std::make_unique<std::uint8_t[]>(8);
+  cl_event done = nullptr;
+  {
+    std::shared_lock gate(launch_gate());
+    cl_event ready = slot->ready_event();
+    if (cl_int err =
+            clEnqueueReadBuffer(device_.queue(), slot->mem(), CL_FALSE, 0, bytes, value.get(),
+                                ready ? 1 : 0, ready ? &ready : nullptr, &done))
+      throw_cl_error(err, "clEnqueueReadBuffer (a predicate)", device_.label());
+    // The read must reach the device before this run pauses for it.
+    if (cl_int err = clFlush(device_.queue())) throw_cl_error(err, "clFlush", device_.label());
+  }
+  ClEvent event(done);
+  slot->add_reader(event);
+  struct Pause {
+    DeviceRuntime* runtime;
+    cl_event event;
+    cl_int status = CL_COMPLETE;
+    bool await_ready() const noexcept { return false; }
+    void await_suspend(std::coroutine_handle<> paused) {
+      runtime->resume_after(event, paused, &status);
+    }
+    cl_int await_resume() const noexcept { return status; }
+  };
+  const cl_int status = co_await Pause{runtime_, event.get()};
+  if (status != CL_COMPLETE)
+    throw_cl_error(status, "computing a while predicate or cond index", device_.label());
+  std::int64_t result = 0;
+  switch (dtype) {
+    case DType::Bool:
+      result = value[0] != 0;
+      break;
+    case DType::I32: {
+      std::int32_t v;
+      std::memcpy(&v, value.get(), sizeof v);
+      result = v;
+      break;
+    }
+    case DType::U32: {
+      std::uint32_t v;
+      std::memcpy(&v, value.get(), sizeof v);
+      result = v;
+      break;
+    }
+    default:
+      std::memcpy(&result, value.get(), sizeof result);
+      break;
+  }
+  co_return result;
+}
+
+RunTask<bool> BlockRunner::run_while(const StepPlan& step, BlockState& state) {
+  const auto n = static_cast<std::size_t>(step.carries);
+  std::vector<Slot> params;
+  for (int operand : step.operands)
+    params.push_back(state.slots[static_cast<std::size_t>(operand)]);
+  while (true) {
+    std::vector<Slot> predicate = co_await run(step.regions.at(0), params);
+    if (co_await host_value(predicate.at(0), DType::Bool) == 0) break;
+    std::vector<Slot> next = co_await run(step.regions.at(1), params);
+    for (std::size_t k = 0; k < n; ++k) params[k] = std::move(next[k]);
+  }
+  params.resize(n);
+  bind_results(step, state, std::move(params));
+  co_return true;
+}
+
+RunTask<bool> BlockRunner::run_cond(const StepPlan& step, BlockState& state) {
+  const Slot& index = state.slots[static_cast<std::size_t>(step.operands.at(0))];
+  const std::int64_t value = co_await host_value(index, step.index_dtype);
+  // An out-of-range index picks the nearest branch, as lax.switch does.
+  const auto last = static_cast<std::int64_t>(step.regions.size()) - 1;
+  const std::int64_t branch = std::clamp<std::int64_t>(value, 0, last);
+  std::vector<Slot> params;
+  for (std::size_t k = 1; k < step.operands.size(); ++k)
+    params.push_back(state.slots[static_cast<std::size_t>(step.operands[k])]);
+  std::vector<Slot> results = co_await run(step.regions[static_cast<std::size_t>(branch)], params);
+  bind_results(step, state, std::move(results));
+  co_return true;
 }
 
 }  // namespace weft::opencl::detail

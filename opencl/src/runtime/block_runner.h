@@ -1,15 +1,20 @@
-// Enqueues the steps of a BlockPlan: kernel launches ordered by events, and static loops whose
-// iterations are enqueued back to back without a host round trip. Every buffer a block run
-// makes comes from the device's pool, so a long loop recycles its carries instead of growing.
+// Enqueues the steps of a BlockPlan: kernel launches ordered by events, static loops whose
+// iterations are enqueued back to back without a host round trip, and (on the device
+// runtime's thread) while loops and conds that pause for a predicate or index computed on the
+// device. Every buffer a block run makes comes from the device's pool, so a long loop
+// recycles its carries instead of growing.
 #pragma once
 
 #include <CL/cl.h>
 
 #include <memory>
+#include <mutex>
 #include <span>
 #include <unordered_map>
 #include <vector>
 
+#include "runtime/run_task.h"
+#include "weft/dtype.h"
 #include "weft/opencl/buffer.h"
 #include "weft/opencl/cl_handle.h"
 #include "weft/opencl/program_plan.h"
@@ -20,19 +25,30 @@ class OpenCLDevice;
 
 namespace detail {
 
+class DeviceRuntime;
 using Slot = std::shared_ptr<OpenCLBuffer>;
+
+// True when running the block needs values on the host (a while or cond step, nested too).
+bool needs_host_values(const BlockPlan& block);
 
 class BlockRunner {
  public:
-  // `kernels` maps each launch of the plan to its kernel object. The caller holds the kernels'
-  // argument state (the executable's run mutex) while a runner enqueues.
+  // `kernels` maps each launch of the plan to its kernel object. With `per_command_locks`
+  // null the caller holds the kernels' argument state (`launch_mutex`) and the launch gate for
+  // the whole run; otherwise (runs on the runtime thread, which pause) each command takes them.
   BlockRunner(OpenCLDevice& device, const std::unordered_map<const LaunchPlan*, cl_kernel>& kernels,
-              std::vector<ClEvent>* launch_events)
-      : device_(device), kernels_(kernels), launch_events_(launch_events) {}
+              std::vector<ClEvent>* launch_events, std::mutex* per_command_locks = nullptr,
+              DeviceRuntime* runtime = nullptr)
+      : device_(device),
+        kernels_(kernels),
+        launch_events_(launch_events),
+        launch_mutex_(per_command_locks),
+        runtime_(runtime) {}
 
   // Enqueues one run of `block` on its parameters' buffers (null for parameters no step
-  // reads) and returns its outputs' buffers, ready when their events complete.
-  std::vector<Slot> run(const BlockPlan& block, std::span<const Slot> params);
+  // reads); the task's value is the outputs' buffers, ready when their events complete. The
+  // task finishes before returning unless the block needs host values.
+  RunTask<std::vector<Slot>> run(const BlockPlan& block, std::vector<Slot> params);
 
  private:
   struct Hazards {
@@ -44,7 +60,13 @@ class BlockRunner {
     std::vector<Hazards> hazards;
   };
   void launch(const LaunchPlan& launch, BlockState& state);
-  void run_loop(const BlockPlan& block, const StepPlan& step, BlockState& state);
+  RunTask<bool> run_loop(const BlockPlan& block, const StepPlan& step, BlockState& state);
+  RunTask<bool> run_while(const StepPlan& step, BlockState& state);
+  RunTask<bool> run_cond(const StepPlan& step, BlockState& state);
+  void bind_results(const StepPlan& step, BlockState& state, std::vector<Slot> values);
+  // Reads a scalar (bool, or an integer of `bytes` bytes) once the device has computed it,
+  // pausing on the runtime thread meanwhile.
+  RunTask<std::int64_t> host_value(const Slot& slot, DType dtype);
   // Copies `bytes` from `source` at `source_offset` into `target` at `target_offset` after
   // `wait`; returns the copy's event.
   ClEvent copy(const Slot& source, std::size_t source_offset, const Slot& target,
@@ -55,6 +77,8 @@ class BlockRunner {
   OpenCLDevice& device_;
   const std::unordered_map<const LaunchPlan*, cl_kernel>& kernels_;
   std::vector<ClEvent>* launch_events_;  // every launch's event, while a cache write waits
+  std::mutex* launch_mutex_;
+  DeviceRuntime* runtime_;
   std::vector<cl_event> wait_list_;
 };
 

@@ -3,14 +3,18 @@
 #include "cache_writer.h"
 #include "discovery.h"
 #include "runtime/block_runner.h"
+#include "runtime/device_runtime.h"
 
 #include <algorithm>
 #include <chrono>
+#include <coroutine>
 #include <shared_mutex>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 
 #include "weft/error.h"
+#include "weft/log.h"
 #include "weft/opencl/buffer.h"
 #include "weft/opencl/cl_error.h"
 #include "weft/opencl/device.h"
@@ -86,6 +90,7 @@ void OpenCLExecutable::create_kernels() {
     launch_kernel_.emplace(launch, found->second);
   }
   if (plan_.info.source.empty()) plan_.info.source = plan_.source;
+  needs_host_values_ = detail::needs_host_values(plan_);
 }
 
 void OpenCLExecutable::set_compile_facts(std::size_t num_inputs, double compile_seconds) {
@@ -174,15 +179,16 @@ std::vector<std::shared_ptr<Buffer>> OpenCLExecutable::run(
 
   detail::arm_exit_drain();
   // Everything below touches the kernels' argument state.
-  std::lock_guard lock(run_mutex_);
   std::vector<detail::Slot> params(given.begin(), given.end());
   params.resize(std::max(params.size(), static_cast<std::size_t>(plan_.num_params)));
+  if (needs_host_values_) return run_on_device_runtime(std::move(params), inputs);
+  std::lock_guard lock(run_mutex_);
 
   std::shared_lock gate(detail::launch_gate());
   std::vector<ClEvent> first_run_events;  // only while a cache write waits for them
   if (cache_write_) cache_write_->first_run_start = std::chrono::steady_clock::now();
   detail::BlockRunner runner(device, launch_kernel_, cache_write_ ? &first_run_events : nullptr);
-  std::vector<detail::Slot> slots = runner.run(plan_, params);
+  std::vector<detail::Slot> slots = runner.run(plan_, std::move(params)).take();
   // Without a flush some drivers hold the commands until the next blocking call.
   if (cl_int err = clFlush(device.queue())) throw_cl_error(err, "clFlush", device.label());
   gate.unlock();  // before scheduling: after exit the write runs on this thread and takes it
@@ -204,6 +210,142 @@ std::vector<std::shared_ptr<Buffer>> OpenCLExecutable::run(
   }
   // Temps die with the runner's block state; OpenCL keeps their memory until the launches
   // finish.
+  return outputs;
+}
+
+namespace {
+
+// A coroutine nobody awaits: it frees itself when it finishes.
+struct Detached {
+  struct promise_type {
+    Detached get_return_object() { return {}; }
+    std::suspend_never initial_suspend() noexcept { return {}; }
+    std::suspend_never final_suspend() noexcept { return {}; }
+    void return_void() {}
+    void unhandled_exception() { std::terminate(); }  // drive_run catches everything
+  };
+};
+
+// An output handed to the caller before the run that fills it has finished: ready when
+// `filled` (a user event) is set, which happens once the copy of the run's result into it
+// completes.
+struct PendingOutput {
+  std::size_t output = 0;
+  detail::Slot buffer;
+  ClEvent filled;
+  std::vector<ClEvent> prior_uses;  // of the pooled memory, before the copy may write it
+};
+
+void CL_CALLBACK complete_user_event(cl_event, cl_int status, void* user_event) {
+  auto event = static_cast<cl_event>(user_event);
+  clSetUserEventStatus(event, status == CL_COMPLETE ? CL_COMPLETE : status);
+  clReleaseEvent(event);
+}
+
+// Sets `pending`'s user event once `event` completes, with its status.
+void complete_after(cl_event event, const PendingOutput& pending, const std::string& label) {
+  cl_event user = pending.filled.get();
+  clRetainEvent(user);
+  if (cl_int err = clSetEventCallback(event, CL_COMPLETE, complete_user_event, user)) {
+    clReleaseEvent(user);
+    throw_cl_error(err, "clSetEventCallback", label);
+  }
+}
+
+Detached drive_run(std::shared_ptr<OpenCLExecutable> executable, std::vector<detail::Slot> params,
+                   std::vector<PendingOutput> pending,
+                   std::unique_ptr<detail::CacheWrite> cache_write) {
+  OpenCLDevice& device = executable->device();
+  std::vector<ClEvent> launch_events;
+  std::string failure;
+  try {
+    detail::BlockRunner runner(device, executable->launch_kernels(),
+                               cache_write ? &launch_events : nullptr, &executable->run_mutex(),
+                               &device.runtime());
+    std::vector<detail::Slot> results = co_await runner.run(executable->plan(), std::move(params));
+    std::shared_lock gate(detail::launch_gate());
+    for (PendingOutput& out : pending) {
+      const detail::Slot& result = results.at(out.output);
+      if (out.buffer->bytes() == 0) {
+        clSetUserEventStatus(out.filled.get(), CL_COMPLETE);
+        continue;
+      }
+      std::vector<cl_event> wait;
+      for (const ClEvent& e : out.prior_uses) wait.push_back(e.get());
+      if (result->ready_event()) wait.push_back(result->ready_event());
+      cl_event copied = nullptr;
+      if (cl_int err = clEnqueueCopyBuffer(device.queue(), result->mem(), out.buffer->mem(), 0, 0,
+                                           out.buffer->bytes(), static_cast<cl_uint>(wait.size()),
+                                           wait.empty() ? nullptr : wait.data(), &copied))
+        throw_cl_error(err, "clEnqueueCopyBuffer (an output)", device.label());
+      ClEvent event(copied);
+      result->add_reader(event);
+      complete_after(event.get(), out, device.label());
+    }
+    if (cl_int err = clFlush(device.queue())) throw_cl_error(err, "clFlush", device.label());
+  } catch (const std::exception& e) {
+    failure = e.what();
+  }
+  if (!failure.empty()) {
+    // The caller has the outputs already: fail their events, so waiting on them reports it.
+    log::warning("runtime", "a run with control flow on " + device.label() + " failed: " + failure +
+                                " (its outputs report the failure when waited for)");
+    for (PendingOutput& out : pending) clSetUserEventStatus(out.filled.get(), CL_INVALID_OPERATION);
+  } else if (cache_write) {
+    cache_write->first_run_events = std::move(launch_events);
+    detail::schedule_cache_write(std::move(*cache_write));
+  }
+  device.runtime().run_finished();
+}
+
+}  // namespace
+
+std::vector<std::shared_ptr<Buffer>> OpenCLExecutable::run_on_device_runtime(
+    std::vector<std::shared_ptr<OpenCLBuffer>> params,
+    std::span<const std::shared_ptr<Buffer>> inputs) {
+  std::shared_ptr<OpenCLExecutable> self = weak_from_this().lock();
+  if (!self)
+    throw InvalidArgumentError(
+        "weft: an executable with while or cond steps must be owned by a shared_ptr (as "
+        "Device::compile returns it)");
+  OpenCLDevice& device = *device_;
+  std::vector<std::shared_ptr<Buffer>> outputs;
+  std::vector<PendingOutput> pending;
+  for (std::size_t o = 0; o < plan_.outputs.size(); ++o) {
+    const BufferPlan& buffer = plan_.buffers[static_cast<std::size_t>(plan_.outputs[o])];
+    if (buffer.role == Role::Input) {
+      outputs.push_back(inputs[static_cast<std::size_t>(buffer.index)]);
+      continue;
+    }
+    PendingOutput out;
+    out.output = o;
+    out.buffer = device.allocate(buffer.bytes);
+    out.prior_uses = out.buffer->take_prior_uses();
+    cl_int status = CL_SUCCESS;
+    out.filled = ClEvent(clCreateUserEvent(device.context(), &status));
+    check_cl(status, "clCreateUserEvent", device.label());
+    out.buffer->set_ready_event(out.filled);
+    outputs.push_back(out.buffer);
+    pending.push_back(std::move(out));
+  }
+  std::unique_ptr<detail::CacheWrite> write;
+  {
+    std::lock_guard lock(run_mutex_);
+    write = std::move(cache_write_);
+  }
+  if (write) write->first_run_start = std::chrono::steady_clock::now();
+  // Started under the launch gate, so the cache writer never drains the queues while this
+  // run's outputs wait for its runtime thread (see cache_writer.cpp).
+  std::shared_lock gate(detail::launch_gate());
+  device.runtime().run_started();
+  // std::function needs a copyable callable: the move-only parts travel in a shared_ptr.
+  auto work = std::make_shared<std::tuple<std::vector<detail::Slot>, std::vector<PendingOutput>,
+                                          std::unique_ptr<detail::CacheWrite>>>(
+      std::move(params), std::move(pending), std::move(write));
+  device.runtime().post([self, work] {
+    drive_run(self, std::move(std::get<0>(*work)), std::move(std::get<1>(*work)),
+              std::move(std::get<2>(*work)));
+  });
   return outputs;
 }
 

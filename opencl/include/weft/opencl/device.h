@@ -23,10 +23,15 @@
 
 namespace weft::opencl {
 
+namespace detail {
+class DeviceRuntime;
+}
+
 class OpenCLDevice final : public Device {
  public:
   // Made by device discovery, which owns every device for the life of the process.
   OpenCLDevice(DeviceInfo info, cl_device_id id, ClContext context, ClQueue queue);
+  ~OpenCLDevice() override;
   OpenCLDevice(const OpenCLDevice&) = delete;
   OpenCLDevice& operator=(const OpenCLDevice&) = delete;
 
@@ -64,6 +69,8 @@ class OpenCLDevice final : public Device {
     std::size_t pooled_bytes = 0;  // released memory kept for reuse now
   };
   MemoryStats memory_stats() const;
+  // The thread that drives this device's while loops and conds (see device_runtime.h).
+  detail::DeviceRuntime& runtime() { return *runtime_; }
   // Builds `source` with `options` for this device, or returns the earlier build of the same
   // pair. Throws BuildError with the start of the build log when the compiler rejects it.
   ClProgram build_program(const std::string& source, const std::string& options);
@@ -90,6 +97,7 @@ class OpenCLDevice final : public Device {
   ClQueue queue_;
 
   std::unique_ptr<BufferPool> pool_;
+  std::unique_ptr<detail::DeviceRuntime> runtime_;
   std::atomic<std::size_t> created_bytes_{0};
   std::atomic<std::size_t> created_buffers_{0};
   std::mutex executables_mutex_;

@@ -18,11 +18,13 @@
 namespace weft::opencl {
 
 class OpenCLDevice;
+class OpenCLBuffer;
 namespace detail {
 struct CacheWrite;
 }
 
-class OpenCLExecutable final : public Executable {
+class OpenCLExecutable final : public Executable,
+                               public std::enable_shared_from_this<OpenCLExecutable> {
  public:
   // Builds plan.source for `device` (through its program cache) and creates one kernel per
   // distinct kernel name. Throws BuildError when the source does not compile and
@@ -44,6 +46,11 @@ class OpenCLExecutable final : public Executable {
   const ProgramPlan& plan() const { return plan_; }
   cl_program program() const { return program_.get(); }
   std::size_t num_inputs() const { return num_inputs_; }
+  // For the runtime: each launch's kernel, and the lock over the kernels' arguments.
+  const std::unordered_map<const LaunchPlan*, cl_kernel>& launch_kernels() const {
+    return launch_kernel_;
+  }
+  std::mutex& run_mutex() { return run_mutex_; }
 
  private:
   friend class OpenCLDevice;
@@ -55,6 +62,11 @@ class OpenCLExecutable final : public Executable {
   void set_cache_outcome(std::string status, std::string key);
   void create_kernels();
   void validate_plan() const;
+  // Runs with while or cond steps: the outputs are made now and filled by the device's
+  // runtime thread, which reads predicates as the device computes them.
+  std::vector<std::shared_ptr<Buffer>> run_on_device_runtime(
+      std::vector<std::shared_ptr<OpenCLBuffer>> params,
+      std::span<const std::shared_ptr<Buffer>> inputs);
 
   OpenCLDevice* device_;
   ProgramPlan plan_;
@@ -62,6 +74,7 @@ class OpenCLExecutable final : public Executable {
   ClProgram program_;
   std::vector<ClKernel> kernels_;                                   // one per distinct kernel name
   std::unordered_map<const LaunchPlan*, cl_kernel> launch_kernel_;  // into plan_, per launch
+  bool needs_host_values_ = false;                   // a while or cond step somewhere in the plan
   std::mutex run_mutex_;                             // cl_kernel arguments are shared state
   std::unique_ptr<detail::CacheWrite> cache_write_;  // until the first run (under run_mutex_)
 };

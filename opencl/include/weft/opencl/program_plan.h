@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "weft/backend.h"
+#include "weft/dtype.h"
 
 namespace weft::opencl {
 
@@ -51,10 +52,11 @@ struct StepPlan {
   std::vector<int> operands;
   std::vector<int> results;
   std::vector<BlockPlan> regions;
-  int carries = 0;          // Loop, While
-  int xs = 0;               // Loop
-  std::int64_t length = 0;  // Loop
-  bool reverse = false;     // Loop
+  int carries = 0;                  // Loop, While
+  int xs = 0;                       // Loop
+  std::int64_t length = 0;          // Loop
+  bool reverse = false;             // Loop
+  DType index_dtype = DType::Bool;  // Cond: bool picks regions[1] when true; integers clamp
 
   static StepPlan of(LaunchPlan launch) {
     StepPlan step;

@@ -1,0 +1,54 @@
+// The thread that drives runs whose steps need a value on the host: it reads a while loop's
+// predicate or a cond's index when the device has computed it, then enqueues what follows.
+// Callers never wait for it: their outputs become ready through events. One per device;
+// runs in flight on it interleave, each resumed when its value arrives, so one long loop
+// does not hold back another.
+#pragma once
+
+#include <CL/cl.h>
+
+#include <condition_variable>
+#include <coroutine>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <thread>
+
+namespace weft::opencl::detail {
+
+class DeviceRuntime {
+ public:
+  explicit DeviceRuntime(std::string label) : label_(std::move(label)) {}
+  DeviceRuntime(const DeviceRuntime&) = delete;
+  DeviceRuntime& operator=(const DeviceRuntime&) = delete;
+  ~DeviceRuntime();
+
+  // Runs `work` on the runtime thread, after the work posted before it. Work must not block
+  // on the device: it enqueues and, to wait for a value, pauses with resume_after.
+  void post(std::function<void()> work);
+  // Resumes `paused` on the runtime thread once `event` has completed or failed; `*status`
+  // then holds the event's final status (CL_COMPLETE or a negative error).
+  void resume_after(cl_event event, std::coroutine_handle<> paused, cl_int* status);
+
+  // Counts runs in flight, for wait_idle.
+  void run_started();
+  void run_finished();
+  // Blocks until no run is in flight (process exit drains through it).
+  void wait_idle();
+  int runs_in_flight();
+
+ private:
+  void loop();
+
+  std::string label_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::condition_variable idle_;
+  std::deque<std::function<void()>> ready_;
+  int in_flight_ = 0;
+  bool stopping_ = false;
+  std::thread thread_;  // started by the first post
+};
+
+}  // namespace weft::opencl::detail
