@@ -1,0 +1,301 @@
+// Control flow on the device, each figure against a hand-written baseline timed in the same
+// run (contenders interleaved round by round):
+//
+//   fori_loop   1,000 iterations of x = x * a + b on f32[1024] (a, b closed over), jitted and
+//               waited for, against weft's own body kernel enqueued 1,000 times by hand (two
+//               buffers in turn, each launch waiting for the one before). Goal <= 1.2x.
+//   while_loop  per-iteration cost of a loop whose predicate the device computes (an i32
+//               counter up to 1,000): against a hand-written loop doing what any host-driven
+//               loop must, a predicate kernel, a blocking read of the flag, a body kernel.
+//               Goal <= 1.5x.
+//   scan        cumulative sum over 10,000 steps of f32[256]: microseconds per step (no
+//               baseline: each step is a row copy in, the add kernel, a row copy out).
+//   dispatch    x + 1 on f32[16] without control flow, against the raw OpenCL enqueue of the
+//               same kernel (bench_dispatch's contenders): must not get slower.
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "common.h"
+#include "report.h"
+#include "weft/opencl/executable.h"
+#include "weft/weft.h"
+
+namespace {
+
+using weft::Array;
+using weft::bench::check;
+using weft::bench::device;
+using weft::bench::format;
+using weft::bench::set_arg;
+namespace lax = weft::lax;
+namespace np = weft::np;
+namespace cl = weft::opencl;
+
+constexpr int kForiIterations = 1000;
+constexpr std::int64_t kForiN = 1024;
+constexpr int kWhileIterations = 1000;
+constexpr std::int64_t kScanSteps = 10000;
+constexpr std::int64_t kScanRow = 256;
+constexpr int kRounds = 15;
+
+std::vector<float> ramp(std::int64_t n, float scale) {
+  std::vector<float> v(static_cast<std::size_t>(n));
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = scale * static_cast<float>(i % 7);
+  return v;
+}
+
+[[noreturn]] void fail(const std::string& what) {
+  std::fprintf(stderr, "bench_control_flow: %s\n", what.c_str());
+  std::exit(1);
+}
+
+// --- fori_loop --------------------------------------------------------------------------
+
+struct ForiCase {
+  Array x = Array::from_vector<float>({kForiN}, ramp(kForiN, 0.25f));
+  Array a = Array::from_vector<float>({kForiN}, std::vector<float>(kForiN, 0.5f));
+  Array b = Array::from_vector<float>({kForiN}, ramp(kForiN, 0.125f));
+  // Captures a and b: the loop body reads them as region parameters.
+  std::function<Array(const Array&)> fn = [this](const Array& x0) {
+    return lax::fori_loop(
+        0, kForiIterations, [this](const Array&, const Array& x) { return x * a + b; }, x0);
+  };
+  decltype(weft::jit(fn)) jitted = weft::jit(fn, {.name = "fori_axpb"});
+};
+
+// weft's body kernel, found in the executable's plan, enqueued by hand.
+class HandFori {
+ public:
+  HandFori(const ForiCase& c) {
+    auto exe = std::dynamic_pointer_cast<cl::OpenCLExecutable>(c.jitted.lower(c.x).compile());
+    if (!exe) fail("the fori executable is not an OpenCL one");
+    executable_ = exe;
+    const cl::ProgramPlan& plan = exe->plan();
+    if (plan.steps.size() != 1 || plan.steps[0].kind != cl::StepPlan::Kind::Loop)
+      fail("expected the plan to be one loop step");
+    const cl::BlockPlan& body = plan.steps[0].regions.at(0);
+    if (body.steps.size() != 1 || body.steps[0].kind != cl::StepPlan::Kind::Launch)
+      fail("expected the loop body to be one kernel launch (x * a + b fused)");
+    launch_ = body.steps[0].launch;
+    cl_int status = CL_SUCCESS;
+    kernel_ = cl::ClKernel(clCreateKernel(exe->program(), launch_.kernel.c_str(), &status));
+    check(status, "clCreateKernel");
+    // Body parameters: 0 the iteration (unused), 1 the carry, then the captured a and b in
+    // the order the plan lists them; the kernel writes the body's one output.
+    const std::vector<float> x = c.x.to_vector<float>(), a = c.a.to_vector<float>(),
+                             b = c.b.to_vector<float>();
+    carry_[0] = weft::bench::make_buffer(x);
+    carry_[1] = weft::bench::make_buffer(x.size() * sizeof(float));
+    captured_[0] = weft::bench::make_buffer(a);
+    captured_[1] = weft::bench::make_buffer(b);
+    for (int arg : launch_.args) {
+      const cl::BufferPlan& buffer = body.buffers.at(static_cast<std::size_t>(arg));
+      roles_.push_back(buffer.role == cl::BufferPlan::Role::Input ? buffer.index : -1);
+    }
+    initial_ = x;
+  }
+
+  void run() {
+    // Restart from x each call, as the jitted function does.
+    check(
+        clEnqueueWriteBuffer(device().queue(), carry_[0].get(), CL_TRUE, 0,
+                             initial_.size() * sizeof(float), initial_.data(), 0, nullptr, nullptr),
+        "clEnqueueWriteBuffer");
+    cl::ClEvent previous;
+    for (int i = 0; i < kForiIterations; ++i) {
+      cl_mem in = carry_[i % 2].get(), out = carry_[(i + 1) % 2].get();
+      for (std::size_t k = 0; k < roles_.size(); ++k) {
+        cl_mem mem = roles_[k] == 1   ? in
+                     : roles_[k] == 2 ? captured_[0].get()
+                     : roles_[k] == 3 ? captured_[1].get()
+                                      : out;
+        set_arg(kernel_.get(), static_cast<cl_uint>(k), mem);
+      }
+      cl_event wait = previous.get(), done = nullptr;
+      check(
+          clEnqueueNDRangeKernel(device().queue(), kernel_.get(), 1, nullptr, &launch_.global_size,
+                                 launch_.local_size ? &launch_.local_size : nullptr, wait ? 1 : 0,
+                                 wait ? &wait : nullptr, &done),
+          "clEnqueueNDRangeKernel");
+      previous = cl::ClEvent(done);
+    }
+    cl_event last = previous.get();
+    check(clWaitForEvents(1, &last), "clWaitForEvents");
+  }
+
+  std::vector<float> result() const {
+    return weft::bench::read_buffer(carry_[kForiIterations % 2].get(),
+                                    static_cast<std::size_t>(kForiN));
+  }
+
+ private:
+  std::shared_ptr<cl::OpenCLExecutable> executable_;
+  cl::LaunchPlan launch_;
+  cl::ClKernel kernel_;
+  cl::ClMem carry_[2], captured_[2];
+  std::vector<int> roles_;  // per kernel argument: body parameter index, or -1 for the output
+  std::vector<float> initial_;
+};
+
+// --- while_loop -------------------------------------------------------------------------
+
+constexpr const char* kWhileSource = R"CL(
+__kernel void less_than(__global const int* restrict i, __global uchar* restrict flag) {
+  flag[0] = i[0] < 1000;
+}
+__kernel void increment(__global const int* restrict i, __global int* restrict out) {
+  out[0] = i[0] + 1;
+}
+)CL";
+
+class HandWhile {
+ public:
+  HandWhile() : program_(kWhileSource) {
+    less_than_ = program_.kernel("less_than");
+    increment_ = program_.kernel("increment");
+    counter_[0] = weft::bench::make_buffer(sizeof(int));
+    counter_[1] = weft::bench::make_buffer(sizeof(int));
+    flag_ = weft::bench::make_buffer(1);
+  }
+
+  int run() {
+    const int zero = 0;
+    check(clEnqueueWriteBuffer(device().queue(), counter_[0].get(), CL_TRUE, 0, sizeof zero, &zero,
+                               0, nullptr, nullptr),
+          "clEnqueueWriteBuffer");
+    const std::size_t one = 1;
+    int k = 0;
+    while (true) {
+      set_arg(less_than_.get(), 0, counter_[k % 2].get());
+      set_arg(less_than_.get(), 1, flag_.get());
+      check(clEnqueueNDRangeKernel(device().queue(), less_than_.get(), 1, nullptr, &one, nullptr, 0,
+                                   nullptr, nullptr),
+            "clEnqueueNDRangeKernel");
+      unsigned char flag = 0;
+      check(clEnqueueReadBuffer(device().queue(), flag_.get(), CL_TRUE, 0, 1, &flag, 0, nullptr,
+                                nullptr),
+            "clEnqueueReadBuffer");
+      if (!flag) break;
+      set_arg(increment_.get(), 0, counter_[k % 2].get());
+      set_arg(increment_.get(), 1, counter_[(k + 1) % 2].get());
+      check(clEnqueueNDRangeKernel(device().queue(), increment_.get(), 1, nullptr, &one, nullptr, 0,
+                                   nullptr, nullptr),
+            "clEnqueueNDRangeKernel");
+      ++k;
+    }
+    return k;
+  }
+
+ private:
+  weft::bench::RawProgram program_;
+  cl::ClKernel less_than_, increment_;
+  cl::ClMem counter_[2], flag_;
+};
+
+// --- dispatch ---------------------------------------------------------------------------
+
+constexpr const char* kAddOneSource = R"CL(
+__kernel void add_one(__global const float* restrict a0, __global float* restrict out) {
+  const int gid = (int)get_global_id(0);
+  if (gid >= 16) return;
+  out[gid] = a0[gid] + 1.0f;
+}
+)CL";
+
+}  // namespace
+
+int main() {
+  std::printf("bench_control_flow on %s\n", weft::bench::device_line().c_str());
+
+  ForiCase fori;
+  HandFori hand_fori(fori);
+  {
+    const std::vector<float> got = fori.jitted(fori.x).to_vector<float>();
+    hand_fori.run();
+    if (got != hand_fori.result()) fail("weft's fori_loop and the hand-enqueued kernel differ");
+  }
+
+  auto count_up = weft::jit(
+      [](const Array& start) {
+        return lax::while_loop([](const Array& i) { return i < 1000; },
+                               [](const Array& i) { return i + 1; }, start);
+      },
+      {.name = "count_up"});
+  Array zero = Array::from_vector<int>({}, {0});
+  HandWhile hand_while;
+  if (count_up(zero).item<int>() != kWhileIterations || hand_while.run() != kWhileIterations)
+    fail("the while loops did not count to 1000");
+
+  auto cumsum = weft::jit(
+      [](const Array& xs) {
+        return lax::scan(
+                   [](const Array& c, const Array& x) {
+                     Array s = c + x;
+                     return std::pair{s, s};
+                   },
+                   np::zeros({kScanRow}), xs)
+            .second;
+      },
+      {.name = "cumsum"});
+  Array xs = Array::from_vector<float>({kScanSteps, kScanRow},
+                                       std::vector<float>(kScanSteps * kScanRow, 1.0f));
+  {
+    const std::vector<float> sums = cumsum(xs).to_vector<float>();
+    if (sums.back() != static_cast<float>(kScanSteps)) fail("the scan's cumulative sum is wrong");
+  }
+
+  auto add_one = weft::jit([](const Array& x) { return x + 1.0f; }, {.name = "add_one"});
+  Array small = Array::from_vector<float>({16}, ramp(16, 1.0f));
+  add_one(small).block_until_ready();
+  weft::bench::RawProgram add_program(kAddOneSource);
+  cl::ClKernel add_kernel = add_program.kernel("add_one");
+  cl::ClMem add_in = weft::bench::make_buffer(ramp(16, 1.0f)),
+            add_out = weft::bench::make_buffer(16 * sizeof(float));
+  constexpr int kDispatchCalls = 200;
+
+  const auto samples = weft::bench::time_interleaved(
+      {
+          [&] { fori.jitted(fori.x).block_until_ready(); },
+          [&] { hand_fori.run(); },
+          [&] { count_up(zero).block_until_ready(); },
+          [&] { hand_while.run(); },
+          [&] { cumsum(xs).block_until_ready(); },
+          [&] {
+            for (int i = 0; i < kDispatchCalls; ++i) add_one(small).block_until_ready();
+          },
+          [&] {
+            const std::size_t global = 64, local = 64;
+            for (int i = 0; i < kDispatchCalls; ++i) {
+              set_arg(add_kernel.get(), 0, add_in.get());
+              set_arg(add_kernel.get(), 1, add_out.get());
+              weft::bench::launch_and_wait(add_kernel.get(), global, local);
+            }
+          },
+      },
+      /*warmups=*/2, kRounds);
+
+  const double fori_weft = samples[0].median(), fori_hand = samples[1].median();
+  const double while_weft = samples[2].median() / kWhileIterations * 1e6,
+               while_hand = samples[3].median() / kWhileIterations * 1e6;
+  const double scan_step = samples[4].median() / kScanSteps * 1e6;
+  const double dispatch_weft = samples[5].median() / kDispatchCalls * 1e6,
+               dispatch_raw = samples[6].median() / kDispatchCalls * 1e6;
+  std::printf("load average: %s\n", weft::bench::load_average().c_str());
+  weft::bench::print_summary({
+      {"fori_loop 1000 x (x*a+b) f32[1024]", format(fori_weft * 1e3, 2) + " ms",
+       format(fori_hand * 1e3, 2) + " ms (kernel by hand)",
+       format(fori_weft / fori_hand, 2) + "x weft/hand", "<= 1.2x",
+       weft::bench::met(fori_weft / fori_hand <= 1.2)},
+      {"while_loop per iteration, device predicate", format(while_weft, 1) + " us",
+       format(while_hand, 1) + " us (enqueue + blocking read)",
+       format(while_weft / while_hand, 2) + "x weft/hand", "<= 1.5x",
+       weft::bench::met(while_weft / while_hand <= 1.5)},
+      {"scan cumsum 10000 steps f32[256]", format(scan_step, 1) + " us/step", "-", "-", "-", "n/a"},
+      {"dispatch x+1 f32[16] (no control flow)", format(dispatch_weft, 1) + " us/call",
+       format(dispatch_raw, 1) + " us/call (raw, buffers made once)",
+       format(dispatch_weft / dispatch_raw, 2) + "x weft/raw", "not slower than before", "n/a"},
+  });
+  return 0;
+}
