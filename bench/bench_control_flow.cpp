@@ -167,22 +167,28 @@ class HandWhile {
           "clEnqueueWriteBuffer");
     const std::size_t one = 1;
     int k = 0;
+    // The queue may run commands out of order: each waits for the one it depends on.
+    cl::ClEvent incremented;
     while (true) {
       set_arg(less_than_.get(), 0, counter_[k % 2].get());
       set_arg(less_than_.get(), 1, flag_.get());
-      check(clEnqueueNDRangeKernel(device().queue(), less_than_.get(), 1, nullptr, &one, nullptr, 0,
-                                   nullptr, nullptr),
+      cl_event wait = incremented.get(), tested = nullptr;
+      check(clEnqueueNDRangeKernel(device().queue(), less_than_.get(), 1, nullptr, &one, nullptr,
+                                   wait ? 1 : 0, wait ? &wait : nullptr, &tested),
             "clEnqueueNDRangeKernel");
+      cl::ClEvent test(tested);
       unsigned char flag = 0;
-      check(clEnqueueReadBuffer(device().queue(), flag_.get(), CL_TRUE, 0, 1, &flag, 0, nullptr,
+      check(clEnqueueReadBuffer(device().queue(), flag_.get(), CL_TRUE, 0, 1, &flag, 1, &tested,
                                 nullptr),
             "clEnqueueReadBuffer");
       if (!flag) break;
       set_arg(increment_.get(), 0, counter_[k % 2].get());
       set_arg(increment_.get(), 1, counter_[(k + 1) % 2].get());
+      cl_event done = nullptr;
       check(clEnqueueNDRangeKernel(device().queue(), increment_.get(), 1, nullptr, &one, nullptr, 0,
-                                   nullptr, nullptr),
+                                   nullptr, &done),
             "clEnqueueNDRangeKernel");
+      incremented = cl::ClEvent(done);
       ++k;
     }
     return k;
@@ -225,8 +231,10 @@ int main() {
       {.name = "count_up"});
   Array zero = Array::from_vector<int>({}, {0});
   HandWhile hand_while;
-  if (count_up(zero).item<int>() != kWhileIterations || hand_while.run() != kWhileIterations)
-    fail("the while loops did not count to 1000");
+  if (const int counted = count_up(zero).item<int>(); counted != kWhileIterations)
+    fail("weft's while_loop counted to " + std::to_string(counted) + ", not 1000");
+  if (const int counted = hand_while.run(); counted != kWhileIterations)
+    fail("the hand-written loop counted to " + std::to_string(counted) + ", not 1000");
 
   auto cumsum = weft::jit(
       [](const Array& xs) {

@@ -87,8 +87,7 @@ struct Planner {
       if (is_control(node.op))
         for (ValueId in : node.inputs)
           if (!is_param[in])
-            make_root(in, "it is an operand of a " + std::string(op_name(node.op)) + " (at " +
-                              node.origin.describe() + ")");
+            make_root(in, "it is an operand of a " + std::string(op_name(node.op)));
       if (is_reduction(node.op)) make_root(i, "it is a reduction (its own kernel)");
       if (node.op == OpKind::DotGeneral) make_root(i, "it is a dot_general (its own kernel)");
       // A dot reads each operand element many times: operands must be buffers. A reshape of

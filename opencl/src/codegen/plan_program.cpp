@@ -168,8 +168,10 @@ BlockPlan plan_block(const ScheduleBlock& schedule, ProgramContext& program, boo
         control.reverse = node.attrs.get_int("reverse") != 0;
       }
       for (std::size_t r = 0; r < step.regions.size(); ++r) {
-        ctx.source << "// region " << region_name(node.op, r) << " of the " << op_name(node.op)
-                   << " at " << node.origin.describe() << "\n";
+        // No source line here: the program must not depend on where the user wrote the op, or
+        // equal graphs from different files would disagree with each other's cache entries.
+        ctx.source << "// region " << region_name(node.op, r) << " of " << op_name(node.op) << " %"
+                   << step.node << "\n";
         control.regions.push_back(plan_block(step.regions[r], program, false, options));
       }
       block.steps.push_back(std::move(control));

@@ -36,7 +36,7 @@ bool needs_host_values(const BlockPlan& block) {
 RunTask<std::vector<Slot>> BlockRunner::run(const BlockPlan& block, std::vector<Slot> params) {
   BlockState state;
   state.slots.resize(block.buffers.size());
-  state.hazards.resize(block.buffers.size());
+  state.prior_uses.resize(block.buffers.size());
   for (std::size_t b = 0; b < block.buffers.size(); ++b) {
     const BufferPlan& buffer = block.buffers[b];
     Slot& slot = state.slots[b];
@@ -48,12 +48,11 @@ RunTask<std::vector<Slot>> BlockRunner::run(const BlockPlan& block, std::vector<
       case Role::Temp:
         slot = device_.allocate(buffer.bytes);
         // Pooled memory may still be in use by commands of its previous owner.
-        state.hazards[b].reads = slot->take_prior_uses();
+        state.prior_uses[b] = slot->take_prior_uses();
         break;
       case Role::Result:
         continue;  // bound by its step
     }
-    if (slot) state.hazards[b].last_write = ClEvent::retain(slot->ready_event());
   }
   for (const StepPlan& step : block.steps) {
     switch (step.kind) {
@@ -96,10 +95,17 @@ void BlockRunner::launch(const LaunchPlan& launch, BlockState& state) {
     if (cl_int err = clSetKernelArg(kernel, static_cast<cl_uint>(a), sizeof(cl_mem), &mem))
       throw_cl_error(err, "clSetKernelArg(" + launch.kernel + ", " + std::to_string(a) + ")",
                      device_.label());
-    Hazards& h = state.hazards[b];
-    if (h.last_write) wait_list_.push_back(h.last_write.get());
+    // Every command waits for the buffer's last writer (a bulk launch before its tail); the
+    // first writer also for the commands of the pooled memory's previous life. No launch
+    // writes a buffer after another read it (validate_plan).
+    if (cl_event written = state.slots[b]->ready_event()) wait_list_.push_back(written);
     if (contains(launch.writes, launch.args[a]))
-      for (const ClEvent& read : h.reads) wait_list_.push_back(read.get());
+      for (const ClEvent& use : state.prior_uses[b]) wait_list_.push_back(use.get());
+  }
+  // A pooled output's prior uses often repeat an operand's writer: list each event once.
+  if (wait_list_.size() > 1) {
+    std::sort(wait_list_.begin(), wait_list_.end());
+    wait_list_.erase(std::unique(wait_list_.begin(), wait_list_.end()), wait_list_.end());
   }
   cl_event done = nullptr;
   if (cl_int err = clEnqueueNDRangeKernel(device_.queue(), kernel, 1, nullptr, &launch.global_size,
@@ -111,13 +117,10 @@ void BlockRunner::launch(const LaunchPlan& launch, BlockState& state) {
   if (launch_events_) launch_events_->push_back(event);
   for (int arg : launch.args) {
     const auto b = static_cast<std::size_t>(arg);
-    Hazards& h = state.hazards[b];
     if (contains(launch.writes, arg)) {
-      h.last_write = event;
-      h.reads.clear();
+      state.prior_uses[b].clear();
       state.slots[b]->set_ready_event(event);
     } else {
-      h.reads.push_back(event);
       state.slots[b]->add_reader(event);
     }
   }
@@ -238,7 +241,6 @@ void BlockRunner::bind_results(const StepPlan& step, BlockState& state, std::vec
   for (std::size_t k = 0; k < step.results.size(); ++k) {
     const auto b = static_cast<std::size_t>(step.results[k]);
     state.slots[b] = std::move(values[k]);
-    state.hazards[b].last_write = ClEvent::retain(state.slots[b]->ready_event());
   }
 }
 

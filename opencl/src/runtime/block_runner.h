@@ -51,13 +51,11 @@ class BlockRunner {
   RunTask<std::vector<Slot>> run(const BlockPlan& block, std::vector<Slot> params);
 
  private:
-  struct Hazards {
-    ClEvent last_write;
-    std::vector<ClEvent> reads;
-  };
+  // A buffer's writer is its ready event; what its first write must also wait for are the
+  // commands of the pooled memory's previous life.
   struct BlockState {
     std::vector<Slot> slots;
-    std::vector<Hazards> hazards;
+    std::vector<std::vector<ClEvent>> prior_uses;
   };
   void launch(const LaunchPlan& launch, BlockState& state);
   RunTask<bool> run_loop(const BlockPlan& block, const StepPlan& step, BlockState& state);

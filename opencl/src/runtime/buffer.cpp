@@ -31,8 +31,13 @@ std::vector<ClEvent> OpenCLBuffer::take_prior_uses() {
 
 void OpenCLBuffer::add_reader(ClEvent event) const {
   std::lock_guard lock(readers_mutex_);
-  // Long-lived inputs (weights) are read by every call: keep only unfinished readers.
-  if (readers_.size() >= 32) prune_completed(readers_);
+  // Long-lived inputs (weights, a loop's captured values) are read by every call: keep only
+  // unfinished readers. When the queue runs far ahead most are unfinished, so the next prune
+  // waits until the list has doubled: amortised, each reader is queried about once.
+  if (readers_.size() >= prune_at_) {
+    prune_completed(readers_);
+    prune_at_ = std::max<std::size_t>(32, 2 * readers_.size());
+  }
   readers_.push_back(std::move(event));
 }
 

@@ -110,6 +110,7 @@ void validate_block(const BlockPlan& block, const std::string& where_block) {
   for (const BufferPlan& buffer : block.buffers)
     if (buffer.index < 0)
       bad_plan(where_block + "a buffer has the negative index " + std::to_string(buffer.index));
+  std::vector<bool> read(block.buffers.size(), false);
   for (std::size_t s = 0; s < block.steps.size(); ++s) {
     const StepPlan& step = block.steps[s];
     if (step.kind != StepPlan::Kind::Launch) {
@@ -135,7 +136,14 @@ void validate_block(const BlockPlan& block, const std::string& where_block) {
       // Inputs belong to the caller and arrays are immutable.
       if (block.buffers[static_cast<std::size_t>(written)].role == Role::Input)
         bad_plan(where + " writes input buffer " + std::to_string(written));
+      // The runtime orders a buffer's writers one after another and its readers after the
+      // last of them; a write after a read would need the reads tracked too.
+      if (read[static_cast<std::size_t>(written)])
+        bad_plan(where + " writes buffer " + std::to_string(written) +
+                 " after an earlier launch read it");
     }
+    for (int arg : launch.args)
+      if (!contains(launch.writes, arg)) read[static_cast<std::size_t>(arg)] = true;
     if (launch.local_size != 0 && launch.global_size % launch.local_size != 0)
       bad_plan(where + " has global size " + std::to_string(launch.global_size) +
                ", not a multiple of its local size " + std::to_string(launch.local_size));

@@ -55,6 +55,7 @@ class OpenCLBuffer final : public Buffer {
   std::vector<ClEvent> prior_uses_;
   mutable std::mutex readers_mutex_;
   mutable std::vector<ClEvent> readers_;
+  mutable std::size_t prune_at_ = 32;  // readers_ size that triggers the next prune
 };
 
 }  // namespace weft::opencl
