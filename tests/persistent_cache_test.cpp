@@ -384,6 +384,48 @@ TEST_F(PersistentCacheTest, MissThenHitInOneProcess) {
   EXPECT_EQ(s->show(miss.info.cache_key)->hit_count, 1u);
 }
 
+// A loop body multiplying by `factor` inside a while loop, a scan and a cond: programs whose
+// plans nest blocks. Two factors give graphs that differ only inside a region.
+MultiFn control_flow_program(float factor) {
+  return [factor](const std::vector<Array>& xs) {
+    const Array& x = xs[0];  // f32[4, 8]
+    auto scanned = lax::scan(
+        [factor](const Array& c, const Array& row) {
+          Array next = c * factor + row;
+          return std::pair{next, np::tanh(next)};
+        },
+        np::zeros({8}), x);
+    Array count = lax::while_loop([](const Array& i) { return i < 5; },
+                                  [](const Array& i) { return i + 1; }, Array::scalar_int(0));
+    Array picked = lax::cond(
+        np::sum(scanned.first) > 0.0f, [](const Array& v) { return v * 2.0f; },
+        [](const Array& v) { return -v; }, scanned.first);
+    return std::vector<Array>{picked, scanned.second, count};
+  };
+}
+
+TEST_F(PersistentCacheTest, ControlFlowProgramsHitAndBodiesKeyApart) {
+  const auto inputs = inputs_of({{4, 8}}, 3);
+  const MultiFn program = control_flow_program(0.5f);
+  const Outcome miss = store_program(program, "control_flow", inputs);
+  // Loops and conds are steps of the stored plan; the hit regenerates and compares them.
+  cl_device().forget_compiled();
+  const Outcome hit = compile_and_run(program, "control_flow", inputs);
+  EXPECT_EQ(hit.info.cache_status, "hit");
+  EXPECT_EQ(hit.info.cache_key, miss.info.cache_key);
+  EXPECT_EQ(check_outcome(hit), "");
+  EXPECT_EQ(same_outputs(hit, miss), "");
+
+  // The same program with another factor in the scan body only: another key, another entry,
+  // and results of its own.
+  cl_device().forget_compiled();
+  const Outcome other = compile_and_run(control_flow_program(0.25f), "control_flow", inputs);
+  EXPECT_EQ(other.info.cache_status, "miss");
+  EXPECT_NE(other.info.cache_key, miss.info.cache_key);
+  EXPECT_EQ(check_outcome(other), "");
+  EXPECT_NE(same_outputs(other, miss), "");
+}
+
 TEST_F(PersistentCacheTest, SeveralFusedKernelsRoundTrip) {
   const auto inputs = several_inputs();
   const Outcome miss = compile_and_run(kSeveralKernels, "several", inputs);
