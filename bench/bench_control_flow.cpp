@@ -8,10 +8,14 @@
 //               counter up to 1,000): against a hand-written loop doing what any host-driven
 //               loop must, a predicate kernel, a blocking read of the flag, a body kernel.
 //               Goal <= 1.5x.
+//               Info: the whole loop as one kernel with the loop inside (a hand-written
+//               prototype, each work-item iterating its element 1,000 times), what fusing an
+//               elementwise loop into one kernel would give.
 //   scan        cumulative sum over 10,000 steps of f32[256]: microseconds per step (no
 //               baseline: each step is a row copy in, the add kernel, a row copy out).
 //   dispatch    x + 1 on f32[16] without control flow, against the raw OpenCL enqueue of the
 //               same kernel (bench_dispatch's contenders): must not get slower.
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -139,6 +143,18 @@ class HandFori {
   std::vector<float> initial_;
 };
 
+// The loop inside the kernel: x = x * a + b, 1,000 times per element.
+constexpr const char* kForiInKernelSource = R"CL(
+__kernel void fori_in_kernel(__global const float* restrict x, __global const float* restrict a,
+                             __global const float* restrict b, __global float* restrict out) {
+  const int i = (int)get_global_id(0);
+  float v = x[i];
+  const float ai = a[i], bi = b[i];
+  for (int k = 0; k < 1000; ++k) v = v * ai + bi;
+  out[i] = v;
+}
+)CL";
+
 // --- while_loop -------------------------------------------------------------------------
 
 constexpr const char* kWhileSource = R"CL(
@@ -223,6 +239,29 @@ int main() {
     if (got != hand_fori.result()) fail("weft's fori_loop and the hand-enqueued kernel differ");
   }
 
+  weft::bench::RawProgram in_kernel_program(kForiInKernelSource);
+  cl::ClKernel in_kernel = in_kernel_program.kernel("fori_in_kernel");
+  cl::ClMem in_kernel_x = weft::bench::make_buffer(fori.x.to_vector<float>()),
+            in_kernel_a = weft::bench::make_buffer(fori.a.to_vector<float>()),
+            in_kernel_b = weft::bench::make_buffer(fori.b.to_vector<float>()),
+            in_kernel_out = weft::bench::make_buffer(kForiN * sizeof(float));
+  auto run_in_kernel = [&] {
+    set_arg(in_kernel.get(), 0, in_kernel_x.get());
+    set_arg(in_kernel.get(), 1, in_kernel_a.get());
+    set_arg(in_kernel.get(), 2, in_kernel_b.get());
+    set_arg(in_kernel.get(), 3, in_kernel_out.get());
+    weft::bench::launch_and_wait(in_kernel.get(), static_cast<std::size_t>(kForiN), 256);
+  };
+  {
+    run_in_kernel();
+    const std::vector<float> got =
+        weft::bench::read_buffer(in_kernel_out.get(), static_cast<std::size_t>(kForiN));
+    const std::vector<float> want = hand_fori.result();
+    for (std::size_t i = 0; i < got.size(); ++i)
+      if (std::abs(got[i] - want[i]) > 1e-4f * (1.0f + std::abs(want[i])))
+        fail("the loop-in-kernel prototype differs from weft's fori_loop");
+  }
+
   auto count_up = weft::jit(
       [](const Array& start) {
         return lax::while_loop([](const Array& i) { return i < 1000; },
@@ -281,6 +320,7 @@ int main() {
               weft::bench::launch_and_wait(add_kernel.get(), global, local);
             }
           },
+          run_in_kernel,
       },
       /*warmups=*/2, kRounds);
 
@@ -288,6 +328,7 @@ int main() {
   const double while_weft = samples[2].median() / kWhileIterations * 1e6,
                while_hand = samples[3].median() / kWhileIterations * 1e6;
   const double scan_step = samples[4].median() / kScanSteps * 1e6;
+  const double fori_in_kernel = samples[7].median();
   const double dispatch_weft = samples[5].median() / kDispatchCalls * 1e6,
                dispatch_raw = samples[6].median() / kDispatchCalls * 1e6;
   std::printf("load average: %s\n", weft::bench::load_average().c_str());
@@ -296,6 +337,9 @@ int main() {
        format(fori_hand * 1e3, 2) + " ms (kernel by hand)",
        format(fori_weft / fori_hand, 2) + "x weft/hand", "<= 1.2x",
        weft::bench::met(fori_weft / fori_hand <= 1.2)},
+      {"  fori: the loop inside one kernel (prototype)", format(fori_in_kernel * 1e3, 2) + " ms",
+       format(fori_weft * 1e3, 2) + " ms (weft's fori_loop)",
+       format(fori_weft / fori_in_kernel, 1) + "x faster than weft", "info", "n/a"},
       {"while_loop per iteration, device predicate", format(while_weft, 1) + " us",
        format(while_hand, 1) + " us (enqueue + blocking read)",
        format(while_weft / while_hand, 2) + "x weft/hand", "<= 1.5x",
