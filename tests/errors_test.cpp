@@ -2,7 +2,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "weft/opencl/codegen.h"
+#include "weft/opencl/device.h"
 #include "weft/weft.h"
 
 namespace weft {
@@ -259,6 +262,37 @@ TEST(Errors, EmptyArrayAndScalarTruth) {
 TEST(Errors, DeviceOutOfMemoryIsAnError) {
   // More than any PoCL device allows in one allocation; must be an error, never an abort.
   EXPECT_THROW(np::zeros({std::int64_t{1} << 40}).block_until_ready(), OutOfMemoryError);
+}
+
+// A while loop runs on the device's runtime thread, after the call has returned its outputs.
+// An error there (here a body temporary larger than any allocation the device allows) reaches
+// the caller typed and with its message when the outputs are waited for, and the device keeps
+// working.
+TEST(Errors, OutOfMemoryInsideAWhileLoopReachesTheCaller) {
+  auto* device = dynamic_cast<opencl::OpenCLDevice*>(&default_device());
+  ASSERT_NE(device, nullptr);
+  const auto max_elements = static_cast<double>(device->info().max_alloc_bytes / 4);
+  const auto n = static_cast<std::int64_t>(std::sqrt(max_elements)) + 1024;  // n*n f32 > max
+  Array v = np::ones({n});
+  auto f = jit([n, v](const Array& start) {
+    return lax::while_loop([](const std::pair<Array, Array>& s) { return s.first < 1; },
+                           [n, v](const std::pair<Array, Array>& s) {
+                             // An outer product is a dot kernel writing an n x n buffer.
+                             Array outer = np::matmul(v.reshape({n, 1}), v.reshape({1, n}));
+                             return std::pair{s.first + 1, s.second + np::sum(outer)};
+                           },
+                           std::pair{start, Array::scalar(0.0f)});
+  });
+  auto [count, total] = f(Array::scalar_int(0));
+  // Work on the outputs fails with the loop's error, whether it is issued before the loop has
+  // failed (it then runs after the loop) or after (the call raises it).
+  EXPECT_THROW((total * 2.0f).to_host(), OutOfMemoryError);
+  const std::string msg = message_of<OutOfMemoryError>([&] { total.block_until_ready(); });
+  EXPECT_THAT(msg, HasSubstr("cannot allocate"));
+  EXPECT_THROW(count.to_host(), OutOfMemoryError);
+  EXPECT_THROW((count + 1).block_until_ready(), OutOfMemoryError);
+  // Nothing else is lost: the device runs the next program.
+  EXPECT_EQ((np::ones({4}) + 1.0f).to_vector<float>(), std::vector<float>(4, 2.0f));
 }
 
 TEST(Errors, UnknownDeviceListsTheKnownOnes) {

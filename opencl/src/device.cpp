@@ -181,10 +181,14 @@ void OpenCLDevice::download(const Buffer& buffer, void* host, std::size_t bytes)
   }
   if (!host)
     throw InvalidArgumentError("weft: download from " + label() + " into a null host pointer");
+  // A runtime run's output is waited for on the host: no queued command waits on its event.
+  if (source->pending_runtime_output()) wait(buffer);
   cl_event ready = source->ready_event();
-  check_cl(clEnqueueReadBuffer(queue_.get(), source->mem(), CL_TRUE, 0, bytes, host, ready ? 1 : 0,
-                               ready ? &ready : nullptr, nullptr),
-           "clEnqueueReadBuffer", label());
+  if (cl_int err = clEnqueueReadBuffer(queue_.get(), source->mem(), CL_TRUE, 0, bytes, host,
+                                       ready ? 1 : 0, ready ? &ready : nullptr, nullptr)) {
+    source->rethrow_failure();  // the run that was to write it failed: say why
+    throw_cl_error(err, "clEnqueueReadBuffer", label());
+  }
 }
 
 void OpenCLDevice::wait(const Buffer& buffer) {
@@ -203,6 +207,7 @@ void OpenCLDevice::wait(const Buffer& buffer) {
                      nullptr) == CL_SUCCESS &&
       execution < 0)
     status = execution;
+  source->rethrow_failure();
   throw_cl_error(status, "clWaitForEvents (the command writing this buffer)", label());
 }
 
@@ -214,6 +219,8 @@ std::shared_ptr<Buffer> OpenCLDevice::copy_from(const Buffer& source) {
     source.device().download(source, host.data(), host.size());
     return upload(host.data(), host.size());
   }
+  // A runtime run's output is waited for on the host: no queued command waits on its event.
+  if (from->pending_runtime_output()) from->opencl_device().wait(*from);
   auto copy = allocate(from->bytes());
   if (from->bytes() == 0) return copy;
   // Same context: enqueue on our queue; the source event orders it after the source's writer

@@ -45,6 +45,33 @@ Device& OpenCLBuffer::device() const {
   return *device_;
 }
 
+void OpenCLBuffer::set_failure(std::exception_ptr failure) {
+  std::lock_guard lock(failure_mutex_);
+  failure_ = std::move(failure);
+}
+
+void OpenCLBuffer::rethrow_failure() const {
+  std::exception_ptr failure;
+  {
+    std::lock_guard lock(failure_mutex_);
+    failure = failure_;
+  }
+  if (failure) std::rethrow_exception(failure);
+}
+
+bool OpenCLBuffer::pending_runtime_output() const {
+  if (!runtime_output_ || !ready_) return false;
+  cl_int status = CL_COMPLETE;
+  check_cl(clGetEventInfo(ready_.get(), CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(status), &status,
+                          nullptr),
+           "clGetEventInfo", device_->label());
+  if (status < 0) {
+    rethrow_failure();
+    throw_cl_error(status, "the run that was to write this buffer", device_->label());
+  }
+  return status != CL_COMPLETE;
+}
+
 bool OpenCLBuffer::is_ready() const {
   if (!ready_) return true;
   cl_int status = CL_COMPLETE;
@@ -52,7 +79,10 @@ bool OpenCLBuffer::is_ready() const {
                           nullptr),
            "clGetEventInfo", device_->label());
   // A negative execution status is the error code of the failed command.
-  if (status < 0) throw_cl_error(status, "the command writing this buffer", device_->label());
+  if (status < 0) {
+    rethrow_failure();
+    throw_cl_error(status, "the command writing this buffer", device_->label());
+  }
   return status == CL_COMPLETE;
 }
 

@@ -189,7 +189,12 @@ std::vector<std::shared_ptr<Buffer>> OpenCLExecutable::run(
   // Everything below touches the kernels' argument state.
   std::vector<detail::Slot> params(given.begin(), given.end());
   params.resize(std::max(params.size(), static_cast<std::size_t>(plan_.num_params)));
-  if (needs_host_values_) return run_on_device_runtime(std::move(params), inputs);
+  // An input still being filled by a run on the runtime thread: this run goes there too and
+  // starts when that input is ready (no queued command may wait on its user event).
+  bool after_runtime_run = false;
+  for (const auto& given_input : given) after_runtime_run |= given_input->pending_runtime_output();
+  if (needs_host_values_ || after_runtime_run)
+    return run_on_device_runtime(std::move(params), inputs);
   std::lock_guard lock(run_mutex_);
 
   std::shared_lock gate(detail::launch_gate());
@@ -244,6 +249,18 @@ struct PendingOutput {
   std::vector<ClEvent> prior_uses;  // of the pooled memory, before the copy may write it
 };
 
+// Pauses a run on the runtime thread until `event` completes; the result is its status.
+struct EventPause {
+  detail::DeviceRuntime* runtime;
+  cl_event event;
+  cl_int status = CL_COMPLETE;
+  bool await_ready() const noexcept { return false; }
+  void await_suspend(std::coroutine_handle<> paused) {
+    runtime->resume_after(event, paused, &status);
+  }
+  cl_int await_resume() const noexcept { return status; }
+};
+
 void CL_CALLBACK complete_user_event(cl_event, cl_int status, void* user_event) {
   auto event = static_cast<cl_event>(user_event);
   clSetUserEventStatus(event, status == CL_COMPLETE ? CL_COMPLETE : status);
@@ -265,8 +282,17 @@ Detached drive_run(std::shared_ptr<OpenCLExecutable> executable, std::vector<det
                    std::unique_ptr<detail::CacheWrite> cache_write) {
   OpenCLDevice& device = executable->device();
   std::vector<ClEvent> launch_events;
-  std::string failure;
+  std::exception_ptr failure;
   try {
+    // Inputs that other runtime runs fill: wait (without blocking the thread) until they are.
+    for (const detail::Slot& param : params) {
+      if (!param || !param->pending_runtime_output()) continue;
+      const cl_int status = co_await EventPause{&device.runtime(), param->ready_event()};
+      if (status != CL_COMPLETE) {
+        param->rethrow_failure();
+        throw_cl_error(status, "an input of this run", device.label());
+      }
+    }
     detail::BlockRunner runner(device, executable->launch_kernels(),
                                cache_write ? &launch_events : nullptr, &executable->run_mutex(),
                                &device.runtime());
@@ -291,14 +317,25 @@ Detached drive_run(std::shared_ptr<OpenCLExecutable> executable, std::vector<det
       complete_after(event.get(), out, device.label());
     }
     if (cl_int err = clFlush(device.queue())) throw_cl_error(err, "clFlush", device.label());
-  } catch (const std::exception& e) {
-    failure = e.what();
+  } catch (...) {
+    failure = std::current_exception();
   }
-  if (!failure.empty()) {
-    // The caller has the outputs already: fail their events, so waiting on them reports it.
-    log::warning("runtime", "a run with control flow on " + device.label() + " failed: " + failure +
-                                " (its outputs report the failure when waited for)");
-    for (PendingOutput& out : pending) clSetUserEventStatus(out.filled.get(), CL_INVALID_OPERATION);
+  if (failure) {
+    // The caller has the outputs already: waiting on them rethrows the error. Outputs of
+    // later work computed from them fail with the OpenCL status only, so say it here too.
+    std::string what = "an unknown error";
+    try {
+      std::rethrow_exception(failure);
+    } catch (const std::exception& e) {
+      what = e.what();
+    } catch (...) {
+    }
+    log::warning("runtime", "a run with control flow on " + device.label() + " failed: " + what +
+                                " (waiting for its outputs raises this error)");
+    for (PendingOutput& out : pending) {
+      out.buffer->set_failure(failure);
+      clSetUserEventStatus(out.filled.get(), CL_INVALID_OPERATION);
+    }
   } else if (cache_write) {
     cache_write->first_run_events = std::move(launch_events);
     detail::schedule_cache_write(std::move(*cache_write));
@@ -333,6 +370,7 @@ std::vector<std::shared_ptr<Buffer>> OpenCLExecutable::run_on_device_runtime(
     out.filled = ClEvent(clCreateUserEvent(device.context(), &status));
     check_cl(status, "clCreateUserEvent", device.label());
     out.buffer->set_ready_event(out.filled);
+    out.buffer->mark_runtime_output();
     outputs.push_back(out.buffer);
     pending.push_back(std::move(out));
   }

@@ -4,6 +4,7 @@
 #include <CL/cl.h>
 
 #include <cstddef>
+#include <exception>
 #include <mutex>
 #include <vector>
 
@@ -37,6 +38,20 @@ class OpenCLBuffer final : public Buffer {
   void set_ready_event(ClEvent event) { ready_ = std::move(event); }
   // Polls without blocking; throws DeviceError when the writing command failed.
   bool is_ready() const;
+  // For the runtime: the run that was to write this buffer failed on the device's runtime
+  // thread (before or after enqueueing its writer). Its ready event fails too; waits then
+  // rethrow this error, which says what went wrong, instead of a bare OpenCL status.
+  void set_failure(std::exception_ptr failure);
+  void rethrow_failure() const;  // no-op when none was set
+  // An output of a run on the device's runtime thread: its ready event is a user event the
+  // runtime sets when the run has filled it. No command may wait on such an event in a queue
+  // (a driver may never start it if the event fails, and clFinish would wait for it): users
+  // of the buffer wait on the host, or run on the runtime thread after it (see
+  // OpenCLExecutable::run).
+  void mark_runtime_output() { runtime_output_ = true; }
+  // True while it is a runtime output whose run has not finished; rethrows the run's error
+  // when it failed.
+  bool pending_runtime_output() const;
 
   // Pool bookkeeping. A recyclable buffer returns to its device's pool when released, with
   // every command that may still use it; `prior_uses` are such commands of its previous life,
@@ -53,6 +68,9 @@ class OpenCLBuffer final : public Buffer {
   ClEvent ready_;
   bool recyclable_ = false;
   std::vector<ClEvent> prior_uses_;
+  bool runtime_output_ = false;
+  mutable std::mutex failure_mutex_;
+  std::exception_ptr failure_;
   mutable std::mutex readers_mutex_;
   mutable std::vector<ClEvent> readers_;
   mutable std::size_t prune_at_ = 32;  // readers_ size that triggers the next prune
