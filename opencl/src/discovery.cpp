@@ -297,8 +297,8 @@ Devices discover() {
 const Devices& discovered();
 
 void drain_queues_at_exit() {
-  // Runs driven by a device's runtime thread enqueue until they finish.
-  for (OpenCLDevice* device : discovered().all) device->runtime().wait_idle();
+  // Runs driven by a device's runtime thread enqueue until they finish; then the threads end.
+  for (OpenCLDevice* device : discovered().all) device->runtime().shut_down();
   for (OpenCLDevice* device : discovered().all) clFinish(device->queue());
   // First runs have finished, so their programs can go into the persistent cache now.
   detail::finish_cache_writes(/*stop=*/true);

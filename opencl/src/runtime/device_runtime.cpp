@@ -36,7 +36,12 @@ DeviceRuntime::~DeviceRuntime() {
 
 void DeviceRuntime::post(std::function<void()> work) {
   {
-    std::lock_guard lock(mutex_);
+    std::unique_lock lock(mutex_);
+    if (stopped_) {
+      lock.unlock();
+      work();
+      return;
+    }
     ready_.push_back(std::move(work));
     if (!thread_.joinable()) thread_ = std::thread([this] { loop(); });
   }
@@ -67,6 +72,19 @@ void DeviceRuntime::run_finished() {
 void DeviceRuntime::wait_idle() {
   std::unique_lock lock(mutex_);
   idle_.wait(lock, [&] { return in_flight_ == 0; });
+}
+
+void DeviceRuntime::shut_down() {
+  std::thread thread;
+  {
+    std::unique_lock lock(mutex_);
+    idle_.wait(lock, [&] { return in_flight_ == 0; });
+    stopping_ = true;
+    stopped_ = true;
+    thread = std::move(thread_);
+  }
+  wake_.notify_all();
+  if (thread.joinable()) thread.join();
 }
 
 int DeviceRuntime::runs_in_flight() {

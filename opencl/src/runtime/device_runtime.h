@@ -36,6 +36,10 @@ class DeviceRuntime {
   void run_finished();
   // Blocks until no run is in flight (process exit drains through it).
   void wait_idle();
+  // Ends the thread once idle (at process exit, so that no thread of ours is left running
+  // while exit handlers and leak checkers walk the process). Work posted afterwards runs on the
+  // posting thread.
+  void shut_down();
   int runs_in_flight();
 
  private:
@@ -48,7 +52,8 @@ class DeviceRuntime {
   std::deque<std::function<void()>> ready_;
   int in_flight_ = 0;
   bool stopping_ = false;
-  std::thread thread_;  // started by the first post
+  bool stopped_ = false;  // shut_down has joined the thread
+  std::thread thread_;    // started by the first post
 };
 
 }  // namespace weft::opencl::detail
