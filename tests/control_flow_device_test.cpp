@@ -380,35 +380,36 @@ TEST_F(ControlFlowDevice, LongStaticLoopCreatesNoMoreMemoryThanAShortOne) {
   const HostArray x = rand(DType::F32, {n}), a = rand(DType::F32, {n}, 0.2, 0.9),
                   b = rand(DType::F32, {n}, -1, 1);
   const Arrays args = testing::upload_all({x, a, b});
-  for (const Array& arg : args) arg.block_until_ready();
-
-  auto short_loop = affine_loop(1000);
-  auto long_loop = affine_loop(100000);
-  // Compile both first so that build-time allocations, if any, are outside the deltas.
-  (void)short_loop.lower(args[0], args[1], args[2]).compile();
-  (void)long_loop.lower(args[0], args[1], args[2]).compile();
+  // By default this elementwise loop is one kernel and needs no carry buffers at all; the plan
+  // with one launch per iteration (every other static loop's) is the one whose carries must
+  // come from the pool. Both compile first, so build-time allocations stay out of the deltas.
+  const Graph short_graph = affine_loop(1000).lower(args[0], args[1], args[2]).graph();
+  auto short_loop = testing::launch_per_iteration_executable(*device, short_graph);
+  auto long_loop = testing::launch_per_iteration_executable(
+      *device, affine_loop(100000).lower(args[0], args[1], args[2]).graph());
+  ASSERT_EQ(short_loop->plan().steps.size(), 1u);
+  ASSERT_EQ(short_loop->plan().steps[0].kind, opencl::StepPlan::Kind::Loop);
+  std::vector<std::shared_ptr<Buffer>> inputs;
+  for (const HostArray* h : {&x, &a, &b}) inputs.push_back(device->upload(h->raw(), h->nbytes()));
+  auto read = [&](const std::shared_ptr<Buffer>& buffer) {
+    HostArray got(DType::F32, {n});
+    device->download(*buffer, got.raw(), got.nbytes());
+    return got;
+  };
+  read(inputs[2]);  // the uploads have finished
 
   const auto before_short = device->memory_stats();
-  Array short_result = short_loop(args[0], args[1], args[2]);
-  short_result.block_until_ready();
+  std::vector<std::shared_ptr<Buffer>> short_result = short_loop->run(inputs);
+  const HostArray short_values = read(short_result.at(0));
   const auto after_short = device->memory_stats();
-  EXPECT_EQ(testing::compare_outputs({short_result},
-                                     testing::expected_of(jit([](const Arrays& in) {
-                                                            return Arrays{lax::fori_loop(
-                                                                0, 1000,
-                                                                [&](const Array&, const Array& v) {
-                                                                  return v * in[1] + in[2];
-                                                                },
-                                                                in[0])};
-                                                          }),
-                                                          args, {x, a, b}),
-                                     1e-5, 1e-6),
-            "");
-  short_result = Array();  // its buffer goes back to the pool
+  EXPECT_EQ(
+      testing::compare_arrays(
+          short_values, interpret(short_graph, std::vector<HostArray>{x, a, b}).at(0), 1e-5, 1e-6),
+      "");
+  short_result.clear();  // its buffer goes back to the pool
 
   const auto start = std::chrono::steady_clock::now();
-  Array long_result = long_loop(args[0], args[1], args[2]);
-  const std::vector<float> got = floats(long_result);
+  const HostArray long_values = read(long_loop->run(inputs).at(0));
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const auto after_long = device->memory_stats();
@@ -429,12 +430,94 @@ TEST_F(ControlFlowDevice, LongStaticLoopCreatesNoMoreMemoryThanAShortOne) {
   EXPECT_LT(short_delta, 64 * n * sizeof(float));
 
   // Independently: the same recurrence on the host (the device may contract x * a + b into
-  // an fma, so compare with a tolerance; after 100,000 steps x sits at b / (1 - a)).
+  // an fma, so compare with a tolerance; after 100,000 steps x sits at b / (1 - a)). The
+  // default plan (one kernel) must land there too.
+  const std::vector<float> one_kernel = floats(affine_loop(100000)(args[0], args[1], args[2]));
   for (std::int64_t j = 0; j < n; ++j) {
     const auto aj = static_cast<float>(a.get_f64(j)), bj = static_cast<float>(b.get_f64(j));
     const float fixed = bj / (1.0f - aj);
-    EXPECT_NEAR(got[static_cast<std::size_t>(j)], fixed, 1e-5 + 1e-5 * std::fabs(fixed)) << j;
+    EXPECT_NEAR(static_cast<float>(long_values.get_f64(j)), fixed, 1e-5 + 1e-5 * std::fabs(fixed))
+        << j;
+    EXPECT_NEAR(one_kernel[static_cast<std::size_t>(j)], fixed, 1e-5 + 1e-5 * std::fabs(fixed))
+        << j;
   }
+}
+
+// The number of launches in a plan, loops' bodies included, and whether any Loop step is left.
+void count_steps(const opencl::BlockPlan& block, int& launches, int& loops) {
+  for (const opencl::StepPlan& step : block.steps) {
+    launches += step.kind == opencl::StepPlan::Kind::Launch;
+    loops += step.kind == opencl::StepPlan::Kind::Loop;
+    for (const opencl::BlockPlan& region : step.regions) count_steps(region, launches, loops);
+  }
+}
+
+TEST_F(ControlFlowDevice, ElementwiseStaticLoopsRunAsOneKernel) {
+  // Carries of one shape, bodies of elementwise ops on it and on scalars: one kernel in which
+  // every work-item iterates its element (check_on_device also runs the launch-per-iteration
+  // plan of each). Sizes: below one work-group, a bulk and a tail, scalars, empty.
+  auto fn = [](const Arrays& in) {
+    using Triple = std::tuple<Array, Array, Array>;
+    const Array& x = in[0];
+    const Array& k = in[1];  // i32 of x's shape
+    const Array& s = in[2];  // f32[] captured scalar
+    auto [v, n, flag] = lax::fori_loop(
+        3, 40,
+        [&](const Array& i, const Triple& c) {
+          const auto& [v, n, flag] = c;
+          Array v2 = np::where(flag, v * 0.5 + s, np::sin(v) - i.astype(DType::F32) * 0.01);
+          const Shape& shape = n.shape();
+          Array position = shape.empty()
+                               ? np::zeros_like(n)
+                               : lax::iota(DType::I32, shape, static_cast<int>(shape.size()) - 1);
+          Array n2 = n * 3 + i - position;
+          return Triple{v2, n2 % 1000, np::logical_xor(flag, v2 > 0.25)};
+        },
+        Triple{x, k, x > 0.0});
+    // Reverse, without xs, reading the iteration: the carry remembers the order it saw.
+    auto [order, none] =
+        lax::scan([](const Array& c,
+                     const std::tuple<>&) { return std::make_pair(c * 0.5 + 1.0, std::tuple<>{}); },
+                  x, lax::no_xs, {.length = 17, .reverse = true});
+    Array tagged = lax::fori_loop(
+        0, 6, [](const Array& i, const Array& c) { return c * 10 + i; }, np::zeros_like(k));
+    Array untouched = lax::fori_loop(
+        0, 0, [](const Array&, const Array& c) { return c + 1.0; }, x);
+    return Arrays{v, n, flag, order, tagged, untouched};
+  };
+  for (const Shape& shape : {Shape{5}, Shape{3, 100}, Shape{}, Shape{0}}) {
+    SCOPED_TRACE(shape_to_string(shape));
+    EXPECT_EQ(check_on_device(fn, {rand(DType::F32, shape), rand(DType::I32, shape, -9, 9),
+                                   rand(DType::F32, {})}),
+              "");
+  }
+
+  // The plan: one kernel per loop (a bulk and a tail launch at most), no loop step.
+  auto* device = dynamic_cast<opencl::OpenCLDevice*>(&default_device());
+  ASSERT_NE(device, nullptr);
+  const Arrays args = testing::upload_all(
+      {rand(DType::F32, {1000}), rand(DType::F32, {1000}), rand(DType::F32, {1000})});
+  auto exe = std::dynamic_pointer_cast<opencl::OpenCLExecutable>(
+      affine_loop(1000).lower(args[0], args[1], args[2]).compile());
+  ASSERT_NE(exe, nullptr);
+  int launches = 0, loops = 0;
+  count_steps(exe->plan(), launches, loops);
+  EXPECT_EQ(loops, 0);
+  EXPECT_EQ(launches, 2);  // 1000 = 768 without a bounds check + 232 with one
+  ASSERT_EQ(exe->info().kernels.size(), 1u);
+  EXPECT_EQ(exe->info().kernels[0].fused_ops, (std::vector<std::string>{"scan", "mul", "add"}));
+
+  // A body with a reduction is not elementwise: it keeps its loop step.
+  auto reducing = jit([](const Array& x) {
+    return lax::fori_loop(
+        0, 4, [](const Array&, const Array& v) { return v - np::sum(v) * 0.01; }, x);
+  });
+  auto reducing_exe =
+      std::dynamic_pointer_cast<opencl::OpenCLExecutable>(reducing.lower(args[0]).compile());
+  ASSERT_NE(reducing_exe, nullptr);
+  launches = loops = 0;
+  count_steps(reducing_exe->plan(), launches, loops);
+  EXPECT_EQ(loops, 1);
 }
 
 // ---- loops and branches that decide on the device ---------------------------------------------

@@ -10,7 +10,11 @@
 #include <vector>
 
 #include "support/test_support.h"
+#include "weft/compile/schedule.h"
 #include "weft/interp/interpreter.h"
+#include "weft/opencl/codegen.h"
+#include "weft/opencl/device.h"
+#include "weft/opencl/executable.h"
 #include "weft/weft.h"
 
 namespace weft::testing {
@@ -61,6 +65,53 @@ std::vector<HostArray> expected_of(const J& f, const Arrays& args,
   return interpret_lowered(f.lower(args), inputs);
 }
 
+inline bool has_loop_kernel(const ScheduleBlock& block) {
+  for (const ScheduleStep& step : block.steps) {
+    if (step.kind == ScheduleStep::Kind::LoopKernel) return true;
+    for (const ScheduleBlock& region : step.regions)
+      if (has_loop_kernel(region)) return true;
+  }
+  return false;
+}
+
+// `graph` compiled for `device` with no loop run as one kernel (FusionOptions).
+inline std::shared_ptr<opencl::OpenCLExecutable> launch_per_iteration_executable(
+    opencl::OpenCLDevice& device, const Graph& graph) {
+  FusionOptions options;
+  options.loops_in_one_kernel = false;
+  return std::make_shared<opencl::OpenCLExecutable>(
+      device, opencl::plan_program(graph, device.caps(), options));
+}
+
+// Static loops that run as one kernel by default (ScheduleStep::Kind::LoopKernel) also run
+// here with one launch per iteration, the plan every other loop gets, so that both stay
+// checked by every test. Empty when that plan is not different or agrees.
+inline std::string check_launch_per_iteration(const Lowered& lowered,
+                                              const std::vector<HostArray>& inputs,
+                                              const std::vector<HostArray>& expected,
+                                              const CheckOptions& options) {
+  auto* device =
+      dynamic_cast<opencl::OpenCLDevice*>(options.device ? options.device : &default_device());
+  if (!device || !has_loop_kernel(lower_to_schedule(lowered.graph()))) return {};
+  auto executable = launch_per_iteration_executable(*device, lowered.graph());
+  std::vector<std::shared_ptr<Buffer>> buffers;
+  std::vector<HostArray> feed = inputs;
+  for (const Array& c : lowered.captured()) feed.push_back(c.to_host());
+  for (const HostArray& h : feed) buffers.push_back(device->upload(h.raw(), h.nbytes()));
+  const std::vector<std::shared_ptr<Buffer>> outputs = executable->run(buffers);
+  if (outputs.size() != expected.size()) return "the launch-per-iteration plan: output count";
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    HostArray got(expected[i].dtype(), expected[i].shape());
+    device->download(*outputs[i], got.raw(), got.nbytes());
+    const bool is_int = !is_float(got.dtype());
+    std::string diff =
+        compare_arrays(got, expected[i], is_int ? 0 : options.rtol, is_int ? 0 : options.atol);
+    if (!diff.empty())
+      return "the launch-per-iteration plan, output " + std::to_string(i) + ": " + diff;
+  }
+  return {};
+}
+
 // Runs `fn` under jit (and eagerly when options.eager) and compares with the interpreter.
 // Empty on agreement, else what differs, with the graph text.
 inline std::string check_on_device(const ArraysFn& fn, const std::vector<HostArray>& inputs,
@@ -76,6 +127,8 @@ inline std::string check_on_device(const ArraysFn& fn, const std::vector<HostArr
       if (&a.device() != options.device) return "a jit result is on " + a.device().name();
   std::string diff = compare_outputs(got, expected, options.rtol, options.atol);
   if (!diff.empty()) return "jit " + diff + "\n" + lowered.as_text();
+  diff = check_launch_per_iteration(lowered, inputs, expected, options);
+  if (!diff.empty()) return diff + "\n" + lowered.as_text();
   if (options.eager) {
     const Arrays eager = fn(args);
     diff = compare_outputs(eager, expected, options.rtol, options.atol);

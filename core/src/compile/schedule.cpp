@@ -5,10 +5,12 @@
 namespace weft {
 namespace {
 
-ScheduleStep::Kind control_kind(OpKind op) {
-  switch (op) {
+ScheduleStep::Kind control_kind(const Node& n, const FusionOptions& options) {
+  switch (n.op) {
     case OpKind::Scan:
-      return ScheduleStep::Kind::Loop;
+      return options.loops_in_one_kernel && is_elementwise_loop(n, options.max_kernel_ops)
+                 ? ScheduleStep::Kind::LoopKernel
+                 : ScheduleStep::Kind::Loop;
     case OpKind::While:
       return ScheduleStep::Kind::While;
     default:
@@ -33,7 +35,7 @@ ScheduleBlock lower_block(Graph graph, const FusionOptions& options) {
     const Node& n = g.nodes[i];
     if (!is_control(n.op)) continue;
     ScheduleStep step;
-    step.kind = control_kind(n.op);
+    step.kind = control_kind(n, options);
     step.node = static_cast<ValueId>(i);
     for (const Graph& region : n.regions) step.regions.push_back(lower_block(region, options));
     steps.emplace_back(static_cast<ValueId>(i), std::move(step));
@@ -46,6 +48,37 @@ ScheduleBlock lower_block(Graph graph, const FusionOptions& options) {
 
 }  // namespace
 
+bool is_elementwise_loop(const Node& scan, int max_body_ops) {
+  if (scan.op != OpKind::Scan || scan.regions.size() != 1) return false;
+  const auto carries = static_cast<std::size_t>(scan.attrs.get_int("carries"));
+  if (carries == 0 || scan.attrs.get_int("xs") != 0 || scan.results.size() != carries) return false;
+  const Graph& body = scan.regions[0];
+  if (max_body_ops > 0 && body.nodes.size() > static_cast<std::size_t>(max_body_ops)) return false;
+  // Parameters: the iteration, the carries, then captured values.
+  const Shape& shape = body.node(body.params.at(1)).shape;
+  for (std::size_t p = 1; p < body.params.size(); ++p) {
+    const Shape& s = body.node(body.params[p]).shape;
+    if (s != shape && (p <= carries || !s.empty())) return false;
+  }
+  for (const Node& n : body.nodes) {
+    const bool own_shape = n.shape == shape, scalar = n.shape.empty();
+    switch (n.op) {
+      case OpKind::Parameter:
+      case OpKind::Constant:
+        continue;
+      case OpKind::Iota:
+        if (!own_shape) return false;
+        continue;
+      case OpKind::BroadcastInDim:
+        if (!own_shape || !body.node(n.inputs[0]).shape.empty()) return false;
+        continue;
+      default:
+        if (!is_elementwise(n.op) || !(own_shape || scalar)) return false;
+    }
+  }
+  return true;
+}
+
 ScheduleBlock lower_to_schedule(const Graph& graph, const FusionOptions& options) {
   verify(graph);
   Graph optimized = canonicalize_dots(eliminate_dead_code(graph));
@@ -55,7 +88,10 @@ ScheduleBlock lower_to_schedule(const Graph& graph, const FusionOptions& options
 int count_kernel_steps(const ScheduleBlock& block) {
   int count = 0;
   for (const ScheduleStep& step : block.steps) {
-    if (step.kind == ScheduleStep::Kind::Kernel) ++count;
+    if (step.kind == ScheduleStep::Kind::Kernel || step.kind == ScheduleStep::Kind::LoopKernel) {
+      ++count;
+      continue;
+    }
     for (const ScheduleBlock& region : step.regions) count += count_kernel_steps(region);
   }
   return count;
@@ -67,6 +103,8 @@ const char* step_kind_name(ScheduleStep::Kind kind) {
       return "kernel";
     case ScheduleStep::Kind::Loop:
       return "loop";
+    case ScheduleStep::Kind::LoopKernel:
+      return "loop-kernel";
     case ScheduleStep::Kind::While:
       return "while";
     case ScheduleStep::Kind::Cond:

@@ -192,6 +192,10 @@ ExprEmitter::Operand ExprEmitter::operand(ValueId v, const Index& idx) {
 
 bool ExprEmitter::resolve_without_compute(ValueId v, Index& idx, const std::string& key,
                                           std::string& out) {
+  if (auto found = bound_.find(v); found != bound_.end()) {
+    out = found->second;
+    return true;
+  }
   if (auto hit = lookup(key); !hit.empty()) {
     out = std::move(hit);
     return true;

@@ -44,6 +44,10 @@ class ExprEmitter {
     vector_shape_ = std::move(full_shape);
   }
 
+  // Node v is the variable `name` at every index: a loop carry held in a register, or the
+  // iteration number (only for kernels whose values all share one index).
+  void bind(ValueId v, std::string name) { bound_[v] = std::move(name); }
+
   void push_scope();  // values emitted inside a loop body must not leak out of it
   void pop_scope();
   void set_indent(std::string indent) { indent_ = std::move(indent); }
@@ -83,6 +87,7 @@ class ExprEmitter {
   std::ostringstream code_;
   std::string indent_ = "  ";
   std::vector<std::map<std::string, std::string>> memo_;
+  std::map<ValueId, std::string> bound_;
   std::optional<OperandRequest> request_;  // set by a compute() that has just paused
   std::string delivered_;                  // the operand a compute() resumes with
   int counter_ = 0;

@@ -69,5 +69,8 @@ int reduction_body_copies(const DeviceCaps& caps);
 void emit_loop_kernel(KernelContext& ctx, const FusionGroup& group, const std::string& name);
 void emit_reduce_kernel(KernelContext& ctx, const FusionGroup& group, const std::string& name);
 void emit_dot_kernel(KernelContext& ctx, const FusionGroup& group, const std::string& name);
+// A LoopKernel step: the scan node `scan` of the block's graph, its carries' Result nodes
+// already holding buffers (loop_in_kernel.cpp).
+void emit_loop_in_kernel(KernelContext& ctx, ValueId scan, const std::string& name);
 
 }  // namespace weft::opencl

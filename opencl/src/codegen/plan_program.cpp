@@ -95,6 +95,7 @@ StepPlan::Kind plan_kind(ScheduleStep::Kind kind) {
     case ScheduleStep::Kind::Cond:
       return StepPlan::Kind::Cond;
     case ScheduleStep::Kind::Kernel:
+    case ScheduleStep::Kind::LoopKernel:
       break;
   }
   return StepPlan::Kind::Launch;
@@ -128,23 +129,31 @@ BlockPlan plan_block(const ScheduleBlock& schedule, ProgramContext& program, boo
         {BufferPlan::Role::Input, static_cast<int>(i), bytes_of(g.node(g.params[i]))});
     ctx.buffer_of[g.params[i]] = static_cast<int>(block.buffers.size()) - 1;
   }
+  // A control step binds its results' buffers; a loop run as one kernel writes them like any
+  // kernel writes its result.
+  std::vector<bool> kernel_loop(g.nodes.size(), false);
+  for (const ScheduleStep& step : schedule.steps)
+    if (step.kind == ScheduleStep::Kind::LoopKernel)
+      kernel_loop[static_cast<std::size_t>(step.node)] = true;
+  auto written_buffer = [&](ValueId v) {
+    if (is_main)
+      for (std::size_t o = 0; o < g.outputs.size(); ++o)
+        if (g.outputs[o] == v || fusion.alias_of[g.outputs[o]] == v)
+          return BufferPlan{BufferPlan::Role::Output, static_cast<int>(o), bytes_of(g.node(v))};
+    return BufferPlan{BufferPlan::Role::Temp, 0, bytes_of(g.node(v))};
+  };
   for (std::size_t v = 0; v < g.nodes.size(); ++v) {
     const Node& n = g.nodes[v];
     if (n.op != OpKind::Result) continue;
-    block.buffers.push_back(
-        {BufferPlan::Role::Result, static_cast<int>(n.attrs.get_int("index")), bytes_of(n)});
+    if (kernel_loop[static_cast<std::size_t>(n.inputs[0])])
+      block.buffers.push_back(written_buffer(static_cast<ValueId>(v)));
+    else
+      block.buffers.push_back(
+          {BufferPlan::Role::Result, static_cast<int>(n.attrs.get_int("index")), bytes_of(n)});
     ctx.buffer_of[static_cast<ValueId>(v)] = static_cast<int>(block.buffers.size()) - 1;
   }
   for (const FusionGroup& group : fusion.groups) {
-    const std::size_t bytes = bytes_of(g.node(group.root));
-    BufferPlan buffer{BufferPlan::Role::Temp, 0, bytes};
-    if (is_main)
-      for (std::size_t o = 0; o < g.outputs.size(); ++o)
-        if (g.outputs[o] == group.root || fusion.alias_of[g.outputs[o]] == group.root) {
-          buffer = {BufferPlan::Role::Output, static_cast<int>(o), bytes};
-          break;
-        }
-    block.buffers.push_back(buffer);
+    block.buffers.push_back(written_buffer(group.root));
     ctx.buffer_of[group.root] = static_cast<int>(block.buffers.size()) - 1;
   }
   for (std::size_t v = 0; v < g.nodes.size(); ++v)
@@ -153,6 +162,27 @@ BlockPlan plan_block(const ScheduleBlock& schedule, ProgramContext& program, boo
   for (ValueId o : g.outputs) block.outputs.push_back(ctx.buffer_of.at(o));
 
   for (const ScheduleStep& step : schedule.steps) {
+    if (step.kind == ScheduleStep::Kind::LoopKernel) {
+      const Node& scan = g.node(step.node);
+      const std::string name = "k" + std::to_string(program.kernels.size()) + "_scan";
+      ctx.summary = static_cast<int>(program.kernels.size());
+      program.kernels.emplace_back();
+      const std::size_t first_step = block.steps.size();
+      ctx.source << "// " << name << ": scan %" << step.node << " of "
+                 << scan.attrs.get_int("length")
+                 << " iterations, elementwise, as one kernel that loops inside\n";
+      emit_loop_in_kernel(ctx, step.node, name);
+      KernelSummary& summary = program.kernels[static_cast<std::size_t>(ctx.summary)];
+      summary.name = name;
+      summary.kind = "loop";
+      summary.fused_ops.emplace_back(op_name(scan.op));
+      for (const Node& n : scan.regions[0].nodes)
+        if (n.op != OpKind::Parameter) summary.fused_ops.emplace_back(op_name(n.op));
+      summary.elements = num_elements(g.node(step.node + 1).shape);
+      summary.launches = static_cast<int>(block.steps.size() - first_step);
+      summary.why_buffer = "it is the result of a loop";
+      continue;
+    }
     if (step.kind != ScheduleStep::Kind::Kernel) {
       const Node& node = g.node(step.node);
       StepPlan control;

@@ -68,6 +68,10 @@ struct FusionOptions {
   // unroll reduction loops); a reduction group's weight is multiplied by it. Set by the code
   // generator for its device.
   int reduction_body_copies = 1;
+  // A static loop whose every carry element evolves on its own (see
+  // ScheduleStep::Kind::LoopKernel) becomes one kernel that iterates inside; false keeps
+  // one launch per iteration (benchmarks and tests compare the two).
+  bool loops_in_one_kernel = true;
 };
 
 // DCE, dot canonicalisation, then grouping. Control nodes are steps of their own: their

@@ -19,8 +19,12 @@ struct ScheduleStep {
   enum class Kind {
     Kernel,  // runs fusion.groups[group]
     Loop,    // a scan: runs regions[0] `length` times, no host round trip per iteration
-    While,   // runs regions[0] (the predicate), then regions[1] while it holds
-    Cond,    // runs the region its index selects
+    // A scan without xs or ys whose body is elementwise on its carries' shape (scalars
+    // broadcast): one kernel in which each work-item runs the body `length` times on its
+    // element, the carries in registers. regions[0] is still lowered, for inspection.
+    LoopKernel,
+    While,  // runs regions[0] (the predicate), then regions[1] while it holds
+    Cond,   // runs the region its index selects
   };
   Kind kind = Kind::Kernel;
   int group = -1;     // Kernel
@@ -39,9 +43,15 @@ struct ScheduleBlock {
 // InvalidGraphError when the graph does not verify.
 ScheduleBlock lower_to_schedule(const Graph& graph, const FusionOptions& options = {});
 
-// Number of kernel steps in the block and all its regions.
+// Whether a scan node runs as a LoopKernel step: no xs, no ys, every carry of one shape,
+// captured values of that shape or scalar, and a body of at most `max_body_ops` ops (0: no
+// limit), each elementwise, a constant, an iota or a broadcast of a scalar.
+bool is_elementwise_loop(const Node& scan, int max_body_ops);
+
+// Number of kernel steps in the block and all its regions (a LoopKernel step counts once).
 int count_kernel_steps(const ScheduleBlock& block);
 
-const char* step_kind_name(ScheduleStep::Kind kind);  // "kernel", "loop", "while", "cond"
+// "kernel", "loop", "loop-kernel", "while", "cond"
+const char* step_kind_name(ScheduleStep::Kind kind);
 
 }  // namespace weft
