@@ -110,7 +110,7 @@ std::string read_all(const std::string& sig, const std::string& root,
   std::string out = reader.tree(root, paths);
   if (reader.done()) return out;
   out = "(" + out;
-  for (std::size_t k = 1; !reader.done(); ++k) out += ", " + reader.tree(root, paths);
+  while (!reader.done()) out += ", " + reader.tree(root, paths);
   return out + ")";
 }
 

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "weft/backend.h"
@@ -58,11 +59,8 @@ struct StepPlan {
   bool reverse = false;             // Loop
   DType index_dtype = DType::Bool;  // Cond: bool picks regions[1] when true; integers clamp
 
-  static StepPlan of(LaunchPlan launch) {
-    StepPlan step;
-    step.launch = std::move(launch);
-    return step;
-  }
+  // Defined after BlockPlan: constructing a StepPlan needs its regions' type complete.
+  static StepPlan of(LaunchPlan launch);
 };
 
 struct BlockPlan {
@@ -71,6 +69,12 @@ struct BlockPlan {
   std::vector<int> outputs;     // buffer per output (an Input buffer when passed through)
   int num_params = 0;           // parameters of the block (not all need a buffer)
 };
+
+inline StepPlan StepPlan::of(LaunchPlan launch) {
+  StepPlan step;
+  step.launch = std::move(launch);
+  return step;
+}
 
 struct ProgramPlan : BlockPlan {
   std::string source;         // OpenCL C 1.2, every block's kernels
