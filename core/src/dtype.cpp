@@ -19,6 +19,8 @@ std::string_view dtype_name(DType t) {
       return "f32";
     case DType::F64:
       return "f64";
+    case DType::Token:
+      return "token";
   }
   return "?";
 }
@@ -26,6 +28,7 @@ std::string_view dtype_name(DType t) {
 std::optional<DType> dtype_from_name(std::string_view name) {
   for (DType t : kAllDTypes)
     if (dtype_name(t) == name) return t;
+  if (name == dtype_name(DType::Token)) return DType::Token;
   return std::nullopt;
 }
 
@@ -40,6 +43,8 @@ std::size_t dtype_size(DType t) {
     case DType::I64:
     case DType::F64:
       return 8;
+    case DType::Token:
+      return 0;
   }
   return 0;
 }

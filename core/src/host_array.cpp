@@ -90,12 +90,18 @@ void check_index(const HostArray& a, std::int64_t i) {
                                std::string(dtype_name(a.dtype())) + shape_to_string(a.shape()));
 }
 
+[[noreturn]] void throw_token_has_no_elements() {
+  throw DTypeError("a token orders effects and holds no elements; it cannot be read or written");
+}
+
 }  // namespace
 
 double HostArray::get_f64(std::int64_t i) const {
   check_index(*this, i);
   const std::byte* p = bytes_.data() + static_cast<std::size_t>(i) * dtype_size(dtype_);
   switch (dtype_) {
+    case DType::Token:
+      throw_token_has_no_elements();
     case DType::Bool:
       return load<std::uint8_t>(p) ? 1.0 : 0.0;
     case DType::I32:
@@ -116,6 +122,8 @@ std::int64_t HostArray::get_i64(std::int64_t i) const {
   check_index(*this, i);
   const std::byte* p = bytes_.data() + static_cast<std::size_t>(i) * dtype_size(dtype_);
   switch (dtype_) {
+    case DType::Token:
+      throw_token_has_no_elements();
     case DType::Bool:
       return load<std::uint8_t>(p) ? 1 : 0;
     case DType::I32:
@@ -138,6 +146,8 @@ void HostArray::set_f64(std::int64_t i, double v) {
   check_index(*this, i);
   std::byte* p = bytes_.data() + static_cast<std::size_t>(i) * dtype_size(dtype_);
   switch (dtype_) {
+    case DType::Token:
+      throw_token_has_no_elements();
     case DType::Bool:
       store<std::uint8_t>(p, v != 0 ? 1 : 0);
       break;
@@ -168,6 +178,8 @@ void HostArray::set_i64(std::int64_t i, std::int64_t v) {
   check_index(*this, i);
   std::byte* p = bytes_.data() + static_cast<std::size_t>(i) * dtype_size(dtype_);
   switch (dtype_) {
+    case DType::Token:
+      throw_token_has_no_elements();
     case DType::Bool:
       store<std::uint8_t>(p, v != 0 ? 1 : 0);
       break;
@@ -191,6 +203,7 @@ void HostArray::set_i64(std::int64_t i, std::int64_t v) {
 }
 
 std::string HostArray::to_string(int max_elements) const {
+  if (dtype_ == DType::Token) return "token";
   if (shape_.empty()) return format_element(*this, 0);
   const std::int64_t edge = size() > max_elements ? std::clamp(max_elements / 2, 1, 3) : 0;
   std::string out;

@@ -40,6 +40,8 @@ int type_rank(DType t) {
       return 3;
     case DType::F64:
       return 4;
+    case DType::Token:  // never a user array's dtype
+      break;
   }
   return 0;
 }

@@ -1,4 +1,6 @@
-// Element types. Every device supports all but f64, which needs cl_khr_fp64.
+// Element types. Every device supports all but f64, which needs cl_khr_fp64. `token` is not an
+// element type of arrays users see: it orders effects (see weft/ir/effects.h), holds no data
+// (0 bytes) and only host ops, after_all, control ops and function boundaries pass it.
 #pragma once
 
 #include <cstddef>
@@ -8,15 +10,16 @@
 
 namespace weft {
 
-enum class DType : std::uint8_t { Bool, I32, I64, U32, F32, F64 };
+enum class DType : std::uint8_t { Bool, I32, I64, U32, F32, F64, Token };
 
+// The array element types (every dtype but token).
 inline constexpr DType kAllDTypes[] = {DType::Bool, DType::I32, DType::I64,
                                        DType::U32,  DType::F32, DType::F64};
 
-// "bool", "i32", "i64", "u32", "f32", "f64": the spelling used in the IR text.
+// "bool", "i32", "i64", "u32", "f32", "f64", "token": the spelling used in the IR text.
 std::string_view dtype_name(DType t);
 std::optional<DType> dtype_from_name(std::string_view name);
-std::size_t dtype_size(DType t);  // bytes per element in device and host buffers
+std::size_t dtype_size(DType t);  // bytes per element in device and host buffers (token: 0)
 
 inline bool is_float(DType t) {
   return t == DType::F32 || t == DType::F64;

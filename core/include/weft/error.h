@@ -77,6 +77,20 @@ class TreeStructureError : public Error {
   using Error::Error;
 };
 
+// A host callback failed: it threw, or returned results whose count, shape or dtype differ
+// from the declared ones. Raised at the next wait on the computation's results or at the next
+// effects barrier; original_message() is what the callback itself threw (or the mismatch).
+// The name follows host_callback's CallbackException.
+class CallbackException : public Error {
+ public:
+  CallbackException(const std::string& message, std::string original)
+      : Error(message), original_(std::move(original)) {}
+  const std::string& original_message() const { return original_; }
+
+ private:
+  std::string original_;
+};
+
 // The persistent program cache could not be opened or used (not a database, locked past the
 // busy timeout, unwritable directory). Callers run uncached after one warning.
 class CacheError : public Error {

@@ -1,4 +1,5 @@
 #include "weft/compile/fusion.h"
+#include "weft/ir/effects.h"
 #include "weft/ir/walk.h"
 
 namespace weft {
@@ -11,12 +12,14 @@ Graph eliminate_dead_code_flat(Graph graph) {
   for (ValueId p : graph.params) live[p] = true;  // parameters define the calling convention
   for (std::size_t i = count; i-- > 0;) {
     const Node& n = graph.nodes[i];
-    // A control node lives while any of its results does, and then keeps all of them: the
-    // results sit right after it and its regions return every one.
-    if (is_control(n.op))
+    // An effect always runs. A multi-result node lives while any of its results does, and
+    // then keeps all of them: the results sit right after it and its regions return every one.
+    if (is_multi_result(n.op)) {
+      live[i] = live[i] || has_effect(n);
       for (std::size_t k = 0; k < n.results.size() && !live[i]; ++k) live[i] = live[i + 1 + k];
+    }
     if (!live[i]) continue;
-    if (is_control(n.op))
+    if (is_multi_result(n.op))
       for (std::size_t k = 0; k < n.results.size(); ++k) live[i + 1 + k] = true;
     for (ValueId in : n.inputs) live[in] = true;
   }

@@ -37,8 +37,8 @@ struct Planner {
   const Graph& g;
   std::size_t n;
   std::vector<std::vector<ValueId>> users;
-  // is_param: a buffer made outside this graph's kernels (a parameter, a control node and
-  // its results).
+  // is_param: a buffer made outside this graph's kernels (a parameter, a control or host node
+  // and its results, a token).
   std::vector<bool> is_param, is_root;
   std::vector<ValueId> alias_of;
   std::vector<std::string> why_buffer;       // per root
@@ -56,8 +56,10 @@ struct Planner {
     for (std::size_t i = 0; i < n; ++i)
       for (ValueId in : g.nodes[i].inputs) users[in].push_back(static_cast<ValueId>(i));
     for (ValueId p : g.params) is_param[p] = true;
-    for (std::size_t i = 0; i < n; ++i)
-      if (is_control(g.nodes[i].op) || g.nodes[i].op == OpKind::Result) is_param[i] = true;
+    for (std::size_t i = 0; i < n; ++i) {
+      const OpKind op = g.nodes[i].op;
+      if (is_multi_result(op) || op == OpKind::Result || op == OpKind::AfterAll) is_param[i] = true;
+    }
   }
 
   void make_root(std::size_t v, std::string why) {
@@ -83,8 +85,9 @@ struct Planner {
     }
     for (std::size_t i = 0; i < n; ++i) {
       const Node& node = g.nodes[i];
-      // A control step reads whole buffers (it passes them to its regions).
-      if (is_control(node.op))
+      // A control step reads whole buffers (it passes them to its regions), a host step sends
+      // them to the host.
+      if (is_multi_result(node.op))
         for (ValueId in : node.inputs)
           if (!is_param[in])
             make_root(in, "it is an operand of a " + std::string(op_name(node.op)));
@@ -160,12 +163,12 @@ struct Planner {
     for (std::size_t i = 0; i < n; ++i) has[i] = is_param[i] || is_root[i] || alias_of[i] >= 0;
     return has;
   }
-  // Control nodes have no buffer of their own (their results do) but, like buffers, end
-  // every kernel's producer tree.
+  // Control and host nodes have no buffer of their own (their results do) but, like buffers,
+  // end every kernel's producer tree.
   std::vector<bool> has_buffer_for_plan() const {
     std::vector<bool> has = has_buffer();
     for (std::size_t i = 0; i < n; ++i)
-      if (is_control(g.nodes[i].op)) has[i] = false;
+      if (is_multi_result(g.nodes[i].op)) has[i] = false;
     return has;
   }
 };
@@ -212,7 +215,7 @@ FusionPlan plan_fusion_of_optimized(Graph graph, const FusionOptions& options) {
   for (std::size_t v = 0; v < g.nodes.size(); ++v) {
     if (planner.is_root[v]) {
       plan.groups[group_index[v]].members.push_back(static_cast<ValueId>(v));
-    } else if (!plan.has_buffer[v] && !is_control(g.nodes[v].op)) {
+    } else if (!plan.has_buffer[v] && !is_multi_result(g.nodes[v].op)) {
       for (ValueId root : planner.groups_of[v])
         plan.groups[group_index[root]].members.push_back(static_cast<ValueId>(v));
     }

@@ -2,6 +2,10 @@
 
 #include <algorithm>
 
+#include "weft/compile/tokens.h"
+#include "weft/error.h"
+#include "weft/ir/effects.h"
+
 namespace weft {
 namespace {
 
@@ -33,6 +37,13 @@ ScheduleBlock lower_block(Graph graph, const FusionOptions& options) {
   }
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& n = g.nodes[i];
+    if (is_host_op(n.op) || n.op == OpKind::AfterAll) {
+      ScheduleStep step;
+      step.kind = n.op == OpKind::AfterAll ? ScheduleStep::Kind::Join : ScheduleStep::Kind::Host;
+      step.node = static_cast<ValueId>(i);
+      steps.emplace_back(static_cast<ValueId>(i), std::move(step));
+      continue;
+    }
     if (!is_control(n.op)) continue;
     ScheduleStep step;
     step.kind = control_kind(n, options);
@@ -81,6 +92,11 @@ bool is_elementwise_loop(const Node& scan, int max_body_ops) {
 
 ScheduleBlock lower_to_schedule(const Graph& graph, const FusionOptions& options) {
   verify(graph);
+  if (!effects_are_threaded(graph))
+    throw InvalidGraphError("graph '" + graph.name + "' has effects (" +
+                            describe_effects(graph_effects(graph)) +
+                            ") whose tokens are not threaded; compile the graph that "
+                            "thread_effect_tokens returns (jit does)");
   Graph optimized = canonicalize_dots(eliminate_dead_code(graph));
   return lower_block(std::move(optimized), options);
 }
@@ -109,6 +125,10 @@ const char* step_kind_name(ScheduleStep::Kind kind) {
       return "while";
     case ScheduleStep::Kind::Cond:
       return "cond";
+    case ScheduleStep::Kind::Host:
+      return "host";
+    case ScheduleStep::Kind::Join:
+      return "join";
   }
   return "?";
 }

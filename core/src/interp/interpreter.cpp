@@ -48,15 +48,22 @@ interp::Value evaluate(const Node& node, interp::Operands operands) {
       return eval_reduce(node, operands);
     case OpClass::Dot:
       return eval_dot(node, operands);
+    case OpClass::Token:
+      return eval_after_all(node);
     case OpClass::Result:
     case OpClass::Control:
+    case OpClass::Host:
       break;  // run_graph handles them
   }
   throw InvalidGraphError("interpret: no evaluator for " + std::string(op_name(node.op)));
 }
 
-// Evaluates one graph (the function or a region) on its parameters' values.
-std::vector<interp::Value> run_graph(const Graph& graph, std::vector<interp::Value> params) {
+using Callbacks = std::vector<std::shared_ptr<const HostCallback>>;
+
+// Evaluates one graph (the function or a region) on its parameters' values; host_call nodes
+// find their functions in `callbacks`, the function's table.
+std::vector<interp::Value> run_graph(const Callbacks& callbacks, const Graph& graph,
+                                     std::vector<interp::Value> params) {
   std::vector<interp::Value> values(graph.nodes.size());
   // Drop each intermediate after its last use, so long graphs over large arrays stay small.
   std::vector<int> uses = count_uses(graph);
@@ -75,7 +82,12 @@ std::vector<interp::Value> run_graph(const Graph& graph, std::vector<interp::Val
     operands.clear();
     for (ValueId in : node.inputs) operands.push_back(&values[in]);
     if (is_control(node.op)) {
-      results = interp::eval_control(node, operands, run_graph);
+      results = interp::eval_control(
+          node, operands, [&callbacks](const Graph& region, std::vector<interp::Value> values) {
+            return run_graph(callbacks, region, std::move(values));
+          });
+    } else if (is_host_op(node.op)) {
+      results = interp::eval_host(node, operands, callbacks);
     } else {
       values[id] = evaluate(node, operands);
     }
@@ -98,7 +110,7 @@ std::vector<HostArray> interpret(const Graph& graph, std::span<const HostArray> 
   params.reserve(inputs.size());
   for (const HostArray& input : inputs) params.push_back(interp::from_host(input));
   std::vector<HostArray> outputs;
-  for (const interp::Value& v : run_graph(graph, std::move(params)))
+  for (const interp::Value& v : run_graph(graph.callbacks, graph, std::move(params)))
     outputs.push_back(interp::to_host(v));
   return outputs;
 }

@@ -6,6 +6,7 @@ namespace weft::interp {
 
 Value make_value(DType dtype, Shape shape) {
   Value v{dtype, std::move(shape), {}, {}};
+  if (dtype == DType::Token) return v;  // orders effects, holds nothing
   const auto n = static_cast<std::size_t>(v.size());
   if (is_float(dtype)) {
     v.f.assign(n, 0.0);
@@ -17,6 +18,7 @@ Value make_value(DType dtype, Shape shape) {
 
 Value from_host(const HostArray& host) {
   Value v = make_value(host.dtype(), host.shape());
+  if (host.dtype() == DType::Token) return v;
   const std::int64_t n = v.size();
   if (is_float(host.dtype())) {
     for (std::int64_t k = 0; k < n; ++k) v.f[k] = host.get_f64(k);
@@ -28,6 +30,7 @@ Value from_host(const HostArray& host) {
 
 HostArray to_host(const Value& value) {
   HostArray host(value.dtype, value.shape);
+  if (value.dtype == DType::Token) return host;
   const std::int64_t n = value.size();
   if (is_float(value.dtype)) {
     for (std::int64_t k = 0; k < n; ++k) host.set_f64(k, value.f[k]);

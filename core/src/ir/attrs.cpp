@@ -59,6 +59,12 @@ const std::vector<std::int64_t>& Attrs::get_ints(std::string_view name) const {
   return std::get<std::vector<std::int64_t>>(*v);
 }
 
+const std::string& Attrs::get_string(std::string_view name) const {
+  const AttrValue* v = find(name);
+  if (!v || !std::holds_alternative<std::string>(*v)) bad_attr(name, "a string");
+  return std::get<std::string>(*v);
+}
+
 // Floats compare by bit pattern so a NaN constant equals itself after a round trip.
 bool Attrs::operator==(const Attrs& other) const {
   if (items_.size() != other.items_.size()) return false;

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "weft/error.h"
+#include "weft/ir/effects.h"
 #include "weft/ir/regions.h"
 #include "weft/ir/shape_rules.h"
 #include "weft/ir/walk.h"
@@ -151,17 +152,32 @@ void verify_graph(const Graph& graph, const std::string& context) {
         throw InvalidGraphError(where(i) + ": operand %" + std::to_string(in) +
                                 " is not defined before its use");
       const Node& producer = graph.nodes[in];
-      if (is_control(producer.op) && n.op != OpKind::Result)
+      if (is_multi_result(producer.op) && n.op != OpKind::Result)
         throw InvalidGraphError(where(i) + ": operand %" + std::to_string(in) + " is a " +
                                 std::string(op_name(producer.op)) +
                                 " node, which has several results; use one of its results");
       operands.push_back(producer.type());
     }
+    // Tokens only order effects: they hold no data, so no computation reads or makes one.
+    const bool passes_tokens = n.op == OpKind::Parameter || n.op == OpKind::Result ||
+                               is_multi_result(n.op) || n.op == OpKind::AfterAll;
+    if (!passes_tokens) {
+      bool token = n.dtype == DType::Token;
+      for (const TensorType& t : operands) token |= t.dtype == DType::Token;
+      if (token)
+        throw InvalidGraphError(where(i) + ": " + std::string(op_name(n.op)) +
+                                " cannot take or make a token; tokens pass only between host "
+                                "ops, after_all, control ops and the function's boundary");
+    }
+    if (n.dtype == DType::Token && !n.shape.empty())
+      throw InvalidGraphError(where(i) + ": a token has the shape [], not " +
+                              shape_to_string(n.shape));
     if (n.op == OpKind::Result) {
       // Result k of control node c sits at c + 1 + k: results follow their node at once.
       const ValueId c = n.inputs.size() == 1 ? n.inputs[0] : -1;
-      if (c < 0 || !is_control(graph.nodes[c].op))
-        throw InvalidGraphError(where(i) + ": takes exactly one operand, a control node");
+      if (c < 0 || !is_multi_result(graph.nodes[c].op))
+        throw InvalidGraphError(where(i) +
+                                ": takes exactly one operand, a control or host op node");
       const Node& control = graph.nodes[c];
       const std::int64_t k = n.attrs.get_int("index");
       if (k < 0 || static_cast<std::size_t>(k) >= control.results.size() ||
@@ -175,13 +191,7 @@ void verify_graph(const Graph& graph, const std::string& context) {
                                 " is " + type_to_string(control.results[k]));
       continue;
     }
-    if (is_control(n.op)) {
-      std::vector<RegionSignature> signatures;
-      try {
-        signatures = region_signatures(n.op, operands, n.attrs, n.results, n.regions.size());
-      } catch (const Error& e) {
-        throw InvalidGraphError(where(i) + ": " + e.what());
-      }
+    if (is_multi_result(n.op)) {
       for (std::size_t k = 0; k < n.results.size(); ++k) {
         const std::size_t r = i + 1 + k;
         if (r >= count || graph.nodes[r].op != OpKind::Result ||
@@ -189,6 +199,28 @@ void verify_graph(const Graph& graph, const std::string& context) {
             graph.nodes[r].inputs[0] != static_cast<ValueId>(i))
           throw InvalidGraphError(where(i) + ": result " + std::to_string(k) +
                                   " is not read by a result node right after it");
+        if (n.results[k].dtype == DType::Token && !n.results[k].shape.empty())
+          throw InvalidGraphError(where(i) + ": result " + std::to_string(k) +
+                                  " is a token, whose shape is [], not " +
+                                  shape_to_string(n.results[k].shape));
+      }
+    }
+    if (is_host_op(n.op)) {
+      if (!n.regions.empty())
+        throw InvalidGraphError(where(i) + ": a host op owns no regions");
+      try {
+        check_host_op(n.op, operands, n.attrs, n.results);
+      } catch (const Error& e) {
+        throw InvalidGraphError(where(i) + ": " + e.what());
+      }
+      continue;
+    }
+    if (is_control(n.op)) {
+      std::vector<RegionSignature> signatures;
+      try {
+        signatures = region_signatures(n.op, operands, n.attrs, n.results, n.regions.size());
+      } catch (const Error& e) {
+        throw InvalidGraphError(where(i) + ": " + e.what());
       }
       for (std::size_t k = 0; k < signatures.size(); ++k) {
         const Graph& region = n.regions[k];
@@ -216,7 +248,8 @@ void verify_graph(const Graph& graph, const std::string& context) {
       continue;
     }
     if (!n.regions.empty() || !n.results.empty())
-      throw InvalidGraphError(where(i) + ": only control ops own regions or several results");
+      throw InvalidGraphError(where(i) +
+                              ": only control and host ops own regions or several results");
     TensorType result;
     try {
       result = infer_type(n.op, operands, n.attrs, n.type());
@@ -231,9 +264,10 @@ void verify_graph(const Graph& graph, const std::string& context) {
     if (o < 0 || static_cast<std::size_t>(o) >= count)
       throw InvalidGraphError(context + "output %" + std::to_string(o) +
                               " is not a node of the graph");
-    if (is_control(graph.nodes[o].op))
-      throw InvalidGraphError(context + "output %" + std::to_string(o) +
-                              " is a control node; return one of its results");
+    if (is_multi_result(graph.nodes[o].op))
+      throw InvalidGraphError(context + "output %" + std::to_string(o) + " is a " +
+                              std::string(op_name(graph.nodes[o].op)) +
+                              " node; return one of its results");
   }
 }
 

@@ -72,6 +72,9 @@ constexpr std::array<OpInfo, kNumOpKinds> kOps = {{
     {K::While, "while", C::Control, -1},
     {K::Cond, "cond", C::Control, -1},
     {K::Scan, "scan", C::Control, -1},
+    {K::DebugPrint, "debug_print", C::Host, -1},
+    {K::HostCall, "host_call", C::Host, -1},
+    {K::AfterAll, "after_all", C::Token, -1},
 }};
 
 constexpr bool table_in_enum_order() {

@@ -255,8 +255,14 @@ TensorType infer_type(OpKind op, std::span<const TensorType> operands, const Att
       if (attrs.get_int("index") < 0) shape_fail(op, operands, "negative result index");
       return declared;
     case OpClass::Control:
+    case OpClass::Host:
       throw InvalidGraphError(std::string(op_name(op)) +
-                              " has several results: its types come from region_signatures");
+                              " has several results: verify checks them with the op's rules");
+    case OpClass::Token:
+      for (const TensorType& t : operands)
+        if (t.dtype != DType::Token)
+          dtype_fail(op, operands, "takes tokens only; effects order through tokens");
+      return {DType::Token, {}};
   }
 
   // Layout ops.

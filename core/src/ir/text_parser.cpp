@@ -102,13 +102,7 @@ class Parser {
     if (tok_.kind == Tok::Ident) {
       g.name = std::string(tok_.text);
     } else if (tok_.kind == Tok::String) {
-      g.name.clear();
-      // The lexer checked the escapes; drop the quotes and the backslashes.
-      const std::string_view body = tok_.text.substr(1, tok_.text.size() - 2);
-      for (std::size_t i = 0; i < body.size(); ++i) {
-        if (body[i] == '\\') ++i;
-        g.name += body[i];
-      }
+      g.name = string_value(tok_);
     } else {
       expected("a function name after '@'");
     }
@@ -149,6 +143,17 @@ class Parser {
   void expect(Tok kind, const std::string& what) {
     if (tok_.kind != kind) expected(what);
     advance();
+  }
+
+  // The lexer checked the escapes; drops the quotes and the backslashes.
+  static std::string string_value(const Token& t) {
+    std::string out;
+    const std::string_view body = t.text.substr(1, t.text.size() - 2);
+    for (std::size_t i = 0; i < body.size(); ++i) {
+      if (body[i] == '\\') ++i;
+      out += body[i];
+    }
+    return out;
   }
 
   std::int64_t int_value(const Token& t) const {
@@ -207,7 +212,7 @@ class Parser {
     auto dtype = dtype_from_name(tok_.text);
     if (!dtype)
       fail_at(tok_, "unknown dtype '" + truncated(tok_.text) +
-                        "'; expected bool, i32, i64, u32, f32 or f64");
+                        "'; expected bool, i32, i64, u32, f32, f64 or token");
     advance();
     if (tok_.kind != Tok::LBracket)
       expected("'[' and the shape after dtype '" + std::string(dtype_name(*dtype)) + "'");
@@ -276,8 +281,13 @@ class Parser {
       advance();
       return v;
     }
+    if (tok_.kind == Tok::String) {
+      std::string v = string_value(tok_);
+      advance();
+      return v;
+    }
     if (tok_.kind != Tok::LBracket)
-      expected("an attribute value (an integer, a float or an integer list [1,2])");
+      expected("an attribute value (an integer, a float, a string or an integer list [1,2])");
     advance();
     std::vector<std::int64_t> list;
     if (tok_.kind == Tok::RBracket) {
@@ -349,14 +359,15 @@ class Parser {
       if (tok_.kind == Tok::Value) {
         parse_statement(g, lines, depth);
       } else if (tok_.kind == Tok::Ident && !at_word("return")) {
-        // Only a control op without results is written without '%name ='.
+        // Only a control or host op without results is written without '%name ='.
         const auto kind = op_from_name(tok_.text);
-        if (!kind || !is_control(*kind)) {
+        if (!kind || !is_multi_result(*kind)) {
           if (kind)
             fail_at(tok_, "expected a statement ('%name = op ...') or 'return', found '" +
                               std::string(tok_.text) +
-                              "'; only a control op (while, cond, scan) without results is " +
-                              "written without '%name ='");
+                              "'; only a control op (while, cond, scan) or a host op " +
+                              "(debug_print, host_call) without results is written without " +
+                              "'%name ='");
           expected("a statement ('%name = op ...') or 'return'");
         }
         parse_statement(g, lines, depth);
@@ -414,9 +425,10 @@ class Parser {
       fail_at(tok_,
               "'result' cannot be written as a statement; the results of a control op are named "
               "on the left of it, as in '%a, %b = while ...'");
-    if (!is_control(*kind) && names.size() != 1)
+    if (!is_multi_result(*kind) && names.size() != 1)
       fail_at(names.size() > 1 ? names[1] : op_tok,
-              "only a control op (while, cond, scan) defines several values; '" +
+              "only a control op (while, cond, scan) or a host op (debug_print, host_call) "
+              "defines several values; '" +
                   std::string(op_tok.text) + "' defines one");
     advance();
 
@@ -440,6 +452,10 @@ class Parser {
                          : "'[', an operand or ':' after the op name");
     }
     advance();
+    if (is_host_op(n.op)) {
+      parse_host(g, std::move(n), names);
+      return;
+    }
     if (is_control(n.op)) {
       parse_control(g, lines, std::move(n), names, depth);
       return;
@@ -449,6 +465,30 @@ class Parser {
     n.shape = t.shape;
     if (n.op == OpKind::Constant) normalize_constant(n, value_token);
     define(names[0], g.add(std::move(n)));
+  }
+
+  // After "%t, %y = host_call[...] %x :": the result types, "()" for none.
+  void parse_host(Graph& g, Node n, const std::vector<Token>& names) {
+    const Token types_at = tok_;
+    if (tok_.kind == Tok::LParen) {
+      advance();
+      if (tok_.kind != Tok::RParen) expected("')' after '(': \"()\" stands for no results");
+      advance();
+    } else {
+      while (true) {
+        n.results.push_back(parse_type());
+        if (tok_.kind != Tok::Comma) break;
+        advance();
+      }
+    }
+    if (n.results.size() != names.size())
+      fail_at(types_at, std::to_string(names.size()) + " value(s) named on the left of '" +
+                            std::string(op_name(n.op)) + "' but " +
+                            std::to_string(n.results.size()) +
+                            " result type(s) after ':'; name one value per result");
+    const ValueId first = g.add_control(std::move(n));
+    for (std::size_t k = 0; k < names.size(); ++k)
+      define(names[k], first + static_cast<ValueId>(k));
   }
 
   // After "%a, %b = while[...] %x, %y :": the result types, then '{', the regions and '}'.

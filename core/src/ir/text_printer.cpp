@@ -1,5 +1,6 @@
 // Printing graphs in the canonical text form.
 #include "ir/text_syntax.h"
+#include "weft/ir/effects.h"
 #include "weft/ir/regions.h"
 #include "weft/ir/text.h"
 
@@ -16,14 +17,17 @@ bool is_bare_name(std::string_view s) {
   return std::all_of(s.begin() + 1, s.end(), is_ident_char);
 }
 
-std::string format_name(std::string_view name) {
-  if (is_bare_name(name)) return std::string(name);
+std::string quoted(std::string_view text) {
   std::string out = "\"";
-  for (char c : name) {
+  for (char c : text) {
     if (c == '"' || c == '\\') out += '\\';
     out += c;
   }
   return out + "\"";
+}
+
+std::string format_name(std::string_view name) {
+  return is_bare_name(name) ? std::string(name) : quoted(name);
 }
 
 std::string format_double(double v) {
@@ -40,6 +44,7 @@ std::string format_double(double v) {
 std::string format_attr_value(const AttrValue& value) {
   if (const auto* i = std::get_if<std::int64_t>(&value)) return std::to_string(*i);
   if (const auto* d = std::get_if<double>(&value)) return format_double(*d);
+  if (const auto* text = std::get_if<std::string>(&value)) return quoted(*text);
   const auto& list = std::get<std::vector<std::int64_t>>(value);
   std::string s = "[";
   for (std::size_t i = 0; i < list.size(); ++i) {
@@ -74,6 +79,9 @@ class Printer {
   std::string print(const Graph& g) {
     std::vector<std::int64_t> names(g.nodes.size(), -1);
     out_ = "func @" + format_name(g.name) + header(g, names) + " {\n";
+    // The function's effects, derived from its ops: shown, never parsed.
+    if (std::vector<Effect> effects = graph_effects(g); !effects.empty())
+      out_ += "  # effects: " + describe_effects(effects) + "\n";
     body(g, names, 1);
     out_ += "}\n";
     return std::move(out_);
@@ -133,7 +141,7 @@ class Printer {
     if (options_.with_origins && has_known_origin(n.origin)) out_ += "  # " + n.origin.describe();
   }
 
-  // Whether node r is result k of control node i, as verify requires.
+  // Whether node r is result k of multi-result node i, as verify requires.
   static bool is_result_of(const Graph& g, std::size_t r, std::size_t i, std::size_t k) {
     if (r >= g.nodes.size()) return false;
     const Node& n = g.nodes[r];
@@ -150,7 +158,7 @@ class Printer {
       if (n.op == OpKind::Parameter && names[i] >= 0) continue;
       if (n.op == OpKind::Result && names[i] >= 0) continue;  // named by its control op
       indent(level);
-      if (is_control(n.op)) {
+      if (is_multi_result(n.op)) {
         control(g, i, names, level);
         continue;
       }
@@ -180,6 +188,13 @@ class Printer {
     if (!lhs.empty()) out_ += lhs + " = ";
     op_and_operands(n, names);
     out_ += " :";
+    if (is_host_op(n.op)) {
+      // A host op has no regions: its statement ends with its result types, "()" for none.
+      out_ += " " + (n.results.empty() ? std::string("()") : format_types(n.results));
+      origin_comment(n);
+      out_ += "\n";
+      return;
+    }
     if (!n.results.empty()) out_ += " " + format_types(n.results);
     out_ += " {";
     origin_comment(n);

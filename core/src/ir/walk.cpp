@@ -27,7 +27,11 @@ void for_each_region(
 Graph rewrite_graphs(Graph graph, const std::function<Graph(Graph)>& rewrite) {
   for (Node& n : graph.nodes)
     for (Graph& region : n.regions) region = rewrite_graphs(std::move(region), rewrite);
-  return rewrite(std::move(graph));
+  // Flat passes build new graphs; the callback table stays with the function.
+  std::vector<std::shared_ptr<const HostCallback>> callbacks = graph.callbacks;
+  Graph out = rewrite(std::move(graph));
+  if (out.callbacks.empty()) out.callbacks = std::move(callbacks);
+  return out;
 }
 
 std::size_t total_nodes(const Graph& graph) {

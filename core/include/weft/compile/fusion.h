@@ -51,7 +51,8 @@ struct FusionPlan {
   std::vector<ValueId> alias_of;
 };
 
-// Removes nodes that no output depends on (effects, when they arrive, are never removed).
+// Removes nodes that no output depends on; effects (and control ops whose regions have them)
+// are never removed, a pure host_call whose results are unused is.
 Graph eliminate_dead_code(const Graph& graph);
 
 // Rewrites every dot_general into the canonical batched form [B,M,K] x [B,K,N] -> [B,M,N]

@@ -2,8 +2,11 @@
 // (dead-code elimination, dot canonicalisation, then fusion of each graph and region) and
 // yield steps. A kernel step runs one fusion group; a control step runs the blocks of its
 // regions (a loop with a trip count known when compiling, a while loop whose predicate is
-// computed on the device, a conditional). Code generators turn each block into kernels and
-// runtimes walk the steps. Host steps and token edges (ordered effects) will be further kinds.
+// computed on the device, a conditional); a host step sends buffers to the host and runs a
+// print or a callback there; a join step waits for tokens. Effects stay in program order
+// because thread_effect_tokens (tokens.h) made their order a data dependency: steps are
+// ordered by data only, and pure work that does not depend on a host step may run beside it.
+// Code generators turn each block into kernels and runtimes walk the steps.
 #pragma once
 
 #include <vector>
@@ -25,10 +28,12 @@ struct ScheduleStep {
     LoopKernel,
     While,  // runs regions[0] (the predicate), then regions[1] while it holds
     Cond,   // runs the region its index selects
+    Host,   // a debug_print or host_call node: its operands go to the host, its results back
+    Join,   // an after_all node: a token ready once its operand tokens are
   };
   Kind kind = Kind::Kernel;
   int group = -1;     // Kernel
-  ValueId node = -1;  // control steps: the control node in the block's graph
+  ValueId node = -1;  // control, host and join steps: the node in the block's graph
   std::vector<ScheduleBlock> regions;
 };
 
@@ -40,7 +45,8 @@ struct ScheduleBlock {
 
 // The passes, in order: eliminate_dead_code, canonicalize_dots (both recurse into regions),
 // then plan_fusion_of_optimized for the graph and for every region. Throws
-// InvalidGraphError when the graph does not verify.
+// InvalidGraphError when the graph does not verify, or has effects whose tokens are not
+// threaded (effects_are_threaded).
 ScheduleBlock lower_to_schedule(const Graph& graph, const FusionOptions& options = {});
 
 // Whether a scan node runs as a LoopKernel step: no xs, no ys, every carry of one shape,
@@ -51,7 +57,7 @@ bool is_elementwise_loop(const Node& scan, int max_body_ops);
 // Number of kernel steps in the block and all its regions (a LoopKernel step counts once).
 int count_kernel_steps(const ScheduleBlock& block);
 
-// "kernel", "loop", "loop-kernel", "while", "cond"
+// "kernel", "loop", "loop-kernel", "while", "cond", "host", "join"
 const char* step_kind_name(ScheduleStep::Kind kind);
 
 }  // namespace weft

@@ -1,5 +1,5 @@
-// Op attributes: a small sorted map from name to int, float or int list. Sorted so the text
-// form is canonical without extra work.
+// Op attributes: a small sorted map from name to int, float, int list or string. Sorted so the
+// text form is canonical without extra work.
 #pragma once
 
 #include <cstdint>
@@ -11,7 +11,7 @@
 
 namespace weft {
 
-using AttrValue = std::variant<std::int64_t, double, std::vector<std::int64_t>>;
+using AttrValue = std::variant<std::int64_t, double, std::vector<std::int64_t>, std::string>;
 
 class Attrs {
  public:
@@ -26,6 +26,7 @@ class Attrs {
   std::int64_t get_int(std::string_view name) const;
   double get_float(std::string_view name) const;  // accepts an int attribute too
   const std::vector<std::int64_t>& get_ints(std::string_view name) const;
+  const std::string& get_string(std::string_view name) const;
 
   const std::vector<std::pair<std::string, AttrValue>>& items() const { return items_; }
   bool empty() const { return items_.empty(); }

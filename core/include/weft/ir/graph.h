@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <source_location>
 #include <string>
 #include <vector>
@@ -35,6 +36,7 @@ struct OpOrigin {
 };
 
 struct Graph;
+struct HostCallback;  // weft/ir/host_callback.h
 
 struct Node {
   OpKind op = OpKind::Constant;
@@ -55,10 +57,14 @@ struct Graph {
   std::vector<Node> nodes;       // topological: inputs precede their users
   std::vector<ValueId> params;   // params[i] is the Parameter node with index i
   std::vector<ValueId> outputs;  // may repeat and may name parameters
+  // The host functions host_call nodes name by slot (attrs.callback), in the function's graph
+  // only (regions use its slots). Never printed or compared: the text form and cache keys see
+  // slot numbers, never addresses. Passes keep the table.
+  std::vector<std::shared_ptr<const HostCallback>> callbacks;
 
   ValueId add(Node node);  // appends and returns the new node's id
-  // Appends a control node and its Result nodes; returns the id of the first result (result
-  // k is that id + k).
+  // Appends a multi-result node (control or host op) and its Result nodes; returns the id of
+  // the first result (result k is that id + k).
   ValueId add_control(Node node);
   const Node& node(ValueId id) const { return nodes.at(static_cast<std::size_t>(id)); }
 
@@ -69,8 +75,10 @@ struct Graph {
 };
 
 // Checks operand counts, attribute presence and the result type of every node against the
-// shape rules, and every region against its signature (recursively); throws
-// InvalidGraphError naming the node, its op, its origin and the regions it sits in.
+// shape rules, every region against its signature (recursively) and every host op against
+// effects.h's rules; throws InvalidGraphError naming the node, its op, its origin and the
+// regions it sits in. Callback slots are checked where callbacks run, not here (a parsed
+// graph has no callbacks).
 void verify(const Graph& graph);
 
 // The number of users of each node of this graph, not of its regions (outputs count as

@@ -95,6 +95,14 @@ enum class OpKind : std::uint8_t {
   While,   // operands: carries, then captured values; attrs: carries. Regions: cond, body
   Cond,    // operands: index (bool or integer scalar), then branch operands. Regions: branches
   Scan,    // operands: carries, xs, captured; attrs: carries, xs, length, reverse. Region: body
+  // Effects and host callbacks (see effects.h): run on the host, several results (like control
+  // ops, read through Result nodes), no regions. Operands: an optional token first, then the
+  // arrays sent to the host; results: a token first when there is a token operand or an
+  // effect to wait for, then the arrays the host returns.
+  DebugPrint,  // attrs: format (string, "{}" per array), ordered (0/1). No array results
+  HostCall,    // attrs: callback (slot in Graph::callbacks), effect (string; absent: pure),
+               // ordered (0/1)
+  AfterAll,    // tokens -> one token, ready once all are (none: ready at once)
 };
 
 enum class OpClass : std::uint8_t {
@@ -109,6 +117,8 @@ enum class OpClass : std::uint8_t {
   Dot,
   Result,   // projection of one result of a multi-result node
   Control,  // owns regions and has several results
+  Host,     // runs on the host (a print, a callback): several results, no regions
+  Token,    // joins tokens
 };
 
 struct OpInfo {
@@ -126,7 +136,7 @@ std::optional<OpKind> op_from_name(std::string_view name);
 
 // Every primitive, in enum order (tests iterate over it).
 std::string_view all_op_names_csv();
-inline constexpr int kNumOpKinds = static_cast<int>(OpKind::Scan) + 1;
+inline constexpr int kNumOpKinds = static_cast<int>(OpKind::AfterAll) + 1;
 
 inline bool is_elementwise(OpKind k) {
   OpClass c = op_info(k).op_class;
@@ -139,6 +149,13 @@ inline bool is_reduction(OpKind k) {
 // Control ops have regions and several results, each read through a Result node.
 inline bool is_control(OpKind k) {
   return op_info(k).op_class == OpClass::Control;
+}
+inline bool is_host_op(OpKind k) {
+  return op_info(k).op_class == OpClass::Host;
+}
+// Nodes whose values are their Result nodes: control ops and host ops.
+inline bool is_multi_result(OpKind k) {
+  return is_control(k) || is_host_op(k);
 }
 
 }  // namespace weft

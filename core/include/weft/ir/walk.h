@@ -21,7 +21,8 @@ void for_each_region(
     const std::function<void(ValueId node, std::size_t index, const Graph&)>& visit);
 
 // Rewrites `graph` bottom-up: the regions of its nodes first (recursively), then the graph
-// itself, each by `rewrite`. Region signatures are the rewrite's responsibility to keep.
+// itself, each by `rewrite`. Region signatures are the rewrite's responsibility to keep; the
+// function's callback table is kept when `rewrite` drops it.
 Graph rewrite_graphs(Graph graph, const std::function<Graph(Graph)>& rewrite);
 
 // Total node count of `graph` and all its regions.

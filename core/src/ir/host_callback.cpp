@@ -1,0 +1,49 @@
+#include "weft/ir/host_callback.h"
+
+#include <exception>
+
+#include "weft/error.h"
+
+namespace weft {
+
+namespace {
+
+std::string types_text(const std::vector<TensorType>& types) {
+  std::string s = "(";
+  for (std::size_t i = 0; i < types.size(); ++i) s += (i ? ", " : "") + type_to_string(types[i]);
+  return s + ")";
+}
+
+}  // namespace
+
+std::vector<HostArray> invoke_host_callback(const HostCallback& callback,
+                                            std::vector<HostArray> args,
+                                            const HostCallbackContext& context,
+                                            const std::vector<TensorType>& expected) {
+  const std::string who = "weft: the " + callback.describe() + " (called from " +
+                          (context.device.empty() ? std::string("host") : context.device) + ")";
+  if (!callback.function)
+    throw CallbackException(who + " has no function; pass a callable", "no function");
+  std::vector<HostArray> results;
+  try {
+    results = callback.function(args, context);
+  } catch (const std::exception& e) {
+    throw CallbackException(who + " threw: " + e.what(), e.what());
+  } catch (...) {
+    throw CallbackException(who + " threw an exception that is not a std::exception",
+                            "unknown exception");
+  }
+  const std::vector<TensorType>& want = expected;
+  std::vector<TensorType> got;
+  for (const HostArray& r : results) got.push_back({r.dtype(), r.shape()});
+  if (got != want) {
+    const std::string mismatch =
+        "returned " + types_text(got) + " but was declared to return " + types_text(want);
+    throw CallbackException(who + " " + mismatch +
+                                "; return arrays of the declared result shapes and dtypes",
+                            mismatch);
+  }
+  return results;
+}
+
+}  // namespace weft
