@@ -105,3 +105,13 @@ void set_default_device(std::string_view name) {
 }
 
 }  // namespace weft
+
+namespace weft {
+
+std::shared_ptr<Buffer> Device::token_after(std::span<const std::shared_ptr<Buffer>>) {
+  throw InvalidArgumentError("weft: device " + name() +
+                             " cannot order effects (it makes no tokens); run functions with "
+                             "debug_print or callbacks on an OpenCL device");
+}
+
+}  // namespace weft

@@ -1,5 +1,7 @@
 #include "weft/opencl/device.h"
 
+#include "runtime/host_tasks.h"
+
 #include "runtime/device_runtime.h"
 
 #include "discovery.h"
@@ -149,6 +151,30 @@ OpenCLDevice::MemoryStats OpenCLDevice::memory_stats() const {
   return {created_bytes_.load(), created_buffers_.load(), pool_->pooled_bytes()};
 }
 
+std::shared_ptr<OpenCLBuffer> OpenCLDevice::make_token(ClEvent ready) {
+  std::call_once(token_mem_once_, [&] {
+    cl_int status = CL_SUCCESS;
+    cl_mem mem = clCreateBuffer(context_.get(), CL_MEM_READ_WRITE, 1, nullptr, &status);
+    if (status != CL_SUCCESS) throw_cl_error(status, "clCreateBuffer (a token)", label());
+    token_mem_ = ClMem(mem);
+  });
+  return std::make_shared<OpenCLBuffer>(*this, token_mem_, 0, std::move(ready));
+}
+
+std::shared_ptr<Buffer> OpenCLDevice::token_after(
+    std::span<const std::shared_ptr<Buffer>> tokens) {
+  std::vector<std::shared_ptr<OpenCLBuffer>> inputs;
+  for (const auto& token : tokens) {
+    auto buffer = std::dynamic_pointer_cast<OpenCLBuffer>(token);
+    if (!buffer || buffer->bytes() != 0)
+      throw InvalidArgumentError("weft: token_after on " + label() +
+                                 " was given something that is not a token (a zero-byte OpenCL "
+                                 "buffer)");
+    inputs.push_back(std::move(buffer));
+  }
+  return detail::join_tokens(*this, inputs);
+}
+
 std::shared_ptr<Buffer> OpenCLDevice::upload(const void* host, std::size_t bytes) {
   check_allocation(bytes);
   if (bytes == 0) return allocate(0);
@@ -198,9 +224,16 @@ void OpenCLDevice::wait(const Buffer& buffer) {
     return;
   }
   cl_event ready = source->ready_event();
-  if (!ready) return;
+  if (!ready) {
+    source->rethrow_failure();
+    return;
+  }
   cl_int status = clWaitForEvents(1, &ready);
-  if (status == CL_SUCCESS) return;
+  if (status == CL_SUCCESS) {
+    // A token completes even when the host step behind it failed; its failure says so.
+    source->rethrow_failure();
+    return;
+  }
   // The event's own status names the failure better than the wait's generic error.
   cl_int execution = CL_COMPLETE;
   if (clGetEventInfo(ready, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(execution), &execution,

@@ -70,6 +70,13 @@ cache::CacheKeyComponents OpenCLDevice::cache_components(const Graph& graph) con
 std::shared_ptr<Executable> OpenCLDevice::compile(const Graph& graph) {
   const auto start = Clock::now();
   std::string text = print_graph(graph);
+  // Executables hold their graph's host functions, so equal text with other functions is
+  // another executable (the program and its cache entry are still shared).
+  for (const auto& callback : graph.callbacks) {
+    char id[32];
+    std::snprintf(id, sizeof id, "\n#callback %p", static_cast<const void*>(callback.get()));
+    text += id;
+  }
   {
     std::lock_guard lock(executables_mutex_);
     if (auto found = executables_.find(text); found != executables_.end()) return found->second;
@@ -82,6 +89,7 @@ std::shared_ptr<Executable> OpenCLDevice::compile(const Graph& graph) {
     fresh->set_cache_outcome("off", {});
     executable = std::move(fresh);
   }
+  static_cast<OpenCLExecutable&>(*executable).set_callbacks(graph.callbacks);
   std::lock_guard lock(executables_mutex_);
   return executables_.emplace(std::move(text), std::move(executable)).first->second;
 }

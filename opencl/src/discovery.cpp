@@ -2,6 +2,8 @@
 // gpu:N / cpu:N / acc:N names.
 #include "discovery.h"
 
+#include "runtime/host_tasks.h"
+
 #include "runtime/device_runtime.h"
 
 #include "cache_writer.h"
@@ -297,8 +299,13 @@ Devices discover() {
 const Devices& discovered();
 
 void drain_queues_at_exit() {
-  // Runs driven by a device's runtime thread enqueue until they finish; then the threads end.
+  // Pending callbacks run before the process ends (no lost prints); runs on a device's runtime
+  // thread may wait for them, and enqueue until they finish; then both kinds of thread end.
+  for (OpenCLDevice* device : discovered().all) clFlush(device->queue());
+  detail::wait_for_host_tasks();
   for (OpenCLDevice* device : discovered().all) device->runtime().shut_down();
+  detail::wait_for_host_tasks();
+  detail::shut_down_receivers();
   for (OpenCLDevice* device : discovered().all) clFinish(device->queue());
   // First runs have finished, so their programs can go into the persistent cache now.
   detail::finish_cache_writes(/*stop=*/true);

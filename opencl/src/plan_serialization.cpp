@@ -9,7 +9,8 @@ namespace {
 using nlohmann::json;
 
 // Bump when the fields below change; older entries then fail to parse and are rewritten.
-constexpr int kPlanFormat = 3;  // 3: typed steps and nested blocks (control flow)
+// 3: typed steps and nested blocks (control flow); 4: host and join steps, token buffers.
+constexpr int kPlanFormat = 4;
 
 const char* role_name(BufferPlan::Role role) {
   switch (role) {
@@ -43,6 +44,10 @@ const char* kind_name(StepPlan::Kind kind) {
       return "while";
     case StepPlan::Kind::Cond:
       return "cond";
+    case StepPlan::Kind::Host:
+      return "host";
+    case StepPlan::Kind::Join:
+      return "join";
   }
   return "launch";
 }
@@ -52,6 +57,8 @@ StepPlan::Kind kind_from(const std::string& name) {
   if (name == "loop") return StepPlan::Kind::Loop;
   if (name == "while") return StepPlan::Kind::While;
   if (name == "cond") return StepPlan::Kind::Cond;
+  if (name == "host") return StepPlan::Kind::Host;
+  if (name == "join") return StepPlan::Kind::Join;
   throw std::invalid_argument("unknown step kind \"" + name + "\"");
 }
 
@@ -59,10 +66,65 @@ StepPlan::Kind kind_from(const std::string& name) {
 // stack (a hit compares the parsed plan with a fresh one anyway).
 constexpr int kMaxBlockDepth = 64;
 
+json types_to_json(const std::vector<TensorType>& types) {
+  json out = json::array();
+  for (const TensorType& t : types) out.push_back(type_to_string(t));
+  return out;
+}
+
+std::vector<TensorType> types_from_json(const json& in) {
+  std::vector<TensorType> out;
+  for (const json& t : in) {
+    const std::string text = t.get<std::string>();
+    // "f32[3,4]": a dtype name and its dims.
+    const std::size_t open = text.find('[');
+    if (open == std::string::npos || text.back() != ']')
+      throw std::invalid_argument("malformed type \"" + text + "\"");
+    const std::optional<DType> dtype = dtype_from_name(text.substr(0, open));
+    if (!dtype) throw std::invalid_argument("unknown dtype in \"" + text + "\"");
+    TensorType type{*dtype, {}};
+    std::string dims = text.substr(open + 1, text.size() - open - 2);
+    std::size_t pos = 0;
+    while (pos < dims.size()) {
+      std::size_t comma = dims.find(',', pos);
+      if (comma == std::string::npos) comma = dims.size();
+      const std::int64_t d = std::stoll(dims.substr(pos, comma - pos));
+      if (d < 0) throw std::invalid_argument("negative dimension in \"" + text + "\"");
+      type.shape.push_back(d);
+      pos = comma + 1;
+    }
+    out.push_back(std::move(type));
+  }
+  return out;
+}
+
+json host_to_json(const HostPlan& h) {
+  return {{"print", h.is_print},         {"format", h.format},
+          {"callback", h.callback},      {"effect", h.effect},
+          {"ordered", h.ordered},        {"token_in", h.token_in},
+          {"token_out", h.token_out},    {"args", types_to_json(h.args)},
+          {"returns", types_to_json(h.returns)}};
+}
+
+HostPlan host_from_json(const json& in) {
+  HostPlan h;
+  h.is_print = in.at("print").get<bool>();
+  h.format = in.at("format").get<std::string>();
+  h.callback = in.at("callback").get<int>();
+  h.effect = in.at("effect").get<std::string>();
+  h.ordered = in.at("ordered").get<bool>();
+  h.token_in = in.at("token_in").get<bool>();
+  h.token_out = in.at("token_out").get<bool>();
+  h.args = types_from_json(in.at("args"));
+  h.returns = types_from_json(in.at("returns"));
+  return h;
+}
+
 json block_to_json(const BlockPlan& block) {
   json buffers = json::array();
   for (const BufferPlan& b : block.buffers)
-    buffers.push_back({{"role", role_name(b.role)}, {"index", b.index}, {"bytes", b.bytes}});
+    buffers.push_back(
+        {{"role", role_name(b.role)}, {"index", b.index}, {"bytes", b.bytes}, {"token", b.token}});
   json steps = json::array();
   for (const StepPlan& step : block.steps) {
     json s = {{"kind", kind_name(step.kind)}};
@@ -82,6 +144,7 @@ json block_to_json(const BlockPlan& block) {
       s["length"] = step.length;
       s["reverse"] = step.reverse;
       s["index_dtype"] = std::string(dtype_name(step.index_dtype));
+      if (step.kind == StepPlan::Kind::Host) s["host"] = host_to_json(step.host);
       json regions = json::array();
       for (const BlockPlan& region : step.regions) regions.push_back(block_to_json(region));
       s["regions"] = std::move(regions);
@@ -100,7 +163,7 @@ BlockPlan block_from_json(const json& in, int depth) {
   BlockPlan block;
   for (const json& b : in.at("buffers"))
     block.buffers.push_back({role_from(b.at("role").get<std::string>()), b.at("index").get<int>(),
-                             b.at("bytes").get<std::size_t>()});
+                             b.at("bytes").get<std::size_t>(), b.at("token").get<bool>()});
   for (const json& s : in.at("steps")) {
     StepPlan step;
     step.kind = kind_from(s.at("kind").get<std::string>());
@@ -119,6 +182,7 @@ BlockPlan block_from_json(const json& in, int depth) {
       const std::optional<DType> parsed = dtype_from_name(index_dtype);
       if (!parsed) throw std::invalid_argument("unknown index dtype \"" + index_dtype + "\"");
       step.index_dtype = *parsed;
+      if (step.kind == StepPlan::Kind::Host) step.host = host_from_json(s.at("host"));
       for (const json& region : s.at("regions"))
         step.regions.push_back(block_from_json(region, depth + 1));
     }
@@ -136,7 +200,7 @@ std::string block_difference(const BlockPlan& a, const BlockPlan& b, const std::
   for (std::size_t i = 0; i < a.buffers.size(); ++i) {
     const BufferPlan& x = a.buffers[i];
     const BufferPlan& y = b.buffers[i];
-    if (x.role != y.role || x.index != y.index || x.bytes != y.bytes)
+    if (x.role != y.role || x.index != y.index || x.bytes != y.bytes || x.token != y.token)
       return where + "buffer " + std::to_string(i) + " is " + role_name(x.role) + " " +
              std::to_string(x.index) + " of " + std::to_string(x.bytes) + " bytes, expected " +
              role_name(y.role) + " " + std::to_string(y.index) + " of " + std::to_string(y.bytes) +
@@ -161,7 +225,8 @@ std::string block_difference(const BlockPlan& a, const BlockPlan& b, const std::
     }
     if (x.operands != y.operands || x.results != y.results || x.carries != y.carries ||
         x.xs != y.xs || x.length != y.length || x.reverse != y.reverse ||
-        x.index_dtype != y.index_dtype || x.regions.size() != y.regions.size())
+        x.index_dtype != y.index_dtype || !(x.host == y.host) ||
+        x.regions.size() != y.regions.size())
       return step + " (" + kind_name(x.kind) + ") has other operands, results or attributes";
     for (std::size_t r = 0; r < x.regions.size(); ++r)
       if (std::string d = block_difference(x.regions[r], y.regions[r],

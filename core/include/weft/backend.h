@@ -22,6 +22,8 @@ class Buffer {
   virtual ~Buffer() = default;
   virtual Device& device() const = 0;
   virtual std::size_t bytes() const = 0;
+  // Whether its writer has completed or failed, without blocking (false when unknown).
+  virtual bool settled() const { return false; }
 };
 
 // What compilation produced, for tests, the demo and telemetry.
@@ -76,6 +78,11 @@ class Device {
   virtual std::shared_ptr<Executable> compile(const Graph& graph) = 0;
   // Waits for everything enqueued on this device.
   virtual void synchronize() = 0;
+  // A token (a zero-byte buffer that orders effects, see weft/ir/effects.h) on this device,
+  // ready once every one of `tokens` (on any device) is; failures recorded on them carry
+  // over. Never blocks: across devices the hand-off happens on the host.
+  // The default says the device cannot order effects.
+  virtual std::shared_ptr<Buffer> token_after(std::span<const std::shared_ptr<Buffer>> tokens);
 };
 
 // A source of devices; weft::opencl registers one when its header is included.

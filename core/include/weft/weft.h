@@ -3,6 +3,7 @@
 
 #include "weft/array.h"
 #include "weft/backend.h"
+#include "weft/callback.h"
 #include "weft/control_flow.h"
 #include "weft/dtype.h"
 #include "weft/error.h"

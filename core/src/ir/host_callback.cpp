@@ -8,6 +8,13 @@ namespace weft {
 
 namespace {
 
+thread_local int t_callback_depth = 0;
+
+struct CallbackDepth {
+  CallbackDepth() { ++t_callback_depth; }
+  ~CallbackDepth() { --t_callback_depth; }
+};
+
 std::string types_text(const std::vector<TensorType>& types) {
   std::string s = "(";
   for (std::size_t i = 0; i < types.size(); ++i) s += (i ? ", " : "") + type_to_string(types[i]);
@@ -15,6 +22,10 @@ std::string types_text(const std::vector<TensorType>& types) {
 }
 
 }  // namespace
+
+bool inside_host_callback() {
+  return t_callback_depth > 0;
+}
 
 std::vector<HostArray> invoke_host_callback(const HostCallback& callback,
                                             std::vector<HostArray> args,
@@ -26,6 +37,7 @@ std::vector<HostArray> invoke_host_callback(const HostCallback& callback,
     throw CallbackException(who + " has no function; pass a callable", "no function");
   std::vector<HostArray> results;
   try {
+    CallbackDepth depth;
     results = callback.function(args, context);
   } catch (const std::exception& e) {
     throw CallbackException(who + " threw: " + e.what(), e.what());

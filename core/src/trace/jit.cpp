@@ -1,6 +1,8 @@
 #include "weft/trace/jit.h"
 
 #include "trace/array_impl.h"
+#include "trace/effect_tokens.h"
+#include "weft/compile/tokens.h"
 #include "weft/error.h"
 #include "weft/ir/text.h"
 #include "weft/trace/trace.h"
@@ -65,8 +67,11 @@ JitCore::Traced JitCore::trace(const std::vector<Array>& leaves, const TraceFn& 
   Graph& g = scope.state()->graph;
   for (const Array& r : results) g.outputs.push_back(scope.stage_output(r, location_));
   ++trace_count_;
-  Traced traced{g.canonicalized(), scope.state()->captured, std::move(proto)};
-  verify(traced.graph);
+  Traced traced{g.canonicalized(), scope.state()->captured, std::move(proto), {}};
+  // Compilers see the lowered form: effects ordered by tokens (a pure function is unchanged).
+  ThreadedGraph threaded = thread_effect_tokens(traced.graph);
+  traced.graph = std::move(threaded.graph);
+  traced.tokens = std::move(threaded.tokens);
   return traced;
 }
 
@@ -82,6 +87,7 @@ std::shared_ptr<JitCore::Entry> JitCore::entry_for(const std::vector<Array>& lea
   entry->executable = entry->device->compile(traced.graph);
   ++compile_count_;
   entry->graph = std::move(traced.graph);
+  entry->tokens = std::move(traced.tokens);
   entry->captured = std::move(traced.captured);
   entry->result_proto = std::move(traced.proto);
   cache_.emplace(std::move(key), entry);
@@ -114,7 +120,7 @@ std::vector<Array> JitCore::execute(const Entry& entry, const std::vector<Array>
     add_input(leaves[i], "argument leaf " + std::to_string(i));
   for (std::size_t i = 0; i < entry.captured.size(); ++i)
     add_input(entry.captured[i], "a captured array");
-  auto buffers = entry.executable->run(inputs);
+  auto buffers = run_with_effect_tokens(*entry.executable, device, entry.tokens, std::move(inputs));
   std::vector<Array> outputs;
   outputs.reserve(buffers.size());
   for (std::size_t i = 0; i < buffers.size(); ++i) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "trace/array_impl.h"
+#include "trace/effect_tokens.h"
 #include "weft/backend.h"
 #include "weft/error.h"
 #include "weft/ir/regions.h"
@@ -82,6 +83,14 @@ std::vector<TensorType> types_of(const Graph& g, const std::vector<ValueId>& ids
 }
 
 // Stages the control node into `t`; returns the id of its first result.
+// Adds `offset` to the callback slot of every host_call in `graph` and its regions.
+void renumber_callbacks(Graph& graph, std::int64_t offset) {
+  for (Node& n : graph.nodes) {
+    if (n.op == OpKind::HostCall) n.attrs.set("callback", n.attrs.get_int("callback") + offset);
+    for (Graph& region : n.regions) renumber_callbacks(region, offset);
+  }
+}
+
 ValueId stage_control(TraceState& t, OpKind op, std::span<const Array> operands, const Attrs& attrs,
                       std::vector<Graph> regions, std::vector<TensorType> results,
                       const std::source_location& loc) {
@@ -90,6 +99,15 @@ ValueId stage_control(TraceState& t, OpKind op, std::span<const Array> operands,
   n.attrs = attrs;
   n.origin.cpp = loc;
   for (const Array& a : operands) n.inputs.push_back(lift(t, a, loc));
+  // Host functions the regions call join the enclosing function's table.
+  for (Graph& region : regions) {
+    if (region.callbacks.empty()) continue;
+    const auto offset = static_cast<std::int64_t>(t.graph.callbacks.size());
+    renumber_callbacks(region, offset);
+    t.graph.callbacks.insert(t.graph.callbacks.end(), region.callbacks.begin(),
+                             region.callbacks.end());
+    region.callbacks.clear();
+  }
   n.regions = std::move(regions);
   n.results = std::move(results);
   return t.graph.add_control(std::move(n));
@@ -147,12 +165,20 @@ std::vector<Array> bind_control(OpKind op, std::span<const Array> operands, cons
     graph = state.graph.canonicalized();
     captured = state.captured;
   }
+  return run_eager_program(graph, captured, api, loc);
+}
+
+std::vector<Array> run_eager_program(const Graph& graph, const std::vector<Array>& captured,
+                                     const std::string& api, const std::source_location& loc) {
   Device& device = common_device(captured, api, loc);
   std::vector<std::shared_ptr<Buffer>> inputs;
   inputs.reserve(captured.size());
   for (const Array& a : captured) inputs.push_back(a.impl()->buffer);
   count_eager_op();
-  std::vector<std::shared_ptr<Buffer>> buffers = device.compile(graph)->run(inputs);
+  const ThreadedGraph threaded = thread_effect_tokens(graph);
+  std::shared_ptr<Executable> executable = device.compile(threaded.graph);
+  std::vector<std::shared_ptr<Buffer>> buffers =
+      run_with_effect_tokens(*executable, device, threaded.tokens, std::move(inputs));
   std::vector<Array> out;
   out.reserve(buffers.size());
   for (std::size_t k = 0; k < buffers.size(); ++k) {

@@ -20,6 +20,8 @@ std::string cl_type(DType t) {
       return "float";
     case DType::F64:
       return "double";
+    case DType::Token:  // no kernel reads or writes a token (verify)
+      break;
   }
   return "?";
 }
@@ -53,6 +55,8 @@ std::string cl_int_literal(std::int64_t v, DType t) {
     case DType::F32:
     case DType::F64:
       return cl_float_literal(static_cast<double>(v), t);
+    case DType::Token:
+      break;
   }
   return "0";
 }
@@ -71,6 +75,8 @@ std::string cl_lowest(DType t) {
       return "(-INFINITY)";
     case DType::F64:
       return "(-(double)INFINITY)";
+    case DType::Token:
+      break;
   }
   return "0";
 }
@@ -89,6 +95,8 @@ std::string cl_highest(DType t) {
       return "INFINITY";
     case DType::F64:
       return "((double)INFINITY)";
+    case DType::Token:
+      break;
   }
   return "0";
 }

@@ -27,7 +27,7 @@ void check_dtypes(const Graph& graph, const DeviceCaps& caps) {
   if (caps.fp64) return;
   for_each_graph(graph, [](const Graph& g, int) {
     for (const Node& n : g.nodes)
-      if (!is_control(n.op) && n.dtype == DType::F64)
+      if (!is_multi_result(n.op) && n.dtype == DType::F64)
         throw DTypeError("op " + std::string(op_name(n.op)) + " (at " + n.origin.describe() +
                          ") produces " + type_to_string({n.dtype, n.shape}) +
                          ", but this device has no fp64 support (cl_khr_fp64); use f32, or pick "
@@ -58,7 +58,7 @@ std::string program_header(const Graph& graph, bool wide_vector_calls) {
   bool pow_used[3] = {false, false, false};  // i32, i64, u32
   for_each_graph(graph, [&](const Graph& g, int) {
     for (const Node& n : g.nodes) {
-      if (is_control(n.op)) continue;
+      if (is_multi_result(n.op)) continue;
       fp64 |= n.dtype == DType::F64;
       if (n.op != OpKind::Pow) continue;
       pow_used[0] |= n.dtype == DType::I32;
@@ -94,11 +94,32 @@ StepPlan::Kind plan_kind(ScheduleStep::Kind kind) {
       return StepPlan::Kind::While;
     case ScheduleStep::Kind::Cond:
       return StepPlan::Kind::Cond;
+    case ScheduleStep::Kind::Host:
+      return StepPlan::Kind::Host;
+    case ScheduleStep::Kind::Join:
+      return StepPlan::Kind::Join;
     case ScheduleStep::Kind::Kernel:
     case ScheduleStep::Kind::LoopKernel:
       break;
   }
   return StepPlan::Kind::Launch;
+}
+
+HostPlan host_plan(const Graph& g, const Node& node) {
+  HostPlan host;
+  host.is_print = node.op == OpKind::DebugPrint;
+  if (host.is_print) host.format = node.attrs.get_string("format");
+  if (node.op == OpKind::HostCall) host.callback = static_cast<int>(node.attrs.get_int("callback"));
+  if (const AttrValue* effect = node.attrs.find("effect")) host.effect = std::get<std::string>(*effect);
+  if (host.is_print) host.effect = "debug_print";
+  if (const AttrValue* ordered = node.attrs.find("ordered"))
+    host.ordered = std::get<std::int64_t>(*ordered) != 0;
+  host.token_in = !node.inputs.empty() && g.node(node.inputs[0]).dtype == DType::Token;
+  host.token_out = !node.results.empty() && node.results[0].dtype == DType::Token;
+  for (std::size_t k = host.token_in ? 1 : 0; k < node.inputs.size(); ++k)
+    host.args.push_back(g.node(node.inputs[k]).type());
+  host.returns.assign(node.results.begin() + (host.token_out ? 1 : 0), node.results.end());
+  return host;
 }
 
 // Turns one schedule block into a BlockPlan, writing its kernels into the program's source.
@@ -118,15 +139,16 @@ BlockPlan plan_block(const ScheduleBlock& schedule, ProgramContext& program, boo
   for (const FusionGroup& group : fusion.groups)
     for (ValueId in : group.inputs) read[in] = true;
   for (const Node& n : g.nodes)
-    if (is_control(n.op))
+    if (is_multi_result(n.op) || n.op == OpKind::AfterAll)
       for (ValueId in : n.inputs) read[in] = true;
   for (ValueId o : g.outputs) read[o] = true;
   for (std::size_t v = 0; v < g.nodes.size(); ++v)
     if (fusion.alias_of[v] >= 0 && read[v]) read[fusion.alias_of[v]] = true;
   for (std::size_t i = 0; i < g.params.size(); ++i) {
     if (!read[g.params[i]]) continue;
-    block.buffers.push_back(
-        {BufferPlan::Role::Input, static_cast<int>(i), bytes_of(g.node(g.params[i]))});
+    const Node& param = g.node(g.params[i]);
+    block.buffers.push_back({BufferPlan::Role::Input, static_cast<int>(i), bytes_of(param),
+                             param.dtype == DType::Token});
     ctx.buffer_of[g.params[i]] = static_cast<int>(block.buffers.size()) - 1;
   }
   // A control step binds its results' buffers; a loop run as one kernel writes them like any
@@ -148,8 +170,14 @@ BlockPlan plan_block(const ScheduleBlock& schedule, ProgramContext& program, boo
     if (kernel_loop[static_cast<std::size_t>(n.inputs[0])])
       block.buffers.push_back(written_buffer(static_cast<ValueId>(v)));
     else
-      block.buffers.push_back(
-          {BufferPlan::Role::Result, static_cast<int>(n.attrs.get_int("index")), bytes_of(n)});
+      block.buffers.push_back({BufferPlan::Role::Result, static_cast<int>(n.attrs.get_int("index")),
+                               bytes_of(n), n.dtype == DType::Token});
+    ctx.buffer_of[static_cast<ValueId>(v)] = static_cast<int>(block.buffers.size()) - 1;
+  }
+  // A join's token is the result of its step.
+  for (std::size_t v = 0; v < g.nodes.size(); ++v) {
+    if (g.nodes[v].op != OpKind::AfterAll) continue;
+    block.buffers.push_back({BufferPlan::Role::Result, 0, 0, true});
     ctx.buffer_of[static_cast<ValueId>(v)] = static_cast<int>(block.buffers.size()) - 1;
   }
   for (const FusionGroup& group : fusion.groups) {
@@ -190,6 +218,8 @@ BlockPlan plan_block(const ScheduleBlock& schedule, ProgramContext& program, boo
       for (ValueId in : node.inputs) control.operands.push_back(ctx.buffer_of.at(in));
       for (std::size_t k = 0; k < node.results.size(); ++k)
         control.results.push_back(ctx.buffer_of.at(step.node + 1 + static_cast<ValueId>(k)));
+      if (node.op == OpKind::AfterAll) control.results.push_back(ctx.buffer_of.at(step.node));
+      if (is_host_op(node.op)) control.host = host_plan(g, node);
       if (node.attrs.has("carries"))
         control.carries = static_cast<int>(node.attrs.get_int("carries"));
       if (node.op == OpKind::Cond) control.index_dtype = g.node(node.inputs[0]).dtype;

@@ -2,6 +2,7 @@
 
 #include "cache_writer.h"
 #include "runtime/device_runtime.h"
+#include "runtime/host_tasks.h"
 
 #include <algorithm>
 #include <cstring>
@@ -9,6 +10,7 @@
 #include <string>
 
 #include "weft/error.h"
+#include "weft/log.h"
 #include "weft/opencl/cl_error.h"
 #include "weft/opencl/device.h"
 
@@ -27,6 +29,7 @@ bool contains(const std::vector<int>& values, int value) {
 bool needs_host_values(const BlockPlan& block) {
   for (const StepPlan& step : block.steps) {
     if (step.kind == StepPlan::Kind::While || step.kind == StepPlan::Kind::Cond) return true;
+    if (step.kind == StepPlan::Kind::Host && !step.host.returns.empty()) return true;
     for (const BlockPlan& region : step.regions)
       if (needs_host_values(region)) return true;
   }
@@ -67,6 +70,12 @@ RunTask<std::vector<Slot>> BlockRunner::run(const BlockPlan& block, std::vector<
         break;
       case StepPlan::Kind::Cond:
         co_await run_cond(step, state);
+        break;
+      case StepPlan::Kind::Host:
+        co_await run_host(step, state);
+        break;
+      case StepPlan::Kind::Join:
+        run_join(step, state);
         break;
     }
   }
@@ -327,6 +336,106 @@ RunTask<bool> BlockRunner::run_cond(const StepPlan& step, BlockState& state) {
   std::vector<Slot> results = co_await run(step.regions[static_cast<std::size_t>(branch)], params);
   bind_results(step, state, std::move(results));
   co_return true;
+}
+
+RunTask<bool> BlockRunner::run_host(const StepPlan& step, BlockState& state) {
+  const HostPlan& plan = step.host;
+  auto slot = [&](std::size_t k) -> const Slot& {
+    return state.slots[static_cast<std::size_t>(step.operands[k])];
+  };
+  Slot token_in = plan.token_in ? slot(0) : nullptr;
+  std::vector<Slot> args;
+  for (std::size_t k = plan.token_in ? 1 : 0; k < step.operands.size(); ++k) args.push_back(slot(k));
+  std::shared_ptr<const HostCallback> callback;
+  if (!plan.is_print) {
+    if (!host_.callbacks || plan.callback < 0 ||
+        static_cast<std::size_t>(plan.callback) >= host_.callbacks->size())
+      throw InvalidArgumentError("weft: a host_call names callback slot " +
+                                 std::to_string(plan.callback) +
+                                 " but the executable has no such callback");
+    callback = (*host_.callbacks)[static_cast<std::size_t>(plan.callback)];
+  }
+  // Only the dispatching thread may wait (inline callbacks, a full callback queue); the
+  // runtime thread must not.
+  const bool may_block = runtime_ == nullptr;
+  if (!may_block && plan.returns.empty()) {
+    static std::once_flag said;
+    if (const char* inline_env = std::getenv("WEFT_CALLBACK_INLINE");
+        inline_env && std::string_view(inline_env) == "1")
+      std::call_once(said, [&] {
+        log::info("callback",
+                  "WEFT_CALLBACK_INLINE=1: callbacks in runs with while loops, conds or callback "
+                  "results run on the receiver thread of " +
+                      device_.label() + ", not inline (that thread must not block)");
+      });
+  }
+  std::shared_ptr<HostTask> task;
+  {
+    std::shared_lock<std::shared_mutex> gate;
+    if (launch_mutex_) gate = std::shared_lock(launch_gate());
+    task = start_host_task(device_, plan, std::move(callback), args, token_in, host_.level,
+                           may_block);
+    // The reads must reach the device before anything waits for them.
+    if (!plan.returns.empty())
+      if (cl_int err = clFlush(device_.queue())) throw_cl_error(err, "clFlush", device_.label());
+  }
+  std::vector<Slot> results;
+  if (plan.token_out) results.push_back(task->token);
+  if (!plan.returns.empty()) {
+    if (!runtime_)
+      throw DeviceError("weft: internal error: a host step with results ran off the runtime");
+    struct Pause {
+      DeviceRuntime* runtime;
+      cl_event event;
+      cl_int status = CL_COMPLETE;
+      bool await_ready() const noexcept { return false; }
+      void await_suspend(std::coroutine_handle<> paused) {
+        runtime->resume_after(event, paused, &status);
+      }
+      cl_int await_resume() const noexcept { return status; }
+    };
+    co_await Pause{runtime_, task->done.get()};
+    if (task->failure) std::rethrow_exception(task->failure);
+    std::shared_lock<std::shared_mutex> gate;
+    if (launch_mutex_) gate = std::shared_lock(launch_gate());
+    for (HostArray& value : task->results) {
+      Slot out = device_.allocate(value.nbytes());
+      std::vector<ClEvent> prior = out->take_prior_uses();
+      if (value.nbytes() > 0) {
+        std::vector<cl_event> wait;
+        for (const ClEvent& e : prior) wait.push_back(e.get());
+        if (out->ready_event()) wait.push_back(out->ready_event());
+        cl_event written = nullptr;
+        if (cl_int err = clEnqueueWriteBuffer(device_.queue(), out->mem(), CL_FALSE, 0,
+                                              value.nbytes(), value.raw(),
+                                              static_cast<cl_uint>(wait.size()),
+                                              wait.empty() ? nullptr : wait.data(), &written))
+          throw_cl_error(err, "clEnqueueWriteBuffer (a callback result)", device_.label());
+        ClEvent event(written);
+        // The host copy must live until the write has read it.
+        auto* keep = new std::shared_ptr<HostTask>(task);
+        if (clSetEventCallback(
+                written, CL_COMPLETE,
+                [](cl_event, cl_int, void* data) {
+                  delete static_cast<std::shared_ptr<HostTask>*>(data);
+                },
+                keep) != CL_SUCCESS) {
+          clWaitForEvents(1, &written);
+          delete keep;
+        }
+        out->set_ready_event(std::move(event));
+      }
+      results.push_back(std::move(out));
+    }
+  }
+  bind_results(step, state, std::move(results));
+  co_return true;
+}
+
+void BlockRunner::run_join(const StepPlan& step, BlockState& state) {
+  std::vector<Slot> tokens;
+  for (int operand : step.operands) tokens.push_back(state.slots[static_cast<std::size_t>(operand)]);
+  bind_results(step, state, {join_tokens(device_, tokens)});
 }
 
 }  // namespace weft::opencl::detail

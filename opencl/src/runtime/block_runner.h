@@ -15,6 +15,7 @@
 
 #include "runtime/run_task.h"
 #include "weft/dtype.h"
+#include "weft/ir/host_callback.h"
 #include "weft/opencl/buffer.h"
 #include "weft/opencl/cl_handle.h"
 #include "weft/opencl/program_plan.h"
@@ -28,8 +29,16 @@ namespace detail {
 class DeviceRuntime;
 using Slot = std::shared_ptr<OpenCLBuffer>;
 
-// True when running the block needs values on the host (a while or cond step, nested too).
+// True when running the block needs values on the host (a while or cond step, or a host step
+// whose results kernels read, nested too).
 bool needs_host_values(const BlockPlan& block);
+
+// What host steps need: the executable's callback table and the receiver level of the thread
+// that dispatched the run (see host_tasks.h).
+struct HostStepContext {
+  const std::vector<std::shared_ptr<const HostCallback>>* callbacks = nullptr;
+  int level = 0;
+};
 
 class BlockRunner {
  public:
@@ -38,12 +47,13 @@ class BlockRunner {
   // the whole run; otherwise (runs on the runtime thread, which pause) each command takes them.
   BlockRunner(OpenCLDevice& device, const std::unordered_map<const LaunchPlan*, cl_kernel>& kernels,
               std::vector<ClEvent>* launch_events, std::mutex* per_command_locks = nullptr,
-              DeviceRuntime* runtime = nullptr)
+              DeviceRuntime* runtime = nullptr, HostStepContext host = {})
       : device_(device),
         kernels_(kernels),
         launch_events_(launch_events),
         launch_mutex_(per_command_locks),
-        runtime_(runtime) {}
+        runtime_(runtime),
+        host_(host) {}
 
   // Enqueues one run of `block` on its parameters' buffers (null for parameters no step
   // reads); the task's value is the outputs' buffers, ready when their events complete. The
@@ -61,6 +71,8 @@ class BlockRunner {
   RunTask<bool> run_loop(const BlockPlan& block, const StepPlan& step, BlockState& state);
   RunTask<bool> run_while(const StepPlan& step, BlockState& state);
   RunTask<bool> run_cond(const StepPlan& step, BlockState& state);
+  RunTask<bool> run_host(const StepPlan& step, BlockState& state);
+  void run_join(const StepPlan& step, BlockState& state);
   void bind_results(const StepPlan& step, BlockState& state, std::vector<Slot> values);
   // Reads a scalar (bool, or an integer of `bytes` bytes) once the device has computed it,
   // pausing on the runtime thread meanwhile.
@@ -77,6 +89,7 @@ class BlockRunner {
   std::vector<ClEvent>* launch_events_;  // every launch's event, while a cache write waits
   std::mutex* launch_mutex_;
   DeviceRuntime* runtime_;
+  HostStepContext host_;
   std::vector<cl_event> wait_list_;
 };
 

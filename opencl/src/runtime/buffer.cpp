@@ -72,6 +72,15 @@ bool OpenCLBuffer::pending_runtime_output() const {
   return status != CL_COMPLETE;
 }
 
+bool OpenCLBuffer::settled() const {
+  if (!ready_) return true;
+  cl_int status = CL_COMPLETE;
+  if (clGetEventInfo(ready_.get(), CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(status), &status,
+                     nullptr) != CL_SUCCESS)
+    return true;  // a broken event never completes later either
+  return status == CL_COMPLETE || status < 0;
+}
+
 bool OpenCLBuffer::is_ready() const {
   if (!ready_) return true;
   cl_int status = CL_COMPLETE;

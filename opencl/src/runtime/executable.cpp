@@ -4,6 +4,7 @@
 #include "discovery.h"
 #include "runtime/block_runner.h"
 #include "runtime/device_runtime.h"
+#include "runtime/host_tasks.h"
 
 #include <algorithm>
 #include <chrono>
@@ -91,6 +92,33 @@ void OpenCLExecutable::create_kernels() {
   }
   if (plan_.info.source.empty()) plan_.info.source = plan_.source;
   needs_host_values_ = detail::needs_host_values(plan_);
+  token_inputs_.assign(num_inputs_, false);
+  for (const BufferPlan& buffer : plan_.buffers)
+    if (buffer.role == Role::Input && buffer.token)
+      token_inputs_[static_cast<std::size_t>(buffer.index)] = true;
+}
+
+namespace {
+
+void check_callback_slots(const BlockPlan& block, std::size_t available) {
+  for (const StepPlan& step : block.steps) {
+    if (step.kind == StepPlan::Kind::Host && !step.host.is_print &&
+        (step.host.callback < 0 || static_cast<std::size_t>(step.host.callback) >= available))
+      throw InvalidArgumentError(
+          "weft: the graph's host_call names callback slot " + std::to_string(step.host.callback) +
+          " but its callback table (Graph::callbacks) has " + std::to_string(available) +
+          " entries; a graph read from text carries no host functions, so bind them first");
+    for (const BlockPlan& region : step.regions) check_callback_slots(region, available);
+  }
+}
+
+}  // namespace
+
+void OpenCLExecutable::set_callbacks(std::vector<std::shared_ptr<const HostCallback>> callbacks) {
+  for (const auto& callback : callbacks)
+    if (!callback) throw InvalidArgumentError("weft: the graph's callback table has a null entry");
+  check_callback_slots(plan_, callbacks.size());
+  callbacks_ = std::move(callbacks);
 }
 
 void OpenCLExecutable::set_compile_facts(std::size_t num_inputs, double compile_seconds) {
@@ -123,6 +151,22 @@ void validate_block(const BlockPlan& block, const std::string& where_block) {
       }
       for (std::size_t r = 0; r < step.regions.size(); ++r)
         validate_block(step.regions[r], where + " region " + std::to_string(r) + ": ");
+      if (step.kind == StepPlan::Kind::Host) {
+        const HostPlan& host = step.host;
+        if (step.operands.size() != host.args.size() + (host.token_in ? 1 : 0) ||
+            step.results.size() != host.returns.size() + (host.token_out ? 1 : 0))
+          bad_plan(where + " (host) has operands or results that do not match its arrays");
+        for (std::size_t k = 0; k < host.args.size(); ++k) {
+          const TensorType& t = host.args[k];
+          const int b = step.operands[k + (host.token_in ? 1 : 0)];
+          if (block.buffers[static_cast<std::size_t>(b)].bytes !=
+              static_cast<std::size_t>(num_elements(t.shape)) * dtype_size(t.dtype))
+            bad_plan(where + " (host) sends buffer " + std::to_string(b) + " as a " +
+                     type_to_string(t) + " of another size");
+        }
+      }
+      if (step.kind == StepPlan::Kind::Join && step.results.size() != 1)
+        bad_plan(where + " (join) must have one result");
       continue;
     }
     const LaunchPlan& launch = step.launch;
@@ -192,7 +236,8 @@ std::vector<std::shared_ptr<Buffer>> OpenCLExecutable::run(
   // An input still being filled by a run on the runtime thread: this run goes there too and
   // starts when that input is ready (no queued command may wait on its user event).
   bool after_runtime_run = false;
-  for (const auto& given_input : given) after_runtime_run |= given_input->pending_runtime_output();
+  for (std::size_t i = 0; i < given.size(); ++i)
+    after_runtime_run |= !is_token_input(i) && given[i]->pending_runtime_output();
   if (needs_host_values_ || after_runtime_run)
     return run_on_device_runtime(std::move(params), inputs);
   std::lock_guard lock(run_mutex_);
@@ -200,7 +245,8 @@ std::vector<std::shared_ptr<Buffer>> OpenCLExecutable::run(
   std::shared_lock gate(detail::launch_gate());
   std::vector<ClEvent> first_run_events;  // only while a cache write waits for them
   if (cache_write_) cache_write_->first_run_start = std::chrono::steady_clock::now();
-  detail::BlockRunner runner(device, launch_kernel_, cache_write_ ? &first_run_events : nullptr);
+  detail::BlockRunner runner(device, launch_kernel_, cache_write_ ? &first_run_events : nullptr,
+                             nullptr, nullptr, {&callbacks_, detail::current_callback_level()});
   std::vector<detail::Slot> slots = runner.run(plan_, std::move(params)).take();
   // Without a flush some drivers hold the commands until the next blocking call.
   if (cl_int err = clFlush(device.queue())) throw_cl_error(err, "clFlush", device.label());
@@ -245,6 +291,7 @@ struct Detached {
 struct PendingOutput {
   std::size_t output = 0;
   detail::Slot buffer;
+  bool token = false;  // handed on when the run's token is ready, never copied
   ClEvent filled;
   std::vector<ClEvent> prior_uses;  // of the pooled memory, before the copy may write it
 };
@@ -279,14 +326,16 @@ void complete_after(cl_event event, const PendingOutput& pending, const std::str
 
 Detached drive_run(std::shared_ptr<OpenCLExecutable> executable, std::vector<detail::Slot> params,
                    std::vector<PendingOutput> pending,
-                   std::unique_ptr<detail::CacheWrite> cache_write) {
+                   std::unique_ptr<detail::CacheWrite> cache_write, int callback_level) {
   OpenCLDevice& device = executable->device();
   std::vector<ClEvent> launch_events;
   std::exception_ptr failure;
   try {
     // Inputs that other runtime runs fill: wait (without blocking the thread) until they are.
-    for (const detail::Slot& param : params) {
-      if (!param || !param->pending_runtime_output()) continue;
+    for (std::size_t p = 0; p < params.size(); ++p) {
+      const detail::Slot& param = params[p];
+      // Host steps wait for tokens on the host themselves.
+      if (!param || executable->is_token_input(p) || !param->pending_runtime_output()) continue;
       const cl_int status = co_await EventPause{&device.runtime(), param->ready_event()};
       if (status != CL_COMPLETE) {
         param->rethrow_failure();
@@ -295,11 +344,15 @@ Detached drive_run(std::shared_ptr<OpenCLExecutable> executable, std::vector<det
     }
     detail::BlockRunner runner(device, executable->launch_kernels(),
                                cache_write ? &launch_events : nullptr, &executable->run_mutex(),
-                               &device.runtime());
+                               &device.runtime(), {&executable->callbacks(), callback_level});
     std::vector<detail::Slot> results = co_await runner.run(executable->plan(), std::move(params));
     std::shared_lock gate(detail::launch_gate());
     for (PendingOutput& out : pending) {
       const detail::Slot& result = results.at(out.output);
+      if (out.token) {
+        detail::forward_token(result, out.filled, out.buffer);
+        continue;
+      }
       if (out.buffer->bytes() == 0) {
         clSetUserEventStatus(out.filled.get(), CL_COMPLETE);
         continue;
@@ -334,7 +387,8 @@ Detached drive_run(std::shared_ptr<OpenCLExecutable> executable, std::vector<det
                                 " (waiting for its outputs raises this error)");
     for (PendingOutput& out : pending) {
       out.buffer->set_failure(failure);
-      clSetUserEventStatus(out.filled.get(), CL_INVALID_OPERATION);
+      // A token always completes: the next effect waits for it only to keep its order.
+      clSetUserEventStatus(out.filled.get(), out.token ? CL_COMPLETE : CL_INVALID_OPERATION);
     }
   } else if (cache_write) {
     cache_write->first_run_events = std::move(launch_events);
@@ -364,12 +418,17 @@ std::vector<std::shared_ptr<Buffer>> OpenCLExecutable::run_on_device_runtime(
     }
     PendingOutput out;
     out.output = o;
-    out.buffer = device.allocate(buffer.bytes);
-    out.prior_uses = out.buffer->take_prior_uses();
+    out.token = buffer.token;
     cl_int status = CL_SUCCESS;
     out.filled = ClEvent(clCreateUserEvent(device.context(), &status));
     check_cl(status, "clCreateUserEvent", device.label());
-    out.buffer->set_ready_event(out.filled);
+    if (out.token) {
+      out.buffer = device.make_token(out.filled);
+    } else {
+      out.buffer = device.allocate(buffer.bytes);
+      out.prior_uses = out.buffer->take_prior_uses();
+      out.buffer->set_ready_event(out.filled);
+    }
     out.buffer->mark_runtime_output();
     outputs.push_back(out.buffer);
     pending.push_back(std::move(out));
@@ -388,9 +447,10 @@ std::vector<std::shared_ptr<Buffer>> OpenCLExecutable::run_on_device_runtime(
   auto work = std::make_shared<std::tuple<std::vector<detail::Slot>, std::vector<PendingOutput>,
                                           std::unique_ptr<detail::CacheWrite>>>(
       std::move(params), std::move(pending), std::move(write));
-  device.runtime().post([self, work] {
+  const int level = detail::current_callback_level();
+  device.runtime().post([self, work, level] {
     drive_run(self, std::move(std::get<0>(*work)), std::move(std::get<1>(*work)),
-              std::move(std::get<2>(*work)));
+              std::move(std::get<2>(*work)), level);
   });
   return outputs;
 }

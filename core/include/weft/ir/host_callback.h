@@ -35,6 +35,9 @@ struct HostCallback {
 // results). Throws CallbackException: the callback's own exception (its message kept as the
 // original message) or a result of the wrong count, shape or dtype, naming the callback and
 // the device.
+// Whether this thread is inside a host callback's function right now.
+bool inside_host_callback();
+
 std::vector<HostArray> invoke_host_callback(const HostCallback& callback,
                                             std::vector<HostArray> args,
                                             const HostCallbackContext& context,

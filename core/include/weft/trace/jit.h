@@ -12,6 +12,7 @@
 
 #include "weft/array.h"
 #include "weft/backend.h"
+#include "weft/compile/tokens.h"
 #include "weft/ir/graph.h"
 #include "weft/trace/tree.h"
 
@@ -22,7 +23,8 @@ struct JitOptions {
   Device* device = nullptr;  // run here; default: the device of the arguments, else default
 };
 
-// The result of tracing without running: the graph and its text form.
+// The result of tracing without running: the lowered graph (effects ordered by tokens, see
+// weft/compile/tokens.h) and its text form.
 class Lowered {
  public:
   Lowered(Graph graph, std::vector<Array> captured, Device* device)
@@ -48,7 +50,8 @@ class JitCore {
   JitCore(JitOptions options, std::source_location location);
 
   struct Entry {
-    Graph graph;
+    Graph graph;           // lowered: tokens threaded (thread_effect_tokens)
+    TokenSignature tokens;  // its runtime and output tokens
     std::vector<Array> captured;  // trailing inputs hoisted from closed-over arrays
     std::shared_ptr<Executable> executable;
     std::shared_ptr<void> result_proto;  // the traced result, for its container structure
@@ -72,6 +75,7 @@ class JitCore {
     Graph graph;
     std::vector<Array> captured;
     std::shared_ptr<void> proto;
+    TokenSignature tokens;
   };
   Traced trace(const std::vector<Array>& leaves, const TraceFn& fn);
   Device* pick_device(const std::vector<Array>& leaves) const;

@@ -116,4 +116,9 @@ std::vector<Array> bind_control(OpKind op, std::span<const Array> operands, cons
                                 std::vector<Graph> regions, std::vector<TensorType> results,
                                 const std::string& api, const std::source_location& loc);
 
+// Runs a program traced to run one call eagerly (a control op, a host op), its parameters
+// being `captured`'s concrete arrays, on their device with this thread's effect tokens.
+std::vector<Array> run_eager_program(const Graph& graph, const std::vector<Array>& captured,
+                                     const std::string& api, const std::source_location& loc);
+
 }  // namespace weft::detail

@@ -28,6 +28,7 @@ class OpenCLBuffer final : public Buffer {
 
   Device& device() const override;
   std::size_t bytes() const override { return bytes_; }
+  bool settled() const override;
 
   OpenCLDevice& opencl_device() const { return *device_; }
   cl_mem mem() const { return mem_.get(); }

@@ -58,6 +58,10 @@ class OpenCLDevice final : public Device {
   // Reuses a released buffer of the same size when one is pooled; the caller's first command
   // writing it must wait for the buffer's take_prior_uses().
   std::shared_ptr<OpenCLBuffer> allocate(std::size_t bytes);
+  // A token (a zero-byte buffer that orders effects) ready when `ready` completes, or now when
+  // it is null. Tokens share one allocation that no command reads or writes.
+  std::shared_ptr<OpenCLBuffer> make_token(ClEvent ready);
+  std::shared_ptr<Buffer> token_after(std::span<const std::shared_ptr<Buffer>> tokens) override;
   // Called by released buffers: keeps the memory for reuse (see BufferPool).
   void recycle(std::size_t allocation_bytes, ClMem mem, std::vector<ClEvent> pending);
   const BufferPool& pool() const { return *pool_; }
@@ -102,6 +106,8 @@ class OpenCLDevice final : public Device {
   std::atomic<std::size_t> created_buffers_{0};
   std::mutex executables_mutex_;
   std::unordered_map<std::string, std::shared_ptr<Executable>> executables_;  // by graph text
+  std::once_flag token_mem_once_;
+  ClMem token_mem_;
   std::mutex programs_mutex_;
   std::map<std::pair<std::string, std::string>, ClProgram> programs_;  // by source, options
 };

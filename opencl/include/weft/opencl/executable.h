@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "weft/backend.h"
+#include "weft/ir/host_callback.h"
 #include "weft/opencl/cl_handle.h"
 #include "weft/opencl/program_plan.h"
 
@@ -51,6 +52,13 @@ class OpenCLExecutable final : public Executable,
     return launch_kernel_;
   }
   std::mutex& run_mutex() { return run_mutex_; }
+  // The host functions its host_call steps name by slot (the compiled graph's table); kept
+  // alive as long as the executable.
+  const std::vector<std::shared_ptr<const HostCallback>>& callbacks() const { return callbacks_; }
+  // Whether input `index` is a token (host steps wait for those on the host).
+  bool is_token_input(std::size_t index) const {
+    return index < token_inputs_.size() && token_inputs_[index];
+  }
 
  private:
   friend class OpenCLDevice;
@@ -60,6 +68,9 @@ class OpenCLExecutable final : public Executable,
   // Stores the program in the persistent cache once the first run has finished.
   void store_after_first_run(std::unique_ptr<detail::CacheWrite> write);
   void set_cache_outcome(std::string status, std::string key);
+  // Binds the graph's callback table; throws InvalidArgumentError when a host step names a
+  // slot the table does not have.
+  void set_callbacks(std::vector<std::shared_ptr<const HostCallback>> callbacks);
   void create_kernels();
   void validate_plan() const;
   // Runs with while or cond steps: the outputs are made now and filled by the device's
@@ -68,13 +79,16 @@ class OpenCLExecutable final : public Executable,
       std::vector<std::shared_ptr<OpenCLBuffer>> params,
       std::span<const std::shared_ptr<Buffer>> inputs);
 
+
   OpenCLDevice* device_;
   ProgramPlan plan_;
   std::size_t num_inputs_ = 0;
   ClProgram program_;
   std::vector<ClKernel> kernels_;                                   // one per distinct kernel name
   std::unordered_map<const LaunchPlan*, cl_kernel> launch_kernel_;  // into plan_, per launch
-  bool needs_host_values_ = false;                   // a while or cond step somewhere in the plan
+  bool needs_host_values_ = false;  // a while, cond or returning host step in the plan
+  std::vector<bool> token_inputs_;  // per input
+  std::vector<std::shared_ptr<const HostCallback>> callbacks_;
   std::mutex run_mutex_;                             // cl_kernel arguments are shared state
   std::unique_ptr<detail::CacheWrite> cache_write_;  // until the first run (under run_mutex_)
 };

@@ -18,11 +18,15 @@ struct BufferPlan {
     Input,   // parameter `index` of the block: the caller's buffer, or what its step passes
     Output,  // function output `index` (main block only): allocated by the run
     Temp,    // allocated by each run of its block
-    Result,  // result `index` of the control step that produces it: bound when it runs
+    Result,  // result `index` of the control, host or join step that produces it: bound when
+             // it runs
   };
   Role role = Role::Temp;
   int index = 0;          // parameter, output or result index
-  std::size_t bytes = 0;  // may be 0 (empty arrays); the runtime allocates at least 1 byte
+  // May be 0 (empty arrays, tokens); the runtime allocates at least 1 byte for an array, and
+  // a token is a buffer only for its ready event (it shares one never-written allocation).
+  std::size_t bytes = 0;
+  bool token = false;  // a token: only host, join and control steps pass it
 };
 
 struct LaunchPlan {
@@ -36,12 +40,28 @@ struct LaunchPlan {
 
 struct BlockPlan;
 
+// A host step: what it sends to the host and runs there (see weft/ir/effects.h).
+struct HostPlan {
+  bool is_print = false;     // debug_print; otherwise host_call
+  std::string format;        // debug_print
+  int callback = -1;         // host_call: slot in the executable's callback table
+  std::string effect;        // empty: a pure callback
+  bool ordered = false;      // it waits for operands[0], the effect's token
+  bool token_in = false;     // operands[0] is a token
+  bool token_out = false;    // results[0] is a token, ready once the host has run it
+  std::vector<TensorType> args;     // the arrays sent, after the token operand
+  std::vector<TensorType> returns;  // the arrays the host returns, after the token result
+  bool operator==(const HostPlan&) const = default;
+};
+
 struct StepPlan {
   enum class Kind {
     Launch,  // one kernel launch
     Loop,    // regions[0] run `length` times, enqueued without a host round trip
     While,   // regions[0] computes the predicate (read on the host), regions[1] the body
     Cond,    // the region that operands[0] selects (read on the host)
+    Host,    // `host`: operands go to the host, which prints or calls back and binds results
+    Join,    // results[0]: a token ready once every operand (a token) is
   };
   Kind kind = Kind::Launch;
   LaunchPlan launch;  // Launch
@@ -58,6 +78,7 @@ struct StepPlan {
   std::int64_t length = 0;          // Loop
   bool reverse = false;             // Loop
   DType index_dtype = DType::Bool;  // Cond: bool picks regions[1] when true; integers clamp
+  HostPlan host;                    // Host
 
   // Defined after BlockPlan: constructing a StepPlan needs its regions' type complete.
   static StepPlan of(LaunchPlan launch);

@@ -1,0 +1,478 @@
+#include "runtime/host_tasks.h"
+
+#include <condition_variable>
+#include <cstdlib>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include "weft/cache/settings.h"
+#include "weft/debug.h"
+#include "weft/error.h"
+#include "weft/ir/effects.h"
+#include "weft/log.h"
+#include "weft/opencl/cl_error.h"
+#include "weft/opencl/device.h"
+
+namespace weft::opencl::detail {
+
+namespace {
+
+constexpr std::string_view kComponent = "callback";
+
+// The level of the callback this thread is running, -1 when none.
+thread_local int t_running_level = -1;
+
+struct RunningLevel {
+  int saved;
+  explicit RunningLevel(int level) : saved(std::exchange(t_running_level, level)) {}
+  ~RunningLevel() { t_running_level = saved; }
+};
+
+bool inline_callbacks() {
+  static const bool on = [] {
+    const char* value = std::getenv("WEFT_CALLBACK_INLINE");
+    return value && std::string_view(value) == "1";
+  }();
+  return on;
+}
+
+// Runs the print or callback of a task whose arguments are on the host, then completes it.
+void run_task(HostTask& task);
+
+class Receiver {
+ public:
+  Receiver(std::string label, int level) : label_(std::move(label)), level_(level) {}
+  ~Receiver() { stop(); }
+
+  void submit(std::shared_ptr<HostTask> task) {
+    {
+      std::unique_lock lock(mutex_);
+      if (!stopped_) {
+        queue_.push_back(std::move(task));
+        if (!thread_.joinable()) thread_ = std::thread([this] { loop(); });
+        wake_.notify_one();
+        return;
+      }
+    }
+    RunningLevel running(level_);
+    run_task(*task);
+  }
+
+  void stop() {
+    std::thread thread;
+    {
+      std::lock_guard lock(mutex_);
+      stopped_ = true;
+      thread = std::move(thread_);
+    }
+    wake_.notify_all();
+    if (thread.joinable()) thread.join();
+  }
+
+ private:
+  void loop() {
+    RunningLevel running(level_);
+    std::unique_lock lock(mutex_);
+    while (true) {
+      wake_.wait(lock, [&] { return stopped_ || !queue_.empty(); });
+      if (queue_.empty()) return;  // stopped, and every task before it ran
+      std::shared_ptr<HostTask> task = std::move(queue_.front());
+      queue_.pop_front();
+      lock.unlock();
+      run_task(*task);
+      task.reset();
+      lock.lock();
+    }
+  }
+
+  std::string label_;
+  int level_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::deque<std::shared_ptr<HostTask>> queue_;
+  bool stopped_ = false;
+  std::thread thread_;
+};
+
+// Every receiver, and the accounting of tasks in flight and of the bytes they hold.
+class Receivers {
+ public:
+  Receiver& receiver(OpenCLDevice& device, int level) {
+    std::lock_guard lock(mutex_);
+    auto& slot = receivers_[{&device, level}];
+    if (!slot) slot = std::make_unique<Receiver>(device.label(), level);
+    return *slot;
+  }
+
+  // Counts a new task at `level` holding `bytes`; with `may_block`, first waits (after
+  // flushing `queue`, whose reads the pending tasks wait for) while the limit would be passed.
+  void reserve(std::size_t bytes, int level, bool may_block, cl_command_queue queue) {
+    std::unique_lock lock(mutex_);
+    const std::size_t limit = callback_queue_limit();
+    if (may_block && queued_bytes_ > 0 && queued_bytes_ + bytes > limit) {
+      lock.unlock();
+      clFlush(queue);
+      log::debug(kComponent, "the callback queue holds " + std::to_string(queued_bytes_) +
+                                 " bytes (WEFT_CALLBACK_MAX_QUEUE_BYTES " + std::to_string(limit) +
+                                 "); waiting for callbacks to run");
+      lock.lock();
+      space_.wait(lock, [&] { return queued_bytes_ == 0 || queued_bytes_ + bytes <= limit; });
+    }
+    queued_bytes_ += bytes;
+    if (in_flight_.size() <= static_cast<std::size_t>(level)) in_flight_.resize(level + 1, 0);
+    ++in_flight_[static_cast<std::size_t>(level)];
+  }
+
+  void finished(std::size_t bytes, int level) {
+    {
+      std::lock_guard lock(mutex_);
+      queued_bytes_ -= bytes;
+      --in_flight_[static_cast<std::size_t>(level)];
+    }
+    space_.notify_all();
+    idle_.notify_all();
+  }
+
+  std::size_t in_flight_from(int level) {
+    std::lock_guard lock(mutex_);
+    return count_from(level);
+  }
+
+  void wait_idle_from(int level) {
+    std::unique_lock lock(mutex_);
+    idle_.wait(lock, [&] { return count_from(level) == 0; });
+  }
+
+  void shut_down() {
+    // Stopped outside the lock: a receiver finishing its last task takes it.
+    std::vector<Receiver*> all;
+    {
+      std::lock_guard lock(mutex_);
+      for (auto& [key, receiver] : receivers_) all.push_back(receiver.get());
+    }
+    for (Receiver* receiver : all) receiver->stop();
+  }
+
+ private:
+  std::size_t count_from(int level) const {
+    std::size_t count = 0;
+    for (std::size_t l = static_cast<std::size_t>(std::max(level, 0)); l < in_flight_.size(); ++l)
+      count += in_flight_[l];
+    return count;
+  }
+
+  std::mutex mutex_;
+  std::condition_variable space_, idle_;
+  std::map<std::pair<OpenCLDevice*, int>, std::unique_ptr<Receiver>> receivers_;
+  std::vector<std::size_t> in_flight_;  // per level
+  std::size_t queued_bytes_ = 0;
+};
+
+Receivers& receivers() {
+  // Never destroyed: exit handlers drain through it.
+  static Receivers* instance = new Receivers();
+  return *instance;
+}
+
+void finish(HostTask& task) {
+  if (task.failure) {
+    if (task.token) task.token->set_failure(task.failure);
+    try {
+      std::rethrow_exception(task.failure);
+    } catch (const std::exception& e) {
+      log::debug(kComponent, std::string("a host step failed: ") + e.what() +
+                                 " (raised at the next wait or effects barrier)");
+    }
+  }
+  clSetUserEventStatus(task.done.get(), CL_COMPLETE);
+  receivers().finished(task.bytes, task.level);
+}
+
+void run_task(HostTask& task) {
+  if (!task.failure) {
+    try {
+      if (task.plan.is_print) {
+        std::vector<std::string> texts;
+        for (const HostArray& a : task.args) texts.push_back(a.to_string());
+        write_debug_print(apply_format(task.plan.format, texts));
+      } else {
+        task.results = invoke_host_callback(*task.callback, std::move(task.args),
+                                            HostCallbackContext{task.device->name()},
+                                            task.plan.returns);
+      }
+    } catch (const CallbackException&) {
+      task.failure = std::current_exception();
+    } catch (const std::exception& e) {
+      task.failure = std::make_exception_ptr(
+          CallbackException(std::string("weft: a debug_print on ") + task.device->label() +
+                                " failed: " + e.what(),
+                            e.what()));
+    }
+  }
+  task.args.clear();
+  finish(task);
+}
+
+void arrive(const std::shared_ptr<HostTask>& task) {
+  if (task->waiting.fetch_sub(1) != 1) return;
+  receivers().receiver(*task->device, task->level).submit(task);
+}
+
+struct Arrival {
+  std::shared_ptr<HostTask> task;
+  bool is_token = false;
+};
+
+std::mutex& failure_mutex() {
+  static std::mutex* mutex = new std::mutex();
+  return *mutex;
+}
+
+void CL_CALLBACK on_arrival(cl_event, cl_int status, void* data) {
+  auto* arrival = static_cast<Arrival*>(data);
+  std::shared_ptr<HostTask> task = std::move(arrival->task);
+  const bool is_token = arrival->is_token;
+  delete arrival;
+  // A token only orders: a failed earlier step does not stop this one.
+  if (status < 0 && !is_token) {
+    std::lock_guard lock(failure_mutex());
+    if (!task->failure)
+      task->failure = std::make_exception_ptr(CallbackException(
+          "weft: an argument of a host step on " + task->device->label() +
+              " could not be computed (" + std::string(cl_error_name(status)) +
+              "); the callback did not run",
+          std::string(cl_error_name(status))));
+  }
+  arrive(task);
+}
+
+void wait_after(cl_event event, std::shared_ptr<HostTask> task, bool is_token,
+                const std::string& label) {
+  auto* arrival = new Arrival{std::move(task), is_token};
+  if (cl_int err = clSetEventCallback(event, CL_COMPLETE, on_arrival, arrival)) {
+    delete arrival;
+    throw_cl_error(err, "clSetEventCallback", label);
+  }
+}
+
+bool completed(cl_event event) {
+  if (!event) return true;
+  cl_int status = CL_COMPLETE;
+  if (clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr) !=
+      CL_SUCCESS)
+    return false;
+  return status == CL_COMPLETE || status < 0;
+}
+
+}  // namespace
+
+int current_callback_level() {
+  return t_running_level + 1;
+}
+
+bool inside_callback() {
+  return t_running_level >= 0;
+}
+
+std::size_t callback_queue_limit() {
+  static const std::size_t limit = [] {
+    constexpr std::size_t kDefault = std::size_t{256} << 20;
+    const char* value = std::getenv("WEFT_CALLBACK_MAX_QUEUE_BYTES");
+    if (!value || !*value) return kDefault;
+    if (std::optional<std::uint64_t> bytes = cache::parse_byte_size(value); bytes && *bytes > 0)
+      return static_cast<std::size_t>(*bytes);
+    log::warning(kComponent, std::string("WEFT_CALLBACK_MAX_QUEUE_BYTES=\"") + value +
+                                 "\" is not a positive byte size (e.g. 64MiB); using 256MiB");
+    return kDefault;
+  }();
+  return limit;
+}
+
+std::shared_ptr<HostTask> start_host_task(OpenCLDevice& device, const HostPlan& plan,
+                                          std::shared_ptr<const HostCallback> callback,
+                                          const std::vector<std::shared_ptr<OpenCLBuffer>>& args,
+                                          const std::shared_ptr<OpenCLBuffer>& token_in,
+                                          int level, bool may_block) {
+  auto task = std::make_shared<HostTask>();
+  task->device = &device;
+  task->plan = plan;
+  task->callback = std::move(callback);
+  task->level = level;
+  for (const TensorType& t : plan.args) task->args.emplace_back(t.dtype, t.shape);
+  for (const HostArray& a : task->args) task->bytes += a.nbytes();
+  for (const TensorType& t : plan.returns)
+    task->bytes += static_cast<std::size_t>(num_elements(t.shape)) * dtype_size(t.dtype);
+  receivers().reserve(task->bytes, level, may_block, device.queue());
+
+  cl_int status = CL_SUCCESS;
+  task->done = ClEvent(clCreateUserEvent(device.context(), &status));
+  if (status != CL_SUCCESS) {
+    receivers().finished(task->bytes, level);
+    throw_cl_error(status, "clCreateUserEvent", device.label());
+  }
+  if (plan.token_out) task->token = device.make_token(task->done);
+
+  const bool run_inline = may_block && inline_callbacks();
+  // One count for the setup itself, so the task cannot start before every wait is arranged.
+  task->waiting = 1;
+  std::vector<ClEvent> reads;
+  try {
+    for (std::size_t k = 0; k < args.size(); ++k) {
+      HostArray& host = task->args[k];
+      if (host.nbytes() == 0) continue;
+      cl_event ready = args[k]->ready_event();
+      cl_event read = nullptr;
+      if (cl_int err = clEnqueueReadBuffer(device.queue(), args[k]->mem(), CL_FALSE, 0,
+                                           host.nbytes(), host.raw(), ready ? 1 : 0,
+                                           ready ? &ready : nullptr, &read))
+        throw_cl_error(err, "clEnqueueReadBuffer (a callback argument)", device.label());
+      ClEvent event(read);
+      args[k]->add_reader(event);
+      reads.push_back(event);
+      if (!run_inline) {
+        ++task->waiting;
+        wait_after(read, task, false, device.label());
+      }
+    }
+    cl_event token = token_in ? token_in->ready_event() : nullptr;
+    if (!run_inline && !completed(token)) {
+      ++task->waiting;
+      wait_after(token, task, true, device.label());
+    }
+  } catch (...) {
+    task->failure = std::current_exception();
+    if (!run_inline) arrive(task);
+    else finish(*task);
+    throw;
+  }
+  if (!run_inline) {
+    arrive(task);
+    return task;
+  }
+  // WEFT_CALLBACK_INLINE=1: wait here, then run it on this thread.
+  if (!reads.empty()) {
+    clFlush(device.queue());
+    for (const ClEvent& read : reads) {
+      cl_event e = read.get();
+      if (cl_int err = clWaitForEvents(1, &e)) {
+        task->failure = std::make_exception_ptr(CallbackException(
+            "weft: an argument of a host step on " + device.label() + " could not be computed (" +
+                std::string(cl_error_name(err)) + "); the callback did not run",
+            std::string(cl_error_name(err))));
+        break;
+      }
+    }
+  }
+  if (token_in && token_in->ready_event()) {
+    cl_event e = token_in->ready_event();
+    clWaitForEvents(1, &e);  // a failed token still orders
+  }
+  RunningLevel running(level);
+  run_task(*task);
+  return task;
+}
+
+namespace {
+
+struct Join {
+  std::atomic<int> waiting{0};
+  ClEvent user;
+  std::vector<std::shared_ptr<OpenCLBuffer>> tokens;
+  std::shared_ptr<OpenCLBuffer> result;
+};
+
+void carry_failures(const Join& join) {
+  for (const auto& token : join.tokens) {
+    try {
+      token->rethrow_failure();
+    } catch (...) {
+      join.result->set_failure(std::current_exception());
+      return;
+    }
+  }
+}
+
+void CL_CALLBACK on_join_input(cl_event, cl_int, void* data) {
+  auto* holder = static_cast<std::shared_ptr<Join>*>(data);
+  std::shared_ptr<Join> join = std::move(*holder);
+  delete holder;
+  if (join->waiting.fetch_sub(1) != 1) return;
+  carry_failures(*join);
+  clSetUserEventStatus(join->user.get(), CL_COMPLETE);
+  join->tokens.clear();
+}
+
+// Completes join->user once every pending event has completed.
+void complete_when_ready(const std::shared_ptr<Join>& join, const std::vector<cl_event>& pending,
+                         const std::string& label) {
+  join->waiting = static_cast<int>(pending.size());
+  for (cl_event event : pending) {
+    auto* holder = new std::shared_ptr<Join>(join);
+    if (cl_int err = clSetEventCallback(event, CL_COMPLETE, on_join_input, holder)) {
+      delete holder;
+      // Counted as arrived, so the join still completes once the others have.
+      on_join_input(nullptr, CL_COMPLETE, new std::shared_ptr<Join>(join));
+      log::warning(kComponent, "clSetEventCallback failed (" + std::string(cl_error_name(err)) +
+                                   ") on " + label + "; a token join may complete early");
+    }
+  }
+}
+
+std::vector<cl_event> pending_events(const std::vector<std::shared_ptr<OpenCLBuffer>>& tokens) {
+  std::vector<cl_event> pending;
+  for (const auto& token : tokens)
+    if (!completed(token->ready_event())) pending.push_back(token->ready_event());
+  return pending;
+}
+
+}  // namespace
+
+std::shared_ptr<OpenCLBuffer> join_tokens(
+    OpenCLDevice& device, const std::vector<std::shared_ptr<OpenCLBuffer>>& tokens) {
+  const std::vector<cl_event> pending = pending_events(tokens);
+  auto join = std::make_shared<Join>();
+  join->tokens = tokens;
+  if (pending.empty()) {
+    join->result = device.make_token({});
+    carry_failures(*join);
+    return join->result;
+  }
+  cl_int status = CL_SUCCESS;
+  join->user = ClEvent(clCreateUserEvent(device.context(), &status));
+  check_cl(status, "clCreateUserEvent", device.label());
+  join->result = device.make_token(join->user);
+  std::shared_ptr<OpenCLBuffer> result = join->result;
+  complete_when_ready(join, pending, device.label());
+  return result;
+}
+
+void forward_token(const std::shared_ptr<OpenCLBuffer>& from, ClEvent user_event,
+                   std::shared_ptr<OpenCLBuffer> to) {
+  auto join = std::make_shared<Join>();
+  join->tokens = {from};
+  join->user = std::move(user_event);
+  join->result = std::move(to);
+  const std::vector<cl_event> pending = pending_events(join->tokens);
+  if (pending.empty()) {
+    carry_failures(*join);
+    clSetUserEventStatus(join->user.get(), CL_COMPLETE);
+    return;
+  }
+  complete_when_ready(join, pending, from->opencl_device().label());
+}
+
+std::size_t host_tasks_in_flight() {
+  return receivers().in_flight_from(0);
+}
+
+void wait_for_host_tasks() {
+  receivers().wait_idle_from(inside_callback() ? t_running_level + 1 : 0);
+}
+
+void shut_down_receivers() {
+  receivers().shut_down();
+}
+
+}  // namespace weft::opencl::detail
