@@ -172,6 +172,31 @@ ValueId control_graph(Builder& b, OpKind kind) {
   }
 }
 
+// Host ops with their tokens threaded: x and a token in, the host op's results out.
+ValueId host_graph(Builder& b, OpKind kind) {
+  const DType f = DType::F32;
+  ValueId x = b.param(f, {3});
+  ValueId token = b.param(DType::Token, {});
+  switch (kind) {
+    case OpKind::DebugPrint:
+      return b.control(
+          kind, {token, x},
+          Attrs{{"format", std::string("x = {} \"quoted\" {{}}")}, {"ordered", std::int64_t{1}}},
+          {tt(DType::Token)}, {});
+    case OpKind::HostCall: {
+      ValueId first = b.control(kind, {token, x},
+                                Attrs{{"callback", std::int64_t{0}},
+                                      {"effect", std::string("io_callback")},
+                                      {"ordered", std::int64_t{1}}},
+                                {tt(DType::Token), TensorType{f, {3}}}, {});
+      b.g.outputs.push_back(first);
+      return first + 1;
+    }
+    default:
+      return b.op(kind, {token, token}, DType::Token, {});
+  }
+}
+
 // A small valid graph that uses `kind`, with sensible attributes.
 Graph graph_using(OpKind kind) {
   Builder b;
@@ -242,6 +267,10 @@ Graph graph_using(OpKind kind) {
     case OpClass::Result:
     case OpClass::Control:
       out = control_graph(b, kind);
+      break;
+    case OpClass::Host:
+    case OpClass::Token:
+      out = host_graph(b, kind);
       break;
     case OpClass::Layout:
       switch (kind) {
@@ -1040,9 +1069,11 @@ TEST(IrText, ControlParseErrorsNameLineColumnAndTheRule) {
       {"func @f(%x: f32[]) -> () {\n  %y, %x = cond %n, %x : f32[], f32[] {\n", 2, 7,
        "value %x is already defined on line 1"},
       {"func @f(%x: f32[]) -> () {\n  %a, %b = add %x, %x : f32[]\n", 2, 7,
-       "only a control op (while, cond, scan) defines several values; 'add' defines one"},
+       "only a control op (while, cond, scan) or a host op (debug_print, host_call) defines "
+       "several values; 'add' defines one"},
       {"func @f(%x: f32[]) -> () {\n  add %x, %x : f32[]\n", 2, 3,
-       "only a control op (while, cond, scan) without results is written without '%name ='"},
+       "only a control op (while, cond, scan) or a host op (debug_print, host_call) without "
+       "results is written without '%name ='"},
       {"func @f(%x: f32[]) -> () {\n  %y, = cond %x : {\n", 2, 7,
        "expected a value name after ','"},
       {"func @f(%x: i32[]) -> () {\n  %y = cond %x : f32[] f32[] {\n", 2, 24,

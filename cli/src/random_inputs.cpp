@@ -26,6 +26,8 @@ HostArray random_array(DType dtype, const Shape& shape, std::uint64_t seed, std:
       case DType::I64:
         a.set_i64(i, static_cast<std::int64_t>(r % 21) - 10);
         break;
+      case DType::Token:  // holds nothing
+        return a;
     }
   }
   return a;

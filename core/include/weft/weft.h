@@ -7,6 +7,7 @@
 #include "weft/control_flow.h"
 #include "weft/dtype.h"
 #include "weft/error.h"
+#include "weft/hcb.h"
 #include "weft/host_array.h"
 #include "weft/ir/graph.h"
 #include "weft/ir/text.h"
