@@ -57,8 +57,8 @@ struct FormatString {
   std::string_view text;
   std::source_location where;
   template <typename S>
-    requires std::is_convertible_v<const S&, std::string_view>
-  FormatString(const S& s, std::source_location loc = std::source_location::current())
+  requires std::is_convertible_v<const S&, std::string_view> FormatString(
+      const S& s, std::source_location loc = std::source_location::current())
       : text(s), where(loc) {}
 };
 
@@ -71,16 +71,18 @@ std::vector<Array> bind_host(OpKind op, std::vector<Array> operands, Attrs attrs
                              std::shared_ptr<HostCallback> callback, const std::string& api,
                              const std::source_location& loc);
 
-void print_impl(const FormatString& format, std::vector<Array> args, const DebugPrintOptions& options);
+void print_impl(const FormatString& format, std::vector<Array> args,
+                const DebugPrintOptions& options);
 
 inline void collect_print_arg(std::vector<Array>& args, DebugPrintOptions&, const Array& a) {
   args.push_back(a);
 }
-inline void collect_print_arg(std::vector<Array>&, DebugPrintOptions& options, const DebugPrintOptions& o) {
+inline void collect_print_arg(std::vector<Array>&, DebugPrintOptions& options,
+                              const DebugPrintOptions& o) {
   options = o;
 }
 template <typename T>
-  requires std::is_arithmetic_v<T>
+requires std::is_arithmetic_v<T>
 void collect_print_arg(std::vector<Array>& args, DebugPrintOptions&, T value) {
   if constexpr (std::is_floating_point_v<T>) {
     args.push_back(Array::scalar(static_cast<double>(value), DType::F32));
@@ -116,14 +118,16 @@ HostCallback::Function adapt(F fn) {
                               const HostCallbackContext& context) -> std::vector<HostArray> {
     return [&]<std::size_t... I>(std::index_sequence<I...>) {
       if constexpr (std::is_invocable_v<const F&, HostArg<I>..., const std::string&>) {
-        return results_of([&] { return fn(static_cast<const HostArray&>(args[I])..., context.device); });
+        return results_of(
+            [&] { return fn(static_cast<const HostArray&>(args[I])..., context.device); });
       } else {
         static_assert(std::is_invocable_v<const F&, HostArg<I>...>,
                       "a callback takes one const HostArray& per argument (and optionally the "
                       "device name, a const std::string&, after them)");
         return results_of([&] { return fn(static_cast<const HostArray&>(args[I])...); });
       }
-    }(std::make_index_sequence<N>{});
+    }
+    (std::make_index_sequence<N>{});
   };
 }
 
@@ -167,9 +171,9 @@ Array io_callback(F fn, OneResult result, const Args&... args) {
   std::vector<Array> arrays;
   CallbackOptions options;
   (detail::collect_callback_arg(arrays, options, args), ...);
-  return detail::callback_impl("io_callback", detail::adapt<detail::kArrayArgs<Args...>>(std::move(fn)),
-                               {result.shape}, std::move(arrays), true, options.ordered,
-                               result.where)
+  return detail::callback_impl(
+             "io_callback", detail::adapt<detail::kArrayArgs<Args...>>(std::move(fn)),
+             {result.shape}, std::move(arrays), true, options.ordered, result.where)
       .at(0);
 }
 template <typename F, typename... Args>
@@ -177,9 +181,9 @@ std::vector<Array> io_callback(F fn, Results results, const Args&... args) {
   std::vector<Array> arrays;
   CallbackOptions options;
   (detail::collect_callback_arg(arrays, options, args), ...);
-  return detail::callback_impl("io_callback", detail::adapt<detail::kArrayArgs<Args...>>(std::move(fn)),
-                               std::move(results.shapes), std::move(arrays), true, options.ordered,
-                               results.where);
+  return detail::callback_impl(
+      "io_callback", detail::adapt<detail::kArrayArgs<Args...>>(std::move(fn)),
+      std::move(results.shapes), std::move(arrays), true, options.ordered, results.where);
 }
 
 // Calls a pure host function: no effect, so it may be removed when its result is unused, and
