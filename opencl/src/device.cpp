@@ -161,8 +161,7 @@ std::shared_ptr<OpenCLBuffer> OpenCLDevice::make_token(ClEvent ready) {
   return std::make_shared<OpenCLBuffer>(*this, token_mem_, 0, std::move(ready));
 }
 
-std::shared_ptr<Buffer> OpenCLDevice::token_after(
-    std::span<const std::shared_ptr<Buffer>> tokens) {
+std::shared_ptr<Buffer> OpenCLDevice::token_after(std::span<const std::shared_ptr<Buffer>> tokens) {
   std::vector<std::shared_ptr<OpenCLBuffer>> inputs;
   for (const auto& token : tokens) {
     auto buffer = std::dynamic_pointer_cast<OpenCLBuffer>(token);

@@ -99,10 +99,14 @@ std::vector<TensorType> types_from_json(const json& in) {
 }
 
 json host_to_json(const HostPlan& h) {
-  return {{"print", h.is_print},         {"format", h.format},
-          {"callback", h.callback},      {"effect", h.effect},
-          {"ordered", h.ordered},        {"token_in", h.token_in},
-          {"token_out", h.token_out},    {"args", types_to_json(h.args)},
+  return {{"print", h.is_print},
+          {"format", h.format},
+          {"callback", h.callback},
+          {"effect", h.effect},
+          {"ordered", h.ordered},
+          {"token_in", h.token_in},
+          {"token_out", h.token_out},
+          {"args", types_to_json(h.args)},
           {"returns", types_to_json(h.returns)}};
 }
 

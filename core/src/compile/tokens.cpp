@@ -217,8 +217,8 @@ class Threader {
         copy.inputs = inputs;
         copy.inputs.insert(copy.inputs.end(), tokens.begin(), tokens.end());
         for (const Graph& branch : n.regions)
-          copy.regions.push_back(region_with_tokens(branch, branch.params.size(), streams,
-                                                    branch.outputs.size()));
+          copy.regions.push_back(
+              region_with_tokens(branch, branch.params.size(), streams, branch.outputs.size()));
         results_at = n.results.size();
         break;
       }
@@ -241,8 +241,10 @@ class Threader {
     const auto carries = static_cast<std::size_t>(n.attrs.get_int("carries"));
     const Graph& cond = n.regions[0];
     const Graph& body = n.regions[1];
-    std::vector<ValueId> carried(inputs.begin(), inputs.begin() + static_cast<std::ptrdiff_t>(carries));
-    std::vector<ValueId> captured(inputs.begin() + static_cast<std::ptrdiff_t>(carries), inputs.end());
+    std::vector<ValueId> carried(inputs.begin(),
+                                 inputs.begin() + static_cast<std::ptrdiff_t>(carries));
+    std::vector<ValueId> captured(inputs.begin() + static_cast<std::ptrdiff_t>(carries),
+                                  inputs.end());
     const ValueId first_predicate = emit(cond, out, inputs, state).at(0);
     std::vector<ValueId> tokens;
     for (const std::string& s : streams) tokens.push_back(token_of(out, state, s, n.origin));

@@ -62,8 +62,8 @@ namespace {
 bool is_effect_name(const std::string& name) {
   if (name.empty() || name.size() > 64) return false;
   return std::all_of(name.begin(), name.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           c == '_' || c == '.';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '.';
   });
 }
 
@@ -107,15 +107,13 @@ void check_host_op(OpKind op, std::span<const TensorType> operands, const Attrs&
     if (placeholders != arrays)
       host_fail(op, "the format has " + std::to_string(placeholders) + " placeholder(s) but " +
                         std::to_string(arrays) + " array(s) are printed");
-    if (results.size() > (token_out ? 1u : 0u))
-      host_fail(op, "returns no arrays (only a token)");
+    if (results.size() > (token_out ? 1u : 0u)) host_fail(op, "returns no arrays (only a token)");
   } else {
     if (attrs.get_int("callback") < 0) host_fail(op, "attribute 'callback' must be a slot >= 0");
     if (const AttrValue* effect = attrs.find("effect")) {
       const auto* name = std::get_if<std::string>(effect);
       if (!name || !is_effect_name(*name))
-        host_fail(op,
-                  "attribute 'effect' must name the effect ([A-Za-z0-9_.], at most 64 bytes)");
+        host_fail(op, "attribute 'effect' must name the effect ([A-Za-z0-9_.], at most 64 bytes)");
     } else {
       effectful = false;
       if (ordered) host_fail(op, "a pure callback (no 'effect' attribute) cannot be ordered");

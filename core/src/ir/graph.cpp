@@ -206,8 +206,7 @@ void verify_graph(const Graph& graph, const std::string& context) {
       }
     }
     if (is_host_op(n.op)) {
-      if (!n.regions.empty())
-        throw InvalidGraphError(where(i) + ": a host op owns no regions");
+      if (!n.regions.empty()) throw InvalidGraphError(where(i) + ": a host op owns no regions");
       try {
         check_host_op(n.op, operands, n.attrs, n.results);
       } catch (const Error& e) {

@@ -51,9 +51,9 @@ std::vector<HostArray> invoke_host_callback(const HostCallback& callback,
   if (got != want) {
     const std::string mismatch =
         "returned " + types_text(got) + " but was declared to return " + types_text(want);
-    throw CallbackException(who + " " + mismatch +
-                                "; return arrays of the declared result shapes and dtypes",
-                            mismatch);
+    throw CallbackException(
+        who + " " + mismatch + "; return arrays of the declared result shapes and dtypes",
+        mismatch);
   }
   return results;
 }

@@ -89,7 +89,8 @@ std::vector<std::shared_ptr<Buffer>> run_with_effect_tokens(
   const std::size_t first_token = tokens.outputs;
   for (std::size_t e = 0; e < tokens.ordered_effects.size(); ++e)
     t_runtime_tokens[tokens.ordered_effects[e]] = outputs.at(first_token + e);
-  const std::shared_ptr<Buffer>& output_token = outputs.at(first_token + tokens.ordered_effects.size());
+  const std::shared_ptr<Buffer>& output_token =
+      outputs.at(first_token + tokens.ordered_effects.size());
   output_tokens().record(output_token);
   OutputTokens::add(t_output_tokens, t_output_prune_at, output_token);
   outputs.resize(tokens.outputs);

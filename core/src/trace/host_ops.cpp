@@ -65,7 +65,8 @@ std::vector<Array> bind_host(OpKind op, std::vector<Array> operands, Attrs attrs
   return run_eager_program(graph, captured, api, loc);
 }
 
-void print_impl(const FormatString& format, std::vector<Array> args, const DebugPrintOptions& options) {
+void print_impl(const FormatString& format, std::vector<Array> args,
+                const DebugPrintOptions& options) {
   Attrs attrs;
   attrs.set("format", std::string(format.text));
   attrs.set("ordered", std::int64_t{options.ordered ? 1 : 0});

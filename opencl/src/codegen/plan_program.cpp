@@ -110,7 +110,8 @@ HostPlan host_plan(const Graph& g, const Node& node) {
   host.is_print = node.op == OpKind::DebugPrint;
   if (host.is_print) host.format = node.attrs.get_string("format");
   if (node.op == OpKind::HostCall) host.callback = static_cast<int>(node.attrs.get_int("callback"));
-  if (const AttrValue* effect = node.attrs.find("effect")) host.effect = std::get<std::string>(*effect);
+  if (const AttrValue* effect = node.attrs.find("effect"))
+    host.effect = std::get<std::string>(*effect);
   if (host.is_print) host.effect = "debug_print";
   if (const AttrValue* ordered = node.attrs.find("ordered"))
     host.ordered = std::get<std::int64_t>(*ordered) != 0;

@@ -345,7 +345,8 @@ RunTask<bool> BlockRunner::run_host(const StepPlan& step, BlockState& state) {
   };
   Slot token_in = plan.token_in ? slot(0) : nullptr;
   std::vector<Slot> args;
-  for (std::size_t k = plan.token_in ? 1 : 0; k < step.operands.size(); ++k) args.push_back(slot(k));
+  for (std::size_t k = plan.token_in ? 1 : 0; k < step.operands.size(); ++k)
+    args.push_back(slot(k));
   std::shared_ptr<const HostCallback> callback;
   if (!plan.is_print) {
     if (!host_.callbacks || plan.callback < 0 ||
@@ -373,8 +374,8 @@ RunTask<bool> BlockRunner::run_host(const StepPlan& step, BlockState& state) {
   {
     std::shared_lock<std::shared_mutex> gate;
     if (launch_mutex_) gate = std::shared_lock(launch_gate());
-    task = start_host_task(device_, plan, std::move(callback), args, token_in, host_.level,
-                           may_block);
+    task =
+        start_host_task(device_, plan, std::move(callback), args, token_in, host_.level, may_block);
     // The reads must reach the device before anything waits for them.
     if (!plan.returns.empty())
       if (cl_int err = clFlush(device_.queue())) throw_cl_error(err, "clFlush", device_.label());
@@ -406,10 +407,9 @@ RunTask<bool> BlockRunner::run_host(const StepPlan& step, BlockState& state) {
         for (const ClEvent& e : prior) wait.push_back(e.get());
         if (out->ready_event()) wait.push_back(out->ready_event());
         cl_event written = nullptr;
-        if (cl_int err = clEnqueueWriteBuffer(device_.queue(), out->mem(), CL_FALSE, 0,
-                                              value.nbytes(), value.raw(),
-                                              static_cast<cl_uint>(wait.size()),
-                                              wait.empty() ? nullptr : wait.data(), &written))
+        if (cl_int err = clEnqueueWriteBuffer(
+                device_.queue(), out->mem(), CL_FALSE, 0, value.nbytes(), value.raw(),
+                static_cast<cl_uint>(wait.size()), wait.empty() ? nullptr : wait.data(), &written))
           throw_cl_error(err, "clEnqueueWriteBuffer (a callback result)", device_.label());
         ClEvent event(written);
         // The host copy must live until the write has read it.
@@ -434,7 +434,8 @@ RunTask<bool> BlockRunner::run_host(const StepPlan& step, BlockState& state) {
 
 void BlockRunner::run_join(const StepPlan& step, BlockState& state) {
   std::vector<Slot> tokens;
-  for (int operand : step.operands) tokens.push_back(state.slots[static_cast<std::size_t>(operand)]);
+  for (int operand : step.operands)
+    tokens.push_back(state.slots[static_cast<std::size_t>(operand)]);
   bind_results(step, state, {join_tokens(device_, tokens)});
 }
 

@@ -198,17 +198,16 @@ void run_task(HostTask& task) {
         for (const HostArray& a : task.args) texts.push_back(a.to_string());
         write_debug_print(apply_format(task.plan.format, texts));
       } else {
-        task.results = invoke_host_callback(*task.callback, std::move(task.args),
-                                            HostCallbackContext{task.device->name()},
-                                            task.plan.returns);
+        task.results =
+            invoke_host_callback(*task.callback, std::move(task.args),
+                                 HostCallbackContext{task.device->name()}, task.plan.returns);
       }
     } catch (const CallbackException&) {
       task.failure = std::current_exception();
     } catch (const std::exception& e) {
-      task.failure = std::make_exception_ptr(
-          CallbackException(std::string("weft: a debug_print on ") + task.device->label() +
-                                " failed: " + e.what(),
-                            e.what()));
+      task.failure = std::make_exception_ptr(CallbackException(
+          std::string("weft: a debug_print on ") + task.device->label() + " failed: " + e.what(),
+          e.what()));
     }
   }
   task.args.clear();
@@ -239,11 +238,11 @@ void CL_CALLBACK on_arrival(cl_event, cl_int status, void* data) {
   if (status < 0 && !is_token) {
     std::lock_guard lock(failure_mutex());
     if (!task->failure)
-      task->failure = std::make_exception_ptr(CallbackException(
-          "weft: an argument of a host step on " + task->device->label() +
-              " could not be computed (" + std::string(cl_error_name(status)) +
-              "); the callback did not run",
-          std::string(cl_error_name(status))));
+      task->failure = std::make_exception_ptr(
+          CallbackException("weft: an argument of a host step on " + task->device->label() +
+                                " could not be computed (" + std::string(cl_error_name(status)) +
+                                "); the callback did not run",
+                            std::string(cl_error_name(status))));
   }
   arrive(task);
 }
@@ -293,8 +292,8 @@ std::size_t callback_queue_limit() {
 std::shared_ptr<HostTask> start_host_task(OpenCLDevice& device, const HostPlan& plan,
                                           std::shared_ptr<const HostCallback> callback,
                                           const std::vector<std::shared_ptr<OpenCLBuffer>>& args,
-                                          const std::shared_ptr<OpenCLBuffer>& token_in,
-                                          int level, bool may_block) {
+                                          const std::shared_ptr<OpenCLBuffer>& token_in, int level,
+                                          bool may_block) {
   auto task = std::make_shared<HostTask>();
   task->device = &device;
   task->plan = plan;
@@ -324,9 +323,9 @@ std::shared_ptr<HostTask> start_host_task(OpenCLDevice& device, const HostPlan& 
       if (host.nbytes() == 0) continue;
       cl_event ready = args[k]->ready_event();
       cl_event read = nullptr;
-      if (cl_int err = clEnqueueReadBuffer(device.queue(), args[k]->mem(), CL_FALSE, 0,
-                                           host.nbytes(), host.raw(), ready ? 1 : 0,
-                                           ready ? &ready : nullptr, &read))
+      if (cl_int err =
+              clEnqueueReadBuffer(device.queue(), args[k]->mem(), CL_FALSE, 0, host.nbytes(),
+                                  host.raw(), ready ? 1 : 0, ready ? &ready : nullptr, &read))
         throw_cl_error(err, "clEnqueueReadBuffer (a callback argument)", device.label());
       ClEvent event(read);
       args[k]->add_reader(event);
@@ -343,8 +342,10 @@ std::shared_ptr<HostTask> start_host_task(OpenCLDevice& device, const HostPlan& 
     }
   } catch (...) {
     task->failure = std::current_exception();
-    if (!run_inline) arrive(task);
-    else finish(*task);
+    if (!run_inline)
+      arrive(task);
+    else
+      finish(*task);
     throw;
   }
   if (!run_inline) {

@@ -59,8 +59,8 @@ bool inside_callback();
 std::shared_ptr<HostTask> start_host_task(OpenCLDevice& device, const HostPlan& plan,
                                           std::shared_ptr<const HostCallback> callback,
                                           const std::vector<std::shared_ptr<OpenCLBuffer>>& args,
-                                          const std::shared_ptr<OpenCLBuffer>& token_in,
-                                          int level, bool may_block);
+                                          const std::shared_ptr<OpenCLBuffer>& token_in, int level,
+                                          bool may_block);
 
 // A token on `device` ready once every one of `tokens` is (any devices); failures of the
 // tokens carry over. No token: ready now.

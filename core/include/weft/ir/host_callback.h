@@ -19,8 +19,8 @@ struct HostCallbackContext {
 };
 
 struct HostCallback {
-  using Function =
-      std::function<std::vector<HostArray>(std::vector<HostArray>& args, const HostCallbackContext&)>;
+  using Function = std::function<std::vector<HostArray>(std::vector<HostArray>& args,
+                                                        const HostCallbackContext&)>;
 
   std::string api;     // "io_callback", "pure_callback", "hcb.call", "hcb.id_tap", ...
   std::string origin;  // the user's line that staged it: "demo.cpp:12 (main)"

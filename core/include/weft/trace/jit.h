@@ -50,8 +50,8 @@ class JitCore {
   JitCore(JitOptions options, std::source_location location);
 
   struct Entry {
-    Graph graph;           // lowered: tokens threaded (thread_effect_tokens)
-    TokenSignature tokens;  // its runtime and output tokens
+    Graph graph;                  // lowered: tokens threaded (thread_effect_tokens)
+    TokenSignature tokens;        // its runtime and output tokens
     std::vector<Array> captured;  // trailing inputs hoisted from closed-over arrays
     std::shared_ptr<Executable> executable;
     std::shared_ptr<void> result_proto;  // the traced result, for its container structure

@@ -79,7 +79,6 @@ class OpenCLExecutable final : public Executable,
       std::vector<std::shared_ptr<OpenCLBuffer>> params,
       std::span<const std::shared_ptr<Buffer>> inputs);
 
-
   OpenCLDevice* device_;
   ProgramPlan plan_;
   std::size_t num_inputs_ = 0;

@@ -22,7 +22,7 @@ struct BufferPlan {
              // it runs
   };
   Role role = Role::Temp;
-  int index = 0;          // parameter, output or result index
+  int index = 0;  // parameter, output or result index
   // May be 0 (empty arrays, tokens); the runtime allocates at least 1 byte for an array, and
   // a token is a buffer only for its ready event (it shares one never-written allocation).
   std::size_t bytes = 0;
@@ -42,13 +42,13 @@ struct BlockPlan;
 
 // A host step: what it sends to the host and runs there (see weft/ir/effects.h).
 struct HostPlan {
-  bool is_print = false;     // debug_print; otherwise host_call
-  std::string format;        // debug_print
-  int callback = -1;         // host_call: slot in the executable's callback table
-  std::string effect;        // empty: a pure callback
-  bool ordered = false;      // it waits for operands[0], the effect's token
-  bool token_in = false;     // operands[0] is a token
-  bool token_out = false;    // results[0] is a token, ready once the host has run it
+  bool is_print = false;            // debug_print; otherwise host_call
+  std::string format;               // debug_print
+  int callback = -1;                // host_call: slot in the executable's callback table
+  std::string effect;               // empty: a pure callback
+  bool ordered = false;             // it waits for operands[0], the effect's token
+  bool token_in = false;            // operands[0] is a token
+  bool token_out = false;           // results[0] is a token, ready once the host has run it
   std::vector<TensorType> args;     // the arrays sent, after the token operand
   std::vector<TensorType> returns;  // the arrays the host returns, after the token result
   bool operator==(const HostPlan&) const = default;
