@@ -508,7 +508,7 @@ TEST_F(CliTest, UnknownLogComponentIsWarnedAboutOnce) {
       "component \"foo\"";
   EXPECT_CONTAINS(r.err, warning);
   EXPECT_EQ(r.err.find(warning), r.err.rfind(warning)) << r.err;
-  EXPECT_CONTAINS(r.err, "Known components: build, cache, cli, codegen, runtime");
+  EXPECT_CONTAINS(r.err, "Known components: build, cache, callback, cli, codegen, runtime");
   // Also from a command that logs nothing.
   EXPECT_CONTAINS(weft({"devices"}, "WEFT_LOG=foo=debug").err, "unknown component \"foo\"");
   // Known components are accepted silently.

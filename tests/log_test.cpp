@@ -57,7 +57,7 @@ TEST(LogComponents, AnUnknownComponentIsWarnedAboutOnceAndKept) {
                            0),
             0u)
       << lines[0];
-  EXPECT_NE(lines[0].find("Known components: build, cache, cli, codegen, runtime"),
+  EXPECT_NE(lines[0].find("Known components: build, cache, callback, cli, codegen, runtime"),
             std::string::npos)
       << lines[0];
   // The rest of the setting applies, and so does the unknown one (an embedding application
