@@ -271,17 +271,7 @@ RunTask<std::int64_t> BlockRunner::host_value(const Slot& slot, DType dtype) {
   }
   ClEvent event(done);
   slot->add_reader(event);
-  struct Pause {
-    DeviceRuntime* runtime;
-    cl_event event;
-    cl_int status = CL_COMPLETE;
-    bool await_ready() const noexcept { return false; }
-    void await_suspend(std::coroutine_handle<> paused) {
-      runtime->resume_after(event, paused, &status);
-    }
-    cl_int await_resume() const noexcept { return status; }
-  };
-  const cl_int status = co_await Pause{runtime_, event.get()};
+  const cl_int status = co_await EventPause{runtime_, event.get()};
   if (status != CL_COMPLETE)
     throw_cl_error(status, "computing a while predicate or cond index", device_.label());
   std::int64_t result = 0;
@@ -385,17 +375,7 @@ RunTask<bool> BlockRunner::run_host(const StepPlan& step, BlockState& state) {
   if (!plan.returns.empty()) {
     if (!runtime_)
       throw DeviceError("weft: internal error: a host step with results ran off the runtime");
-    struct Pause {
-      DeviceRuntime* runtime;
-      cl_event event;
-      cl_int status = CL_COMPLETE;
-      bool await_ready() const noexcept { return false; }
-      void await_suspend(std::coroutine_handle<> paused) {
-        runtime->resume_after(event, paused, &status);
-      }
-      cl_int await_resume() const noexcept { return status; }
-    };
-    co_await Pause{runtime_, task->done.get()};
+    co_await EventPause{runtime_, task->done.get()};
     if (task->failure) std::rethrow_exception(task->failure);
     std::shared_lock<std::shared_mutex> gate;
     if (launch_mutex_) gate = std::shared_lock(launch_gate());

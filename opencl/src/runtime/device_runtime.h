@@ -56,4 +56,17 @@ class DeviceRuntime {
   std::thread thread_;    // started by the first post
 };
 
+// `co_await EventPause{runtime, event}` pauses a run on the runtime thread until `event` has
+// completed or failed; the result is its final status.
+struct EventPause {
+  DeviceRuntime* runtime;
+  cl_event event;
+  cl_int status = CL_COMPLETE;
+  bool await_ready() const noexcept { return false; }
+  void await_suspend(std::coroutine_handle<> paused) {
+    runtime->resume_after(event, paused, &status);
+  }
+  cl_int await_resume() const noexcept { return status; }
+};
+
 }  // namespace weft::opencl::detail

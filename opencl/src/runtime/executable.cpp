@@ -296,18 +296,6 @@ struct PendingOutput {
   std::vector<ClEvent> prior_uses;  // of the pooled memory, before the copy may write it
 };
 
-// Pauses a run on the runtime thread until `event` completes; the result is its status.
-struct EventPause {
-  detail::DeviceRuntime* runtime;
-  cl_event event;
-  cl_int status = CL_COMPLETE;
-  bool await_ready() const noexcept { return false; }
-  void await_suspend(std::coroutine_handle<> paused) {
-    runtime->resume_after(event, paused, &status);
-  }
-  cl_int await_resume() const noexcept { return status; }
-};
-
 void CL_CALLBACK complete_user_event(cl_event, cl_int status, void* user_event) {
   auto event = static_cast<cl_event>(user_event);
   clSetUserEventStatus(event, status == CL_COMPLETE ? CL_COMPLETE : status);
@@ -336,7 +324,7 @@ Detached drive_run(std::shared_ptr<OpenCLExecutable> executable, std::vector<det
       const detail::Slot& param = params[p];
       // Host steps wait for tokens on the host themselves.
       if (!param || executable->is_token_input(p) || !param->pending_runtime_output()) continue;
-      const cl_int status = co_await EventPause{&device.runtime(), param->ready_event()};
+      const cl_int status = co_await detail::EventPause{&device.runtime(), param->ready_event()};
       if (status != CL_COMPLETE) {
         param->rethrow_failure();
         throw_cl_error(status, "an input of this run", device.label());
