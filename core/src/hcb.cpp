@@ -4,6 +4,7 @@
 
 #include "trace/array_impl.h"
 #include "weft/debug.h"
+#include "weft/print_format.h"
 
 namespace weft::hcb {
 
@@ -72,11 +73,11 @@ std::vector<Array> id_print(const std::vector<Array>& args, IdPrintOptions optio
         std::string text = with_device ? "device: " + context.device + " " : std::string();
         if (!what.empty()) text += "what: " + what + " : ";
         if (values.size() == 1) {
-          text += values[0].to_string();
+          text += format_for_print(values[0]);
         } else {
           text += "(";
           for (std::size_t k = 0; k < values.size(); ++k)
-            text += (k ? ", " : "") + values[k].to_string();
+            text += (k ? ", " : "") + format_for_print(values[k]);
           text += ")";
         }
         if (stream) {

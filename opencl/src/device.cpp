@@ -171,7 +171,7 @@ std::shared_ptr<Buffer> OpenCLDevice::token_after(std::span<const std::shared_pt
                                  "buffer)");
     inputs.push_back(std::move(buffer));
   }
-  return detail::join_tokens(*this, inputs);
+  return detail::join_tokens(*this, inputs, inputs);
 }
 
 std::shared_ptr<Buffer> OpenCLDevice::upload(const void* host, std::size_t bytes) {

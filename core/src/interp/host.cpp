@@ -7,6 +7,7 @@
 #include "weft/error.h"
 #include "weft/ir/effects.h"
 #include "weft/ir/host_callback.h"
+#include "weft/print_format.h"
 
 namespace weft::interp {
 
@@ -25,7 +26,7 @@ std::vector<Value> eval_host(const Node& node, Operands operands,
   if (token_out) results.push_back(make_value(DType::Token, {}));
   if (node.op == OpKind::DebugPrint) {
     std::vector<std::string> texts;
-    for (const HostArray& a : args) texts.push_back(a.to_string());
+    for (const HostArray& a : args) texts.push_back(format_for_print(a));
     write_debug_print(apply_format(node.attrs.get_string("format"), texts));
     return results;
   }

@@ -36,6 +36,15 @@ bool needs_host_values(const BlockPlan& block) {
   return false;
 }
 
+bool has_host_steps(const BlockPlan& block) {
+  for (const StepPlan& step : block.steps) {
+    if (step.kind == StepPlan::Kind::Host) return true;
+    for (const BlockPlan& region : step.regions)
+      if (has_host_steps(region)) return true;
+  }
+  return false;
+}
+
 RunTask<std::vector<Slot>> BlockRunner::run(const BlockPlan& block, std::vector<Slot> params) {
   BlockState state;
   state.slots.resize(block.buffers.size());
@@ -346,26 +355,21 @@ RunTask<bool> BlockRunner::run_host(const StepPlan& step, BlockState& state) {
                                  " but the executable has no such callback");
     callback = (*host_.callbacks)[static_cast<std::size_t>(plan.callback)];
   }
-  // Only the dispatching thread may wait (inline callbacks, a full callback queue); the
-  // runtime thread must not.
-  const bool may_block = runtime_ == nullptr;
-  if (!may_block && plan.returns.empty()) {
+  if (!host_.inline_tasks && inline_callbacks()) {
     static std::once_flag said;
-    if (const char* inline_env = std::getenv("WEFT_CALLBACK_INLINE");
-        inline_env && std::string_view(inline_env) == "1")
-      std::call_once(said, [&] {
-        log::info("callback",
-                  "WEFT_CALLBACK_INLINE=1: callbacks in runs with while loops, conds or callback "
-                  "results run on the receiver thread of " +
-                      device_.label() + ", not inline (that thread must not block)");
-      });
+    std::call_once(said, [&] {
+      log::info("callback",
+                "WEFT_CALLBACK_INLINE=1: callbacks in runs with while loops, conds or callback "
+                "results run on the receiver thread of " +
+                    device_.label() + ", not inline (the runtime thread must not block)");
+    });
   }
   std::shared_ptr<HostTask> task;
   {
     std::shared_lock<std::shared_mutex> gate;
     if (launch_mutex_) gate = std::shared_lock(launch_gate());
-    task =
-        start_host_task(device_, plan, std::move(callback), args, token_in, host_.level, may_block);
+    task = start_host_task(device_, plan, std::move(callback), args, token_in,
+                           carries_failure(token_in), host_.level, host_.inline_tasks);
     // The reads must reach the device before anything waits for them.
     if (!plan.returns.empty())
       if (cl_int err = clFlush(device_.queue())) throw_cl_error(err, "clFlush", device_.label());
@@ -412,11 +416,19 @@ RunTask<bool> BlockRunner::run_host(const StepPlan& step, BlockState& state) {
   co_return true;
 }
 
+bool BlockRunner::carries_failure(const Slot& token) const {
+  return token && std::find(host_.input_tokens.begin(), host_.input_tokens.end(), token.get()) ==
+                      host_.input_tokens.end();
+}
+
 void BlockRunner::run_join(const StepPlan& step, BlockState& state) {
-  std::vector<Slot> tokens;
-  for (int operand : step.operands)
-    tokens.push_back(state.slots[static_cast<std::size_t>(operand)]);
-  bind_results(step, state, {join_tokens(device_, tokens)});
+  std::vector<Slot> tokens, carried;
+  for (int operand : step.operands) {
+    const Slot& token = state.slots[static_cast<std::size_t>(operand)];
+    tokens.push_back(token);
+    if (carries_failure(token)) carried.push_back(token);
+  }
+  bind_results(step, state, {join_tokens(device_, tokens, carried)});
 }
 
 }  // namespace weft::opencl::detail

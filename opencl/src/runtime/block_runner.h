@@ -32,12 +32,21 @@ using Slot = std::shared_ptr<OpenCLBuffer>;
 // True when running the block needs values on the host (a while or cond step, or a host step
 // whose results kernels read, nested too).
 bool needs_host_values(const BlockPlan& block);
+// True when the block has a host step (a print or callback), nested too.
+bool has_host_steps(const BlockPlan& block);
 
-// What host steps need: the executable's callback table and the receiver level of the thread
-// that dispatched the run (see host_tasks.h).
+struct HostTask;
+
+// What host steps need: the executable's callback table, the receiver level of the thread
+// that dispatched the run, (runs on the dispatching thread) where callbacks to run inline
+// after the run wait (see host_tasks.h), and its input tokens.
 struct HostStepContext {
   const std::vector<std::shared_ptr<const HostCallback>>* callbacks = nullptr;
   int level = 0;
+  std::vector<std::shared_ptr<HostTask>>* inline_tasks = nullptr;
+  // The run's token inputs. A failure recorded on them belongs to an earlier dispatch, which
+  // reported it through its own output token: steps order after them but do not inherit it.
+  std::vector<const OpenCLBuffer*> input_tokens;
 };
 
 class BlockRunner {
@@ -74,6 +83,8 @@ class BlockRunner {
   RunTask<bool> run_host(const StepPlan& step, BlockState& state);
   void run_join(const StepPlan& step, BlockState& state);
   void bind_results(const StepPlan& step, BlockState& state, std::vector<Slot> values);
+  // Whether a failure recorded on `token` carries over to the tokens that follow it.
+  bool carries_failure(const Slot& token) const;
   // Reads a scalar (bool, or an integer of `bytes` bytes) once the device has computed it,
   // pausing on the runtime thread meanwhile.
   RunTask<std::int64_t> host_value(const Slot& slot, DType dtype);

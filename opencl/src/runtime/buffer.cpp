@@ -50,6 +50,11 @@ void OpenCLBuffer::set_failure(std::exception_ptr failure) {
   failure_ = std::move(failure);
 }
 
+std::exception_ptr OpenCLBuffer::failure() const {
+  std::lock_guard lock(failure_mutex_);
+  return failure_;
+}
+
 void OpenCLBuffer::rethrow_failure() const {
   std::exception_ptr failure;
   {

@@ -92,6 +92,7 @@ void OpenCLExecutable::create_kernels() {
   }
   if (plan_.info.source.empty()) plan_.info.source = plan_.source;
   needs_host_values_ = detail::needs_host_values(plan_);
+  has_host_steps_ = detail::has_host_steps(plan_);
   token_inputs_.assign(num_inputs_, false);
   for (const BufferPlan& buffer : plan_.buffers)
     if (buffer.role == Role::Input && buffer.token)
@@ -201,6 +202,14 @@ void OpenCLExecutable::validate_plan() const {
   validate_block(plan_, "");
 }
 
+std::vector<const OpenCLBuffer*> OpenCLExecutable::input_tokens(
+    const std::vector<std::shared_ptr<OpenCLBuffer>>& params) const {
+  std::vector<const OpenCLBuffer*> tokens;
+  for (std::size_t i = 0; i < params.size(); ++i)
+    if (params[i] && is_token_input(i)) tokens.push_back(params[i].get());
+  return tokens;
+}
+
 std::vector<std::shared_ptr<Buffer>> OpenCLExecutable::run(
     std::span<const std::shared_ptr<Buffer>> inputs) {
   OpenCLDevice& device = *device_;
@@ -238,24 +247,38 @@ std::vector<std::shared_ptr<Buffer>> OpenCLExecutable::run(
   bool after_runtime_run = false;
   for (std::size_t i = 0; i < given.size(); ++i)
     after_runtime_run |= !is_token_input(i) && given[i]->pending_runtime_output();
+  // Before any lock: the callbacks it waits for may dispatch this very function.
+  if (has_host_steps_) detail::wait_for_callback_queue_space();
   if (needs_host_values_ || after_runtime_run)
     return run_on_device_runtime(std::move(params), inputs);
-  std::lock_guard lock(run_mutex_);
+  // Declared before the locks: if the run fails part way, the callbacks it started still run
+  // (and so finish), after the locks are released.
+  std::vector<std::shared_ptr<detail::HostTask>> inline_tasks;
+  struct RunLeftInlineTasks {
+    OpenCLDevice& device;
+    std::vector<std::shared_ptr<detail::HostTask>>& tasks;
+    ~RunLeftInlineTasks() { detail::run_inline_tasks(device, tasks); }
+  } run_left_inline_tasks{device, inline_tasks};
+  std::unique_lock lock(run_mutex_);
 
   std::shared_lock gate(detail::launch_gate());
   std::vector<ClEvent> first_run_events;  // only while a cache write waits for them
   if (cache_write_) cache_write_->first_run_start = std::chrono::steady_clock::now();
-  detail::BlockRunner runner(device, launch_kernel_, cache_write_ ? &first_run_events : nullptr,
-                             nullptr, nullptr, {&callbacks_, detail::current_callback_level()});
+  detail::BlockRunner runner(
+      device, launch_kernel_, cache_write_ ? &first_run_events : nullptr, nullptr, nullptr,
+      {&callbacks_, detail::current_callback_level(), &inline_tasks, input_tokens(params)});
   std::vector<detail::Slot> slots = runner.run(plan_, std::move(params)).take();
   // Without a flush some drivers hold the commands until the next blocking call.
   if (cl_int err = clFlush(device.queue())) throw_cl_error(err, "clFlush", device.label());
   gate.unlock();  // before scheduling: after exit the write runs on this thread and takes it
-  if (cache_write_) {
-    cache_write_->first_run_events = std::move(first_run_events);
-    detail::schedule_cache_write(std::move(*cache_write_));
-    cache_write_.reset();
+  std::unique_ptr<detail::CacheWrite> write = std::move(cache_write_);
+  lock.unlock();
+  if (write) {
+    write->first_run_events = std::move(first_run_events);
+    detail::schedule_cache_write(std::move(*write));
   }
+  // WEFT_CALLBACK_INLINE=1: the callbacks run here, with no lock held.
+  detail::run_inline_tasks(device, inline_tasks);
 
   std::vector<std::shared_ptr<Buffer>> outputs;
   outputs.reserve(plan_.outputs.size());
@@ -330,9 +353,10 @@ Detached drive_run(std::shared_ptr<OpenCLExecutable> executable, std::vector<det
         throw_cl_error(status, "an input of this run", device.label());
       }
     }
-    detail::BlockRunner runner(device, executable->launch_kernels(),
-                               cache_write ? &launch_events : nullptr, &executable->run_mutex(),
-                               &device.runtime(), {&executable->callbacks(), callback_level});
+    detail::BlockRunner runner(
+        device, executable->launch_kernels(), cache_write ? &launch_events : nullptr,
+        &executable->run_mutex(), &device.runtime(),
+        {&executable->callbacks(), callback_level, nullptr, executable->input_tokens(params)});
     std::vector<detail::Slot> results = co_await runner.run(executable->plan(), std::move(params));
     std::shared_lock gate(detail::launch_gate());
     for (PendingOutput& out : pending) {
@@ -365,14 +389,23 @@ Detached drive_run(std::shared_ptr<OpenCLExecutable> executable, std::vector<det
     // The caller has the outputs already: waiting on them rethrows the error. Outputs of
     // later work computed from them fail with the OpenCL status only, so say it here too.
     std::string what = "an unknown error";
+    bool from_callback = false;
     try {
       std::rethrow_exception(failure);
+    } catch (const CallbackException& e) {
+      what = e.what();
+      from_callback = true;
     } catch (const std::exception& e) {
       what = e.what();
     } catch (...) {
     }
-    log::warning("runtime", "a run with control flow on " + device.label() + " failed: " + what +
-                                " (waiting for its outputs raises this error)");
+    // A callback's own failure is the user's error, raised where they wait: no warning.
+    const std::string line = "a run on the runtime thread of " + device.label() +
+                             " failed: " + what + " (waiting for its outputs raises this error)";
+    if (from_callback)
+      log::debug("runtime", line);
+    else
+      log::warning("runtime", line);
     for (PendingOutput& out : pending) {
       out.buffer->set_failure(failure);
       // A token always completes: the next effect waits for it only to keep its order.

@@ -7,6 +7,7 @@
 #include <mutex>
 #include <thread>
 
+#include "discovery.h"
 #include "weft/cache/settings.h"
 #include "weft/debug.h"
 #include "weft/error.h"
@@ -14,6 +15,7 @@
 #include "weft/log.h"
 #include "weft/opencl/cl_error.h"
 #include "weft/opencl/device.h"
+#include "weft/print_format.h"
 
 namespace weft::opencl::detail {
 
@@ -29,14 +31,6 @@ struct RunningLevel {
   explicit RunningLevel(int level) : saved(std::exchange(t_running_level, level)) {}
   ~RunningLevel() { t_running_level = saved; }
 };
-
-bool inline_callbacks() {
-  static const bool on = [] {
-    const char* value = std::getenv("WEFT_CALLBACK_INLINE");
-    return value && std::string_view(value) == "1";
-  }();
-  return on;
-}
 
 // Runs the print or callback of a task whose arguments are on the host, then completes it.
 void run_task(HostTask& task);
@@ -106,20 +100,9 @@ class Receivers {
     return *slot;
   }
 
-  // Counts a new task at `level` holding `bytes`; with `may_block`, first waits (after
-  // flushing `queue`, whose reads the pending tasks wait for) while the limit would be passed.
-  void reserve(std::size_t bytes, int level, bool may_block, cl_command_queue queue) {
-    std::unique_lock lock(mutex_);
-    const std::size_t limit = callback_queue_limit();
-    if (may_block && queued_bytes_ > 0 && queued_bytes_ + bytes > limit) {
-      lock.unlock();
-      clFlush(queue);
-      log::debug(kComponent, "the callback queue holds " + std::to_string(queued_bytes_) +
-                                 " bytes (WEFT_CALLBACK_MAX_QUEUE_BYTES " + std::to_string(limit) +
-                                 "); waiting for callbacks to run");
-      lock.lock();
-      space_.wait(lock, [&] { return queued_bytes_ == 0 || queued_bytes_ + bytes <= limit; });
-    }
+  // Counts a new task at `level` holding `bytes`.
+  void reserve(std::size_t bytes, int level) {
+    std::lock_guard lock(mutex_);
     queued_bytes_ += bytes;
     if (in_flight_.size() <= static_cast<std::size_t>(level)) in_flight_.resize(level + 1, 0);
     ++in_flight_[static_cast<std::size_t>(level)];
@@ -133,6 +116,21 @@ class Receivers {
     }
     space_.notify_all();
     idle_.notify_all();
+  }
+
+  // Blocks while the pending tasks hold more than the limit.
+  void wait_for_space() {
+    std::unique_lock lock(mutex_);
+    const std::size_t limit = callback_queue_limit();
+    if (queued_bytes_ <= limit) return;
+    log::debug(kComponent, "the callback queue holds " + std::to_string(queued_bytes_) +
+                               " bytes (WEFT_CALLBACK_MAX_QUEUE_BYTES " + std::to_string(limit) +
+                               "); waiting for callbacks to run");
+    lock.unlock();
+    // The pending tasks may wait for reads still held in a queue.
+    for (OpenCLDevice* device : all_devices()) clFlush(device->queue());
+    lock.lock();
+    space_.wait(lock, [&] { return queued_bytes_ <= limit; });
   }
 
   std::size_t in_flight_from(int level) {
@@ -177,6 +175,9 @@ Receivers& receivers() {
 }
 
 void finish(HostTask& task) {
+  if (!task.failure && task.carry_from && task.token)
+    if (std::exception_ptr earlier = task.carry_from->failure()) task.token->set_failure(earlier);
+  task.carry_from.reset();
   if (task.failure) {
     if (task.token) task.token->set_failure(task.failure);
     try {
@@ -195,7 +196,7 @@ void run_task(HostTask& task) {
     try {
       if (task.plan.is_print) {
         std::vector<std::string> texts;
-        for (const HostArray& a : task.args) texts.push_back(a.to_string());
+        for (const HostArray& a : task.args) texts.push_back(format_for_print(a));
         write_debug_print(apply_format(task.plan.format, texts));
       } else {
         task.results =
@@ -267,6 +268,18 @@ bool completed(cl_event event) {
 
 }  // namespace
 
+bool inline_callbacks() {
+  static const bool on = [] {
+    const char* value = std::getenv("WEFT_CALLBACK_INLINE");
+    return value && std::string_view(value) == "1";
+  }();
+  return on;
+}
+
+void wait_for_callback_queue_space() {
+  if (!inside_callback()) receivers().wait_for_space();
+}
+
 int current_callback_level() {
   return t_running_level + 1;
 }
@@ -292,18 +305,20 @@ std::size_t callback_queue_limit() {
 std::shared_ptr<HostTask> start_host_task(OpenCLDevice& device, const HostPlan& plan,
                                           std::shared_ptr<const HostCallback> callback,
                                           const std::vector<std::shared_ptr<OpenCLBuffer>>& args,
-                                          const std::shared_ptr<OpenCLBuffer>& token_in, int level,
-                                          bool may_block) {
+                                          const std::shared_ptr<OpenCLBuffer>& token_in, bool carry,
+                                          int level,
+                                          std::vector<std::shared_ptr<HostTask>>* inline_tasks) {
   auto task = std::make_shared<HostTask>();
   task->device = &device;
   task->plan = plan;
   task->callback = std::move(callback);
   task->level = level;
+  if (carry) task->carry_from = token_in;
   for (const TensorType& t : plan.args) task->args.emplace_back(t.dtype, t.shape);
   for (const HostArray& a : task->args) task->bytes += a.nbytes();
   for (const TensorType& t : plan.returns)
     task->bytes += static_cast<std::size_t>(num_elements(t.shape)) * dtype_size(t.dtype);
-  receivers().reserve(task->bytes, level, may_block, device.queue());
+  receivers().reserve(task->bytes, level);
 
   cl_int status = CL_SUCCESS;
   task->done = ClEvent(clCreateUserEvent(device.context(), &status));
@@ -313,7 +328,7 @@ std::shared_ptr<HostTask> start_host_task(OpenCLDevice& device, const HostPlan& 
   }
   if (plan.token_out) task->token = device.make_token(task->done);
 
-  const bool run_inline = may_block && inline_callbacks();
+  const bool run_inline = inline_tasks && inline_callbacks();
   // One count for the setup itself, so the task cannot start before every wait is arranged.
   task->waiting = 1;
   std::vector<ClEvent> reads;
@@ -348,31 +363,39 @@ std::shared_ptr<HostTask> start_host_task(OpenCLDevice& device, const HostPlan& 
       finish(*task);
     throw;
   }
-  if (!run_inline) {
+  if (run_inline) {
+    task->token_in = token_in;
+    task->reads = std::move(reads);
+    inline_tasks->push_back(task);
+  } else {
     arrive(task);
-    return task;
   }
-  // WEFT_CALLBACK_INLINE=1: wait here, then run it on this thread.
-  if (!reads.empty()) {
-    clFlush(device.queue());
-    for (const ClEvent& read : reads) {
+  return task;
+}
+
+void run_inline_tasks(OpenCLDevice& device, std::vector<std::shared_ptr<HostTask>>& tasks) {
+  if (tasks.empty()) return;
+  clFlush(device.queue());
+  for (const std::shared_ptr<HostTask>& task : tasks) {
+    for (const ClEvent& read : task->reads) {
       cl_event e = read.get();
-      if (cl_int err = clWaitForEvents(1, &e)) {
+      if (cl_int err = clWaitForEvents(1, &e); err != CL_SUCCESS && !task->failure) {
         task->failure = std::make_exception_ptr(CallbackException(
             "weft: an argument of a host step on " + device.label() + " could not be computed (" +
                 std::string(cl_error_name(err)) + "); the callback did not run",
             std::string(cl_error_name(err))));
-        break;
       }
     }
+    if (task->token_in && task->token_in->ready_event()) {
+      cl_event e = task->token_in->ready_event();
+      clWaitForEvents(1, &e);  // a failed token still orders
+    }
+    task->reads.clear();
+    task->token_in.reset();
+    RunningLevel running(task->level);
+    run_task(*task);
   }
-  if (token_in && token_in->ready_event()) {
-    cl_event e = token_in->ready_event();
-    clWaitForEvents(1, &e);  // a failed token still orders
-  }
-  RunningLevel running(level);
-  run_task(*task);
-  return task;
+  tasks.clear();
 }
 
 namespace {
@@ -380,16 +403,15 @@ namespace {
 struct Join {
   std::atomic<int> waiting{0};
   ClEvent user;
-  std::vector<std::shared_ptr<OpenCLBuffer>> tokens;
+  std::vector<std::shared_ptr<OpenCLBuffer>> tokens;   // kept alive until the join completes
+  std::vector<std::shared_ptr<OpenCLBuffer>> carried;  // whose failures the result inherits
   std::shared_ptr<OpenCLBuffer> result;
 };
 
 void carry_failures(const Join& join) {
-  for (const auto& token : join.tokens) {
-    try {
-      token->rethrow_failure();
-    } catch (...) {
-      join.result->set_failure(std::current_exception());
+  for (const auto& token : join.carried) {
+    if (std::exception_ptr failure = token->failure()) {
+      join.result->set_failure(failure);
       return;
     }
   }
@@ -402,6 +424,7 @@ void CL_CALLBACK on_join_input(cl_event, cl_int, void* data) {
   if (join->waiting.fetch_sub(1) != 1) return;
   carry_failures(*join);
   clSetUserEventStatus(join->user.get(), CL_COMPLETE);
+  join->carried.clear();
   join->tokens.clear();
 }
 
@@ -431,10 +454,12 @@ std::vector<cl_event> pending_events(const std::vector<std::shared_ptr<OpenCLBuf
 }  // namespace
 
 std::shared_ptr<OpenCLBuffer> join_tokens(
-    OpenCLDevice& device, const std::vector<std::shared_ptr<OpenCLBuffer>>& tokens) {
+    OpenCLDevice& device, const std::vector<std::shared_ptr<OpenCLBuffer>>& tokens,
+    const std::vector<std::shared_ptr<OpenCLBuffer>>& carried) {
   const std::vector<cl_event> pending = pending_events(tokens);
   auto join = std::make_shared<Join>();
   join->tokens = tokens;
+  join->carried = carried;
   if (pending.empty()) {
     join->result = device.make_token({});
     carry_failures(*join);
@@ -453,6 +478,7 @@ void forward_token(const std::shared_ptr<OpenCLBuffer>& from, ClEvent user_event
                    std::shared_ptr<OpenCLBuffer> to) {
   auto join = std::make_shared<Join>();
   join->tokens = {from};
+  join->carried = {from};
   join->user = std::move(user_event);
   join->result = std::move(to);
   const std::vector<cl_event> pending = pending_events(join->tokens);

@@ -44,6 +44,11 @@ struct HostTask {
   std::exception_ptr failure;                    // set before `done` completes
   std::size_t bytes = 0;                         // reserved against the queue limit
   std::atomic<int> waiting{0};                   // reads and the input token still pending
+  // Inline tasks only: what run_inline_tasks waits for.
+  std::vector<ClEvent> reads;
+  std::shared_ptr<OpenCLBuffer> token_in;
+  // The input token whose failure the output token inherits (see start_host_task).
+  std::shared_ptr<OpenCLBuffer> carry_from;
 };
 
 // The receiver level of work dispatched from this thread: 0, or one more than the level of the
@@ -54,18 +59,36 @@ bool inside_callback();
 
 // Starts a host step on `device`: allocates its host arrays and output token, enqueues the
 // reads of `args` (after their writers) and arranges for the task to run once they and
-// `token_in` (may be null) have completed. The device's queue is not flushed. With
-// WEFT_CALLBACK_INLINE=1 and `may_block`, runs the callback on this thread before returning.
+// `token_in` (may be null) have completed; with `carry`, a failure recorded on `token_in`
+// becomes its output token's too (so a dispatch's output token reports every failed step). The
+// device's queue is not flushed. With WEFT_CALLBACK_INLINE=1 and `inline_tasks` (the dispatching
+// thread, which runs no callback while it holds the executable's locks: the callback may dispatch
+// the same function), the task is appended there instead, for run_inline_tasks once the locks are
+// released.
 std::shared_ptr<HostTask> start_host_task(OpenCLDevice& device, const HostPlan& plan,
                                           std::shared_ptr<const HostCallback> callback,
                                           const std::vector<std::shared_ptr<OpenCLBuffer>>& args,
-                                          const std::shared_ptr<OpenCLBuffer>& token_in, int level,
-                                          bool may_block);
+                                          const std::shared_ptr<OpenCLBuffer>& token_in, bool carry,
+                                          int level,
+                                          std::vector<std::shared_ptr<HostTask>>* inline_tasks);
 
-// A token on `device` ready once every one of `tokens` is (any devices); failures of the
-// tokens carry over. No token: ready now.
-std::shared_ptr<OpenCLBuffer> join_tokens(OpenCLDevice& device,
-                                          const std::vector<std::shared_ptr<OpenCLBuffer>>& tokens);
+// Runs the tasks start_host_task deferred, in order, on this thread: each once its arguments
+// and input token are ready (flushing `device`'s queue first).
+void run_inline_tasks(OpenCLDevice& device, std::vector<std::shared_ptr<HostTask>>& tasks);
+
+// Backpressure (WEFT_CALLBACK_MAX_QUEUE_BYTES): blocks while the callbacks pending hold more
+// host memory than the limit. Called by a dispatching thread before it takes any lock, and
+// never from inside a callback (the callbacks queued behind it could not run).
+void wait_for_callback_queue_space();
+
+// Whether callbacks run inline on the dispatching thread (WEFT_CALLBACK_INLINE=1).
+bool inline_callbacks();
+
+// A token on `device` ready once every one of `tokens` is (any devices); failures of
+// `carried` (some of `tokens`) carry over. No token: ready now.
+std::shared_ptr<OpenCLBuffer> join_tokens(
+    OpenCLDevice& device, const std::vector<std::shared_ptr<OpenCLBuffer>>& tokens,
+    const std::vector<std::shared_ptr<OpenCLBuffer>>& carried);
 
 // Completes `user_event` (the ready event of `to`) once `from` is ready, carrying its failure
 // over: how a run on the runtime thread hands its output token to the one it returned early.

@@ -44,6 +44,7 @@ class OpenCLBuffer final : public Buffer {
   // rethrow this error, which says what went wrong, instead of a bare OpenCL status.
   void set_failure(std::exception_ptr failure);
   void rethrow_failure() const;  // no-op when none was set
+  std::exception_ptr failure() const;
   // An output of a run on the device's runtime thread: its ready event is a user event the
   // runtime sets when the run has filled it. No command may wait on such an event in a queue
   // (a driver may never start it if the event fails, and clFinish would wait for it): users

@@ -59,6 +59,9 @@ class OpenCLExecutable final : public Executable,
   bool is_token_input(std::size_t index) const {
     return index < token_inputs_.size() && token_inputs_[index];
   }
+  // The token inputs among a run's parameters.
+  std::vector<const OpenCLBuffer*> input_tokens(
+      const std::vector<std::shared_ptr<OpenCLBuffer>>& params) const;
 
  private:
   friend class OpenCLDevice;
@@ -86,6 +89,7 @@ class OpenCLExecutable final : public Executable,
   std::vector<ClKernel> kernels_;                                   // one per distinct kernel name
   std::unordered_map<const LaunchPlan*, cl_kernel> launch_kernel_;  // into plan_, per launch
   bool needs_host_values_ = false;  // a while, cond or returning host step in the plan
+  bool has_host_steps_ = false;     // prints or callbacks, nested too
   std::vector<bool> token_inputs_;  // per input
   std::vector<std::shared_ptr<const HostCallback>> callbacks_;
   std::mutex run_mutex_;                             // cl_kernel arguments are shared state
