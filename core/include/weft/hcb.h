@@ -29,14 +29,14 @@ struct CallOptions {
 };
 
 struct TapOptions {
-  std::optional<Array> result;   // returned instead of the argument
-  bool tap_with_device = false;  // pass the device name after the argument
+  std::optional<Array> result = std::nullopt;  // returned instead of the argument
+  bool tap_with_device = false;                // pass the device name after the argument
 };
 
 struct IdPrintOptions {
   std::string what;                       // printed before the value: "what: <what> : <value>"
   std::ostream* output_stream = nullptr;  // default: the debug print stream (weft/debug.h)
-  std::optional<Array> result;
+  std::optional<Array> result = std::nullopt;
   bool tap_with_device = false;  // prefixes "device: cpu:0 "
 };
 

@@ -62,6 +62,7 @@ class Threader {
   }
 
   static ValueId after_all(Graph& out, std::vector<ValueId> tokens, const OpOrigin& origin) {
+    if (tokens.size() == 1) return tokens[0];  // a join of one token is that token
     Node n;
     n.op = OpKind::AfterAll;
     n.dtype = DType::Token;
