@@ -5,6 +5,7 @@
 #include "weft/backend.h"
 #include "weft/callback.h"
 #include "weft/control_flow.h"
+#include "weft/debug.h"
 #include "weft/dtype.h"
 #include "weft/error.h"
 #include "weft/hcb.h"

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "trace/array_impl.h"
+#include "trace/effect_tokens.h"
 #include "weft/backend.h"
 #include "weft/error.h"
 
@@ -135,7 +136,12 @@ HostArray Array::to_host(std::source_location loc) const {
   const ArrayImpl& impl = concrete_or_throw(*this, "to_host()", loc);
   if (impl.kind == ArrayImpl::Kind::Literal) return literal_to_host(impl);
   HostArray h(impl.dtype, impl.shape);
-  impl.buffer->device().download(*impl.buffer, h.raw(), h.nbytes());
+  try {
+    impl.buffer->device().download(*impl.buffer, h.raw(), h.nbytes());
+  } catch (const CallbackException&) {
+    detail::note_callback_failure_raised(std::current_exception());
+    throw;
+  }
   return h;
 }
 
@@ -171,7 +177,14 @@ Array::operator bool() const {
 
 const Array& Array::block_until_ready(std::source_location loc) const {
   const ArrayImpl& impl = concrete_or_throw(*this, "block_until_ready()", loc);
-  if (impl.kind == ArrayImpl::Kind::Concrete) impl.buffer->device().wait(*impl.buffer);
+  if (impl.kind == ArrayImpl::Kind::Concrete) {
+    try {
+      impl.buffer->device().wait(*impl.buffer);
+    } catch (const CallbackException&) {
+      detail::note_callback_failure_raised(std::current_exception());
+      throw;
+    }
+  }
   return *this;
 }
 

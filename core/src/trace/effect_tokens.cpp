@@ -97,6 +97,10 @@ std::vector<std::shared_ptr<Buffer>> run_with_effect_tokens(
   return outputs;
 }
 
+void note_callback_failure_raised(const std::exception_ptr& failure) {
+  output_tokens().first_raise(failure);
+}
+
 }  // namespace detail
 
 void effects_barrier(EffectsBarrierScope scope) {

@@ -2,6 +2,7 @@
 // passes in and keeps. Internal to core.
 #pragma once
 
+#include <exception>
 #include <memory>
 #include <vector>
 
@@ -17,5 +18,9 @@ namespace weft::detail {
 std::vector<std::shared_ptr<Buffer>> run_with_effect_tokens(
     Executable& executable, Device& device, const TokenSignature& tokens,
     std::vector<std::shared_ptr<Buffer>> inputs);
+
+// A callback's failure was raised where the user waited for a result computed from it:
+// effects barriers do not raise it again.
+void note_callback_failure_raised(const std::exception_ptr& failure);
 
 }  // namespace weft::detail
