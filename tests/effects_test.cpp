@@ -330,6 +330,38 @@ TEST(EffectsInControlFlowLoops, CallbackResultsFeedTheNextIteration) {
   EXPECT_EQ(calls.load(), 20);
 }
 
+TEST(EffectsInControlFlowLoops, IndependentWorkAndChainedCallbackResultsComputeCorrectly) {
+  // b does not depend on the first callback, so it is enqueued while that callback runs; the
+  // second callback reads the first's result.
+  auto twice = [](const HostArray& v) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    std::vector<float> e = v.to_vector<float>();
+    for (float& a : e) a *= 2;
+    return HostArray::from<float>(v.shape(), e);
+  };
+  auto plus_one = [](const HostArray& v) {
+    std::vector<float> e = v.to_vector<float>();
+    for (float& a : e) a += 1;
+    return HostArray::from<float>(v.shape(), e);
+  };
+  auto f = jit([&](const Array& x) {
+    const Array a = io_callback(twice, ShapeDtype::like(x), x);
+    const Array b = np::tanh(x) * 3.0;
+    const Array d = pure_callback(plus_one, ShapeDtype::like(x), a);
+    return std::make_tuple(a + b, d, b);
+  });
+  const Array x = vec({0.5f, -1, 2});
+  const auto [c, d, b] = f(x);
+  const std::vector<float> xs = x.to_vector<float>();
+  const std::vector<float> cs = c.to_vector<float>(), ds = d.to_vector<float>(),
+                           bs = b.to_vector<float>();
+  for (std::size_t i = 0; i < xs.size(); ++i) {
+    EXPECT_NEAR(bs[i], std::tanh(xs[i]) * 3, 1e-5);
+    EXPECT_NEAR(cs[i], 2 * xs[i] + std::tanh(xs[i]) * 3, 1e-5);
+    EXPECT_FLOAT_EQ(ds[i], 2 * xs[i] + 1);
+  }
+}
+
 // --- Volume, slowness, threads ----------------------------------------------------------
 
 TEST(EffectsVolume, TenJittedFunctionsOfTenTapsMakeExactlyOneHundredCallsInOrder) {

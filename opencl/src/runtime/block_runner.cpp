@@ -66,7 +66,11 @@ RunTask<std::vector<Slot>> BlockRunner::run(const BlockPlan& block, std::vector<
         continue;  // bound by its step
     }
   }
+  // Host steps whose results are still on their way: a step reading one waits for it (pausing
+  // on the runtime thread); steps that do not are enqueued meanwhile.
+  std::vector<PendingHostResults> pending;
   for (const StepPlan& step : block.steps) {
+    if (!pending.empty()) co_await collect_results_read_by(step, pending, state);
     switch (step.kind) {
       case StepPlan::Kind::Launch:
         launch(step.launch, state);
@@ -81,17 +85,39 @@ RunTask<std::vector<Slot>> BlockRunner::run(const BlockPlan& block, std::vector<
         co_await run_cond(step, state);
         break;
       case StepPlan::Kind::Host:
-        co_await run_host(step, state);
+        if (std::optional<PendingHostResults> later = start_host(step, state))
+          pending.push_back(std::move(*later));
         break;
       case StepPlan::Kind::Join:
         run_join(step, state);
         break;
     }
   }
+  for (PendingHostResults& later : pending) co_await collect_results(later, state);
   std::vector<Slot> outputs;
   outputs.reserve(block.outputs.size());
   for (int output : block.outputs) outputs.push_back(state.slots[static_cast<std::size_t>(output)]);
   co_return outputs;
+}
+
+RunTask<bool> BlockRunner::collect_results_read_by(const StepPlan& step,
+                                                   std::vector<PendingHostResults>& pending,
+                                                   BlockState& state) {
+  const std::vector<int>& reads =
+      step.kind == StepPlan::Kind::Launch ? step.launch.args : step.operands;
+  for (std::size_t p = 0; p < pending.size();) {
+    const std::vector<int>& results = pending[p].step->results;
+    const bool read = std::any_of(reads.begin(), reads.end(), [&](int b) {
+      return std::find(results.begin(), results.end(), b) != results.end();
+    });
+    if (!read) {
+      ++p;
+      continue;
+    }
+    co_await collect_results(pending[p], state);
+    pending.erase(pending.begin() + static_cast<std::ptrdiff_t>(p));
+  }
+  co_return true;
 }
 
 void BlockRunner::launch(const LaunchPlan& launch, BlockState& state) {
@@ -337,7 +363,8 @@ RunTask<bool> BlockRunner::run_cond(const StepPlan& step, BlockState& state) {
   co_return true;
 }
 
-RunTask<bool> BlockRunner::run_host(const StepPlan& step, BlockState& state) {
+std::optional<BlockRunner::PendingHostResults> BlockRunner::start_host(const StepPlan& step,
+                                                                       BlockState& state) {
   const HostPlan& plan = step.host;
   auto slot = [&](std::size_t k) -> const Slot& {
     return state.slots[static_cast<std::size_t>(step.operands[k])];
@@ -374,11 +401,22 @@ RunTask<bool> BlockRunner::run_host(const StepPlan& step, BlockState& state) {
     if (!plan.returns.empty())
       if (cl_int err = clFlush(device_.queue())) throw_cl_error(err, "clFlush", device_.label());
   }
+  if (plan.returns.empty()) {
+    if (plan.token_out) bind_results(step, state, {task->token});
+    return std::nullopt;
+  }
+  if (!runtime_)
+    throw DeviceError("weft: internal error: a host step with results ran off the runtime");
+  // The token is ready when the callback has run; the values come later (collect_results).
+  if (plan.token_out) state.slots[static_cast<std::size_t>(step.results.at(0))] = task->token;
+  return PendingHostResults{&step, std::move(task)};
+}
+
+RunTask<bool> BlockRunner::collect_results(const PendingHostResults& pending, BlockState& state) {
+  const StepPlan& step = *pending.step;
+  const std::shared_ptr<HostTask>& task = pending.task;
   std::vector<Slot> results;
-  if (plan.token_out) results.push_back(task->token);
-  if (!plan.returns.empty()) {
-    if (!runtime_)
-      throw DeviceError("weft: internal error: a host step with results ran off the runtime");
+  {
     co_await EventPause{runtime_, task->done.get()};
     if (task->failure) std::rethrow_exception(task->failure);
     std::shared_lock<std::shared_mutex> gate;
@@ -412,7 +450,9 @@ RunTask<bool> BlockRunner::run_host(const StepPlan& step, BlockState& state) {
       results.push_back(std::move(out));
     }
   }
-  bind_results(step, state, std::move(results));
+  const std::size_t first = step.host.token_out ? 1 : 0;
+  for (std::size_t k = 0; k < results.size(); ++k)
+    state.slots[static_cast<std::size_t>(step.results.at(first + k))] = std::move(results[k]);
   co_return true;
 }
 

@@ -9,6 +9,7 @@
 
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <span>
 #include <unordered_map>
 #include <vector>
@@ -80,7 +81,20 @@ class BlockRunner {
   RunTask<bool> run_loop(const BlockPlan& block, const StepPlan& step, BlockState& state);
   RunTask<bool> run_while(const StepPlan& step, BlockState& state);
   RunTask<bool> run_cond(const StepPlan& step, BlockState& state);
-  RunTask<bool> run_host(const StepPlan& step, BlockState& state);
+  // A host step whose results the block reads, started and not yet collected.
+  struct PendingHostResults {
+    const StepPlan* step = nullptr;
+    std::shared_ptr<HostTask> task;
+  };
+  // Starts a host step and binds its token; returns the step when its results come later.
+  std::optional<PendingHostResults> start_host(const StepPlan& step, BlockState& state);
+  // Waits (pausing on the runtime thread) for a host step's results and binds them on the
+  // device.
+  RunTask<bool> collect_results(const PendingHostResults& pending, BlockState& state);
+  // Collects the pending results `step` reads.
+  RunTask<bool> collect_results_read_by(const StepPlan& step,
+                                        std::vector<PendingHostResults>& pending,
+                                        BlockState& state);
   void run_join(const StepPlan& step, BlockState& state);
   void bind_results(const StepPlan& step, BlockState& state, std::vector<Slot> values);
   // Whether a failure recorded on `token` carries over to the tokens that follow it.
