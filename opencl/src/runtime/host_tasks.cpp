@@ -6,6 +6,7 @@
 #include <map>
 #include <mutex>
 #include <thread>
+#include <unordered_map>
 
 #include "discovery.h"
 #include "weft/cache/settings.h"
@@ -174,6 +175,49 @@ Receivers& receivers() {
   return *instance;
 }
 
+// Ordered steps in a chain: a task whose input token is the output token of a task still in
+// flight is started by that task's finish directly, on the host. Through an event callback it
+// would take one more thread hop per step (the driver may deliver callbacks on a thread of its
+// own). Keyed by the tasks' `done` events, which are their output tokens' ready events.
+class TaskChains {
+ public:
+  void add(const std::shared_ptr<HostTask>& task) {
+    std::lock_guard lock(mutex_);
+    by_event_[task->done.get()] = task;
+  }
+  void remove(const HostTask& task) {
+    std::lock_guard lock(mutex_);
+    by_event_.erase(task.done.get());
+  }
+  // Makes `task` a successor of the task whose output token becomes ready with `token`;
+  // false when no such task is in flight.
+  bool follow(cl_event token, const std::shared_ptr<HostTask>& task) {
+    std::shared_ptr<HostTask> before;
+    {
+      std::lock_guard lock(mutex_);
+      auto found = by_event_.find(token);
+      if (found == by_event_.end()) return false;
+      before = found->second.lock();
+    }
+    if (!before) return false;
+    std::lock_guard lock(before->successors_mutex);
+    if (before->finished) return false;
+    before->successors.push_back(task);
+    return true;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::unordered_map<cl_event, std::weak_ptr<HostTask>> by_event_;
+};
+
+TaskChains& task_chains() {
+  static TaskChains* instance = new TaskChains();  // used by exit handlers
+  return *instance;
+}
+
+void arrive(const std::shared_ptr<HostTask>& task);
+
 void finish(HostTask& task) {
   if (!task.failure && task.carry_from && task.token)
     if (std::exception_ptr earlier = task.carry_from->failure()) task.token->set_failure(earlier);
@@ -188,7 +232,15 @@ void finish(HostTask& task) {
     }
   }
   clSetUserEventStatus(task.done.get(), CL_COMPLETE);
+  std::vector<std::shared_ptr<HostTask>> successors;
+  {
+    std::lock_guard lock(task.successors_mutex);
+    task.finished = true;
+    successors = std::move(task.successors);
+  }
+  if (task.token) task_chains().remove(task);
   receivers().finished(task.bytes, task.level);
+  for (const std::shared_ptr<HostTask>& next : successors) arrive(next);
 }
 
 void run_task(HostTask& task) {
@@ -326,7 +378,10 @@ std::shared_ptr<HostTask> start_host_task(OpenCLDevice& device, const HostPlan& 
     receivers().finished(task->bytes, level);
     throw_cl_error(status, "clCreateUserEvent", device.label());
   }
-  if (plan.token_out) task->token = device.make_token(task->done);
+  if (plan.token_out) {
+    task->token = device.make_token(task->done);
+    if (!inline_tasks || !inline_callbacks()) task_chains().add(task);
+  }
 
   const bool run_inline = inline_tasks && inline_callbacks();
   // One count for the setup itself, so the task cannot start before every wait is arranged.
@@ -353,7 +408,7 @@ std::shared_ptr<HostTask> start_host_task(OpenCLDevice& device, const HostPlan& 
     cl_event token = token_in ? token_in->ready_event() : nullptr;
     if (!run_inline && !completed(token)) {
       ++task->waiting;
-      wait_after(token, task, true, device.label());
+      if (!task_chains().follow(token, task)) wait_after(token, task, true, device.label());
     }
   } catch (...) {
     task->failure = std::current_exception();

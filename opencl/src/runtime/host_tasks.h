@@ -17,6 +17,7 @@
 #include <cstddef>
 #include <exception>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,10 @@ struct HostTask {
   std::shared_ptr<OpenCLBuffer> token_in;
   // The input token whose failure the output token inherits (see start_host_task).
   std::shared_ptr<OpenCLBuffer> carry_from;
+  // Tasks whose input token is this task's output token: started by this task's finish.
+  std::mutex successors_mutex;
+  bool finished = false;
+  std::vector<std::shared_ptr<HostTask>> successors;
 };
 
 // The receiver level of work dispatched from this thread: 0, or one more than the level of the
