@@ -63,5 +63,59 @@ TEST(Exit, PendingWorkAtExitDoesNotCrash) {
   std::filesystem::remove_all(cache);
 }
 
+// Waits up to three minutes for `child`; returns its status, or fails the test on a hang.
+::testing::AssertionResult wait_bounded(pid_t child, int& status) {
+  pid_t done = 0;
+  for (int tick = 0; tick < 1800 && done == 0; ++tick) {
+    done = waitpid(child, &status, WNOHANG);
+    if (done == 0) usleep(100 * 1000);
+  }
+  if (done == child) return ::testing::AssertionSuccess();
+  kill(child, SIGKILL);
+  waitpid(child, &status, 0);
+  return ::testing::AssertionFailure() << "the child hung for 3 minutes while exiting";
+}
+
+TEST(Exit, PendingCallbacksRunBeforeTheProcessEndsAndNoPrintIsLost) {
+  const std::string base =
+      std::filesystem::temp_directory_path() / ("weft-exit-prints-" + std::to_string(getpid()));
+  const std::string out = base + ".stdout", err = base + ".stderr";
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    if (!std::freopen(out.c_str(), "w", stdout) || !std::freopen(err.c_str(), "w", stderr))
+      std::_Exit(3);
+    // Slow ordered taps and prints, one that throws, a callback whose result feeds a kernel,
+    // and no wait of any kind before exit.
+    auto f = jit([](const Array& x) {
+      hcb::id_tap([](const HostArray&) { usleep(20 * 1000); }, x);
+      debug_print("line {}", x, DebugPrintOptions{.ordered = true});
+      hcb::id_tap(
+          [](const HostArray& v) {
+            if (v.get_i64(0) == 5) throw std::runtime_error("never raised: nobody waits");
+          },
+          x);
+      return io_callback([](const HostArray& v) { return v; }, ShapeDtype::like(x), x) + 1;
+    });
+    for (int i = 0; i < 20; ++i) f(Array::scalar_int(i, DType::I32));
+    std::exit(0);
+  }
+  int status = 0;
+  ASSERT_TRUE(wait_bounded(child, status));
+  EXPECT_TRUE(WIFEXITED(status)) << "child died from signal " << WTERMSIG(status);
+  if (WIFEXITED(status)) EXPECT_EQ(WEXITSTATUS(status), 0);
+  std::ifstream printed(out);
+  std::string expected;
+  for (int i = 0; i < 20; ++i) expected += "line " + std::to_string(i) + "\n";
+  const std::string got((std::istreambuf_iterator<char>(printed)),
+                        std::istreambuf_iterator<char>());
+  EXPECT_EQ(got, expected);
+  std::ifstream errors(err);
+  const std::string e((std::istreambuf_iterator<char>(errors)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(e.find("ERROR:"), std::string::npos) << e;
+  std::filesystem::remove(out);
+  std::filesystem::remove(err);
+}
+
 }  // namespace
 }  // namespace weft
