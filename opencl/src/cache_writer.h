@@ -44,6 +44,10 @@ void finish_cache_writes(bool stop);
 // serialises CL_PROGRAM_BINARIES and updates its process-wide table of compiled kernels as it
 // does; kernels finishing on PoCL's worker threads at the same moment trip its reference
 // counting (`pocl_release_dlhandle_cache: Assertion found->ref_count > 0`, PoCL 3.1).
+// Host callbacks cannot deadlock against it: no queued command ever waits on a callback (see
+// runtime/host_tasks.h), so the drain under the exclusive gate finishes without one, and a
+// callback that launches kernels waits at most for that drain; dispatching threads run
+// inline callbacks and wait for callback-queue space only after releasing the gate.
 std::shared_mutex& launch_gate();
 
 // CL_PROGRAM_BINARIES of a program built for one device. Throws DeviceError.
