@@ -578,7 +578,8 @@ struct ProcessRun {
 // Runs `weft ARGS` with the cache in `cache_dir` and the key in `key_file`; `env` adds
 // variables ("NAME=value ..."), `launcher` comes before the executable (e.g. setpriv).
 ProcessRun weft(const std::string& args, const fs::path& cache_dir, const fs::path& key_file,
-                const std::string& env = "", const std::string& launcher = "") {
+                const std::string& env = "", const std::string& launcher = "",
+                const std::string& cli = WEFT_CLI_PATH) {
   static int counter = 0;
   const fs::path out = fs::temp_directory_path() / ("weft-trust-" + std::to_string(::getpid()) +
                                                     "-" + std::to_string(counter++));
@@ -586,8 +587,8 @@ ProcessRun weft(const std::string& args, const fs::path& cache_dir, const fs::pa
       "unset WEFT_CACHE_KEY_HOOK WEFT_CACHE_MAX_SIZE WEFT_LOG WEFT_CACHE_WRITER "
       "WEFT_CACHE_SHARED; export WEFT_CACHE=1 WEFT_CACHE_MIN_COMPILE_TIME=0 WEFT_CACHE_DIR=" +
       quote(cache_dir.string()) + " WEFT_CACHE_KEY_FILE=" + quote(key_file.string()) + " " + env +
-      "; " + launcher + " " + quote(WEFT_CLI_PATH) + " " + args + " >" +
-      quote(out.string() + ".out") + " 2>" + quote(out.string() + ".err") + " </dev/null";
+      "; " + launcher + " " + quote(cli) + " " + args + " >" + quote(out.string() + ".out") +
+      " 2>" + quote(out.string() + ".err") + " </dev/null";
   pid_t pid = -1;
   std::string shell = "/bin/sh", flag = "-c", text = command;
   char* argv[] = {shell.data(), flag.data(), text.data(), nullptr};
@@ -630,9 +631,9 @@ class CacheTrustProcesses : public ::testing::Test {
     write_file(negate_, kNegate);
   }
   ProcessRun run(const fs::path& program, const std::string& env = "",
-                 const std::string& launcher = "") {
+                 const std::string& launcher = "", const std::string& cli = WEFT_CLI_PATH) {
     return weft("run " + quote(program.string()) + " --check --print-limit 0", cache_, key_, env,
-                launcher);
+                launcher, cli);
   }
   // Runs both programs once so that both are stored (the write happens at exit).
   void fill() {
@@ -820,10 +821,16 @@ TEST_F(CacheTrustProcesses, ReaderProcessUsesAReadOnlyCache) {
   fill();
   const std::string before = digest(db());
   std::string launcher;
+  std::string cli = WEFT_CLI_PATH;
   if (::geteuid() == 0) {
     constexpr uid_t kNobody = 65534;
     const fs::path home = dir_.path() / "nobody-home";
     fs::create_directory(home);
+    // The build tree may sit in a directory nobody cannot enter (a clone in a mktemp -d).
+    const fs::path copy = dir_.path() / "weft";
+    fs::copy_file(WEFT_CLI_PATH, copy);
+    ::chmod(copy.c_str(), 0755);
+    cli = copy.string();
     ASSERT_EQ(::chown(home.c_str(), kNobody, kNobody), 0);
     ::chmod(dir_.path().c_str(), 0755);
     // The team's group may read the directory, the database with its side files, and the key.
@@ -841,7 +848,7 @@ TEST_F(CacheTrustProcesses, ReaderProcessUsesAReadOnlyCache) {
     ::chmod(db().c_str(), 0400);
     ::chmod(cache_.c_str(), 0500);
   }
-  const ProcessRun r = run(double_, "WEFT_CACHE_WRITER=0", launcher);
+  const ProcessRun r = run(double_, "WEFT_CACHE_WRITER=0", launcher, cli);
   ::chmod(cache_.c_str(), 0700);
   expect_correct(r);
   EXPECT_THAT(r.out, HasSubstr("cache hit"));
