@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -126,6 +127,44 @@ TEST_F(CliTest, JsonRunReportsInputsOutputsKernelsAndCheck) {
   EXPECT_EQ(j["kernels"].back()["why_buffer"], "it is a graph output");
   EXPECT_TRUE(j["timings_s"].contains("run_median_after_first"));
   EXPECT_CONTAINS(j["ir"].get<std::string>(), "func @accuracy(");
+}
+
+TEST_F(CliTest, PrintsInAProgramRunInOrderAndAreCheckedAgainstTheInterpreter) {
+  // collatz(6): 6 3 10 5 16 8 4 2 1, 8 steps.
+  const fs::path n = dir_ / "n.npy";
+  npy::write(n, HostArray::from<std::int32_t>({}, {6}));
+  {
+    const Result made = weft({"run", example("collatz_print.weft").string(), "--input",
+                              "n=" + n.string(), "--check", "--json"});
+    ASSERT_EQ(made.code, 0) << made.out << made.err;
+    const auto j = nlohmann::json::parse(made.out);
+    EXPECT_EQ(j["check_ok"], true);
+    EXPECT_EQ(j["prints_ok"], true);
+    std::vector<std::string> prints = j["prints"];
+    ASSERT_EQ(prints.size(), 19u);  // start, 9 tests, 8 steps, the total
+    // The total is unordered: it may come anywhere. The rest is in program order.
+    const auto total = std::find(prints.begin(), prints.end(), "8 steps");
+    ASSERT_NE(total, prints.end());
+    prints.erase(total);
+    std::vector<std::string> expected{"start n = 6"};
+    const int path[] = {6, 3, 10, 5, 16, 8, 4, 2, 1};
+    for (int k = 0; k < 8; ++k) {
+      expected.push_back("  test " + std::to_string(path[k]));
+      expected.push_back("  step " + std::to_string(k + 1) + ": " + std::to_string(path[k]) +
+                         " -> " + std::to_string(path[k + 1]));
+    }
+    expected.push_back("  test 1");
+    EXPECT_EQ(prints, expected);
+  }
+  // A host_call in text names a callback slot that nothing binds: a clear error, exit 1.
+  const fs::path call = write_text("call.weft", R"(func @g(%x: f32[4]) -> (f32[4]) {
+  %y = host_call[callback=0, effect="io_callback", ordered=1] %x : f32[4]
+  return %y
+}
+)");
+  const Result r = weft({"run", call.string()});
+  EXPECT_NE(r.code, 0);
+  EXPECT_CONTAINS(r.err, "callback slot 0");
 }
 
 TEST_F(CliTest, ShowIrAndKernels) {

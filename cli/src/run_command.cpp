@@ -23,7 +23,9 @@
 #include "npy.h"
 #include "numeric_flags.h"
 #include "signature.h"
+#include "weft/compile/tokens.h"
 #include "weft/interp/interpreter.h"
+#include "weft/ir/effects.h"
 #include "weft/weft.h"
 
 namespace weft::cli {
@@ -119,6 +121,38 @@ CLI::App* add_run_command(CLI::App& app, RunOptions& options) {
   return cmd;
 }
 
+namespace {
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+bool has_effects(const Graph& graph) {
+  return !graph_effects(graph).empty();
+}
+
+bool has_unordered_print(const Graph& graph) {
+  for (const Effect& e : graph_effects(graph))
+    if (!e.ordered) return true;
+  return false;
+}
+
+// Whether the device printed what the interpreter did: the same lines in the same order, or,
+// when some prints are unordered, the same lines in any order.
+bool same_prints(const std::string& device, const std::string& reference, bool any_order) {
+  std::vector<std::string> a = lines_of(device), b = lines_of(reference);
+  if (any_order) {
+    std::sort(a.begin(), a.end());
+    std::sort(b.begin(), b.end());
+  }
+  return a == b;
+}
+
+}  // namespace
+
 int run_run(const RunOptions& options) {
   const std::string text = read_text(options.file);
   Graph graph;
@@ -137,10 +171,16 @@ int run_run(const RunOptions& options) {
   }
 
   Device& dev = options.device.empty() ? default_device() : device(options.device);
+  // Prints in the program: tokens make their order explicit (as jit does); the program then
+  // takes a token per ordered effect and returns tokens after its outputs.
+  const Graph program = has_effects(graph) && !effects_are_threaded(graph)
+                            ? thread_effect_tokens(graph).graph
+                            : graph;
   const std::vector<std::string> names = parameter_names(text);
   std::vector<Param> params;
   for (std::size_t i = 0; i < graph.params.size(); ++i) {
     const Node& n = graph.node(graph.params[i]);
+    if (n.dtype == DType::Token) continue;  // made by the runtime, not read from input
     params.push_back({names.size() == graph.params.size() ? names[i] : "arg" + std::to_string(i),
                       n.dtype, n.shape, "", false});
   }
@@ -149,27 +189,43 @@ int run_run(const RunOptions& options) {
 
   Timings t;
   auto start = Clock::now();
-  std::shared_ptr<Executable> exe = dev.compile(graph);
+  std::shared_ptr<Executable> exe = dev.compile(program);
   t.compile = seconds_since(start);
 
   start = Clock::now();
   std::vector<std::shared_ptr<Buffer>> buffers;
-  for (const HostArray& a : inputs) buffers.push_back(dev.upload(a.raw(), a.nbytes()));
+  std::vector<HostArray> interpreter_inputs;
+  for (std::size_t p = 0, next = 0; p < program.params.size(); ++p) {
+    if (program.node(program.params[p]).dtype == DType::Token) {
+      buffers.push_back(dev.token_after({}));
+      interpreter_inputs.emplace_back(DType::Token, Shape{});
+    } else {
+      const HostArray& a = inputs.at(next++);
+      buffers.push_back(dev.upload(a.raw(), a.nbytes()));
+      interpreter_inputs.push_back(a);
+    }
+  }
   dev.synchronize();
   t.upload = seconds_since(start);
 
   // The first run includes the driver's one-time work (PoCL specialises each kernel for its
-  // launch size on first use); repeats show the cost of a warm run.
-  auto run_once = [&] {
+  // launch size on first use); repeats show the cost of a warm run. The prints of the first
+  // run are kept to show and check; the repeats' are dropped.
+  std::ostringstream printed, dropped;
+  auto run_once = [&](std::ostream& prints) {
+    set_debug_print_stream(&prints);
     const auto run_start = Clock::now();
     std::vector<std::shared_ptr<Buffer>> r = exe->run(buffers);
+    // Waiting for the tokens too: the prints and callbacks have run, or their error is raised.
     for (const auto& b : r) dev.wait(*b);
-    return std::pair{std::move(r), seconds_since(run_start)};
+    const double seconds = seconds_since(run_start);
+    set_debug_print_stream(nullptr);
+    return std::pair{std::move(r), seconds};
   };
-  auto [results, first_run] = run_once();
+  auto [results, first_run] = run_once(printed);
   t.run = first_run;
   std::vector<double> reruns;
-  for (int i = 1; i < options.repeat; ++i) reruns.push_back(run_once().second);
+  for (int i = 1; i < options.repeat; ++i) reruns.push_back(run_once(dropped).second);
   if (!reruns.empty()) {
     std::sort(reruns.begin(), reruns.end());
     t.rerun_median = reruns[reruns.size() / 2];
@@ -178,7 +234,8 @@ int run_run(const RunOptions& options) {
   start = Clock::now();
   std::vector<HostArray> outputs;
   for (std::size_t i = 0; i < results.size(); ++i) {
-    const Node& n = graph.node(graph.outputs[i]);
+    const Node& n = program.node(program.outputs[i]);
+    if (n.dtype == DType::Token) continue;
     HostArray out(n.dtype, n.shape);
     dev.download(*results[i], out.raw(), out.nbytes());
     outputs.push_back(std::move(out));
@@ -202,14 +259,22 @@ int run_run(const RunOptions& options) {
 
   std::vector<Comparison> checks;
   bool all_ok = true;
+  bool prints_ok = true;
+  const std::vector<std::string> print_lines = lines_of(printed.str());
   if (options.check) {
     start = Clock::now();
-    const std::vector<HostArray> expected = interpret(graph, inputs);
+    std::ostringstream expected_prints;
+    set_debug_print_stream(&expected_prints);
+    const std::vector<HostArray> expected = interpret(program, interpreter_inputs);
+    set_debug_print_stream(nullptr);
     t.check = seconds_since(start);
     for (std::size_t i = 0; i < outputs.size(); ++i) {
       checks.push_back(compare(outputs[i], expected[i]));
       all_ok &= checks.back().ok();
     }
+    // Ordered prints must match line for line; unordered ones as a set of lines.
+    prints_ok = same_prints(printed.str(), expected_prints.str(), has_unordered_print(program));
+    all_ok &= prints_ok;
   }
 
   const CompiledInfo& info = exe->info();
@@ -251,9 +316,11 @@ int run_run(const RunOptions& options) {
       out["outputs"].push_back(std::move(o));
     }
     if (t.rerun_median) out["timings_s"]["run_median_after_first"] = *t.rerun_median;
+    if (has_effects(graph)) out["prints"] = print_lines;
     if (options.check) {
       out["timings_s"]["interpreter"] = t.check;
       out["check_ok"] = all_ok;
+      if (has_effects(graph)) out["prints_ok"] = prints_ok;
     }
     if (options.show_ir) out["ir"] = print_graph(graph);
     std::cout << out.dump(2) << "\n";
@@ -272,6 +339,12 @@ int run_run(const RunOptions& options) {
   Table in({"param", "type", "source"});
   for (const Param& p : params) in.add_row({"%" + p.name, type_string(p.dtype, p.shape), p.source});
   std::cout << (params.empty() ? "  (none)\n" : in.render());
+
+  if (has_effects(graph)) {
+    std::cout << "\nprinted (first run):\n";
+    for (const std::string& line : print_lines) std::cout << "  " << line << "\n";
+    if (print_lines.empty()) std::cout << "  (nothing)\n";
+  }
 
   std::cout << "\noutputs:\n";
   for (std::size_t i = 0; i < outputs.size(); ++i) {
@@ -312,6 +385,11 @@ int run_run(const RunOptions& options) {
                      format_error(c.max_rel_error), result});
     }
     std::cout << table.render();
+    if (has_effects(graph))
+      std::cout << "  prints: "
+                << (prints_ok ? "the same as the interpreter's"
+                              : "MISMATCH: the interpreter printed other lines")
+                << "\n";
     if (!all_ok) {
       std::cout.flush();
       std::cerr << "weft: error: " << options.file
