@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "weft/debug.h"
 #include "weft/error.h"
 #include "weft/host_array.h"
 #include "weft/interp/interpreter.h"
@@ -1266,8 +1267,8 @@ TEST(IrText, ControlExamplesParseRoundTripAndRun) {
     seen.push_back(entry.path().stem().string());
   }
   std::sort(seen.begin(), seen.end());
-  EXPECT_EQ(seen,
-            (std::vector<std::string>{"collatz", "cumsum", "fori_sum", "scan_cond", "switch3"}));
+  EXPECT_EQ(seen, (std::vector<std::string>{"collatz", "collatz_print", "cumsum", "fori_sum",
+                                            "scan_cond", "switch3"}));
 
   auto run = [&](const char* name, std::vector<HostArray> inputs) {
     SCOPED_TRACE(name);
@@ -1276,11 +1277,17 @@ TEST(IrText, ControlExamplesParseRoundTripAndRun) {
   auto i32 = [](std::int32_t v) { return HostArray::from<std::int32_t>({}, {v}); };
   auto f32 = [](Shape shape, std::vector<float> v) { return HostArray::from<float>(shape, v); };
 
-  // Collatz: 6 3 10 5 16 8 4 2 1 is 8 steps; 27 takes 111; 1 takes none.
-  for (const auto& [n, steps] : std::vector<std::pair<int, int>>{{6, 8}, {27, 111}, {1, 0}}) {
-    const auto out = run("collatz", {i32(n)});
-    ASSERT_EQ(out.size(), 1u);
-    EXPECT_EQ(out[0].to_vector<std::int32_t>(), std::vector<std::int32_t>{steps}) << n;
+  // Collatz: 6 3 10 5 16 8 4 2 1 is 8 steps; 27 takes 111; 1 takes none. The printing
+  // variant computes the same (its prints are checked by cli_test).
+  for (const char* name : {"collatz", "collatz_print"}) {
+    for (const auto& [n, steps] : std::vector<std::pair<int, int>>{{6, 8}, {27, 111}, {1, 0}}) {
+      std::ostringstream prints;
+      set_debug_print_stream(&prints);
+      const auto out = run(name, {i32(n)});
+      set_debug_print_stream(nullptr);
+      ASSERT_EQ(out.size(), 1u);
+      EXPECT_EQ(out[0].to_vector<std::int32_t>(), std::vector<std::int32_t>{steps}) << n;
+    }
   }
   {
     // 0.5 * (0 + 1 + 4 + ... + 81) = 0.5 * 285.
