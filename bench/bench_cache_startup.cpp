@@ -219,7 +219,7 @@ int run_child(const std::string& program, Clock::time_point main_start,
       program.c_str(), out.info.kernels.size(),
       out.info.cache_status.empty() ? "none" : out.info.cache_status.c_str(),
       milliseconds(out.result_ready - spawned_at), milliseconds(out.result_ready - main_start),
-      milliseconds(out.device_ready - main_start), out.info.compile_seconds * 1e3, max_error,
+      milliseconds(out.device_ready - main_start), out.info.compile_seconds() * 1e3, max_error,
       problem.empty() ? "ok" : "MISMATCH");
   if (!problem.empty()) {
     std::fprintf(stderr, "bench_cache_startup: %s: %s\n", program.c_str(), problem.c_str());
@@ -469,7 +469,7 @@ int run_parent(int repeats, const std::vector<std::string>& programs) {
   std::printf(
       "\nPer configuration (medians; spawn = parent's spawn call to the result on the "
       "host; main = from the child's main; device init = default_device(); compile = "
-      "CompiledInfo::compile_seconds; wall = spawn to exit)\n");
+      "CompiledInfo::compile_seconds(); wall = spawn to exit)\n");
   std::vector<std::vector<std::string>> detail;
   for (const ProgramResult& r : results)
     for (Config config : kConfigs) {

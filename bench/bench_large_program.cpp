@@ -199,7 +199,7 @@ int run_program_child(const std::string& kind, int ops, bool verify) {
   if (verify) problem = check(lowered.graph(), in, actual);
   std::printf(
       "@child kernels=%zu compile_ms=%.3f total_ms=%.3f cache=%s result_at_ns=%lld check=%s\n",
-      info.kernels.size(), info.compile_seconds * 1e3, milliseconds(done - start),
+      info.kernels.size(), info.compile_seconds() * 1e3, milliseconds(done - start),
       info.cache_status.empty() ? "none" : info.cache_status.c_str(),
       static_cast<long long>(
           std::chrono::duration_cast<std::chrono::nanoseconds>(done.time_since_epoch()).count()),
@@ -431,7 +431,7 @@ int run_parent(const Settings& s) {
     }
     std::printf(
         "\nTime to first result, weft's planning (medians; compile = "
-        "CompiledInfo::compile_seconds, total = trace + compile + first run + copy "
+        "CompiledInfo::compile_seconds(), total = trace + compile + first run + copy "
         "back; marginal = time added per op since the row above; per op vs the %d-op "
         "program)\n",
         kReferenceOps);

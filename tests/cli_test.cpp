@@ -167,6 +167,80 @@ TEST_F(CliTest, PrintsInAProgramRunInOrderAndAreCheckedAgainstTheInterpreter) {
   EXPECT_CONTAINS(r.err, "callback slot 0");
 }
 
+TEST_F(CliTest, TraceRecordsARunThatSummaryAndExportRead) {
+  const fs::path n = dir_ / "n.npy";
+  npy::write(n, HostArray::from<std::int32_t>({}, {6}));
+  const fs::path trace = dir_ / "run.wefttrace";
+  const Result made = weft({"run", example("collatz_print.weft").string(), "--input",
+                            "n=" + n.string(), "--trace", trace.string()});
+  ASSERT_EQ(made.code, 0) << made.out << made.err;
+
+  const Result summary = weft({"trace", "summary", trace.string(), "--json"});
+  const auto j = parse_json(summary);
+  ASSERT_FALSE(j["kernels"].empty());
+  ASSERT_FALSE(j["dispatches"].empty());
+  // The ordered prints (start, 9 tests, 8 steps) ran in program order; the total is unordered.
+  std::size_t ordered = 0, unordered = 0;
+  for (const auto& effect : j["effects"]) {
+    EXPECT_EQ(effect["failed"], 0);
+    if (effect["ordered"] == true) {
+      ordered += effect["count"].get<std::size_t>();
+      EXPECT_EQ(effect["out_of_order"], 0) << effect.dump();
+    } else {
+      unordered += effect["count"].get<std::size_t>();
+    }
+  }
+  EXPECT_EQ(ordered, 18u);
+  EXPECT_EQ(unordered, 1u);
+  EXPECT_EQ(j["edges"], 17) << "each ordered print after the first waited for the one before";
+  EXPECT_GE(j["compiles"].get<int>(), 1);
+
+  const Result text = weft({"trace", "summary", trace.string()});
+  ASSERT_EQ(text.code, 0) << text.err;
+  EXPECT_CONTAINS(text.out, "program order");
+  EXPECT_CONTAINS(text.out, "Kernels");
+
+  const fs::path json_path = dir_ / "run.json";
+  const Result exported = weft({"trace", "export", trace.string(), "-o", json_path.string()});
+  ASSERT_EQ(exported.code, 0) << exported.err;
+  const auto chrome = nlohmann::json::parse(slurp(json_path));
+  std::size_t slices = 0, starts = 0, finishes = 0;
+  for (const auto& event : chrome["traceEvents"]) {
+    slices += event["ph"] == "X";
+    starts += event["ph"] == "s";
+    finishes += event["ph"] == "f";
+  }
+  EXPECT_EQ(slices, j["spans"].get<std::size_t>());
+  EXPECT_EQ(starts, 17u);
+  EXPECT_EQ(finishes, 17u);
+}
+
+TEST_F(CliTest, WeftTraceEnvironmentVariableRecordsTheDemo) {
+  const fs::path trace = dir_ / "demo.wefttrace";
+  const Result demo = weft({"demo", "--size", "small"}, "WEFT_TRACE=" + quote(trace.string()));
+  ASSERT_EQ(demo.code, 0) << demo.err;
+  const Result summary = weft({"trace", "summary", trace.string(), "--json"});
+  const auto j = parse_json(summary);
+  EXPECT_GT(j["spans"].get<int>(), 100);
+  EXPECT_GT(j["edges"].get<int>(), 0);
+  EXPECT_EQ(j["cache_hits"].get<int>() + j["cache_misses"].get<int>(), j["compiles"].get<int>());
+}
+
+TEST_F(CliTest, TraceToolsRefuseFilesThatAreNotTraces) {
+  const Result missing = weft({"trace", "summary", (dir_ / "nothing.wefttrace").string()});
+  EXPECT_EQ(missing.code, 1);
+  EXPECT_CONTAINS(missing.err, "cannot be opened");
+  const fs::path text = write_text("notes.txt", "not a trace at all\n");
+  const Result foreign = weft({"trace", "export", text.string()});
+  EXPECT_EQ(foreign.code, 1);
+  EXPECT_CONTAINS(foreign.err, "not a weft trace");
+  // --trace never overwrites a file that is not a trace: the command does not run.
+  const Result refused = weft({"devices", "--trace", text.string()});
+  EXPECT_EQ(refused.code, 1);
+  EXPECT_CONTAINS(refused.err, "not a weft trace");
+  EXPECT_EQ(slurp(text), "not a trace at all\n");
+}
+
 TEST_F(CliTest, ShowIrAndKernels) {
   const Result r =
       weft({"run", example("select_tril.weft").string(), "--show-ir", "--show-kernels"});

@@ -255,7 +255,7 @@ TEST(Executable, AddsTwoFloatBuffers) {
   constexpr std::size_t n = 1000;
   OpenCLExecutable add(device, add_plan(n));
   EXPECT_EQ(add.num_inputs(), 2u);
-  EXPECT_GT(add.info().compile_seconds, 0.0);
+  EXPECT_GT(add.info().compile_seconds(), 0.0);
   EXPECT_NE(add.info().source.find("__kernel void add"), std::string::npos);
   ASSERT_EQ(add.info().kernels.size(), 1u);
 
@@ -435,7 +435,7 @@ TEST(Compile, ReusesTheExecutableOfAnEqualGraph) {
   auto first = device.compile(parse_graph(text));
   auto again = device.compile(parse_graph(text));
   EXPECT_EQ(first, again);
-  EXPECT_GT(first->info().compile_seconds, 0.0);
+  EXPECT_GT(first->info().compile_seconds(), 0.0);
   EXPECT_FALSE(first->info().source.empty());
   std::vector<std::shared_ptr<Buffer>> inputs = {upload(device, std::vector<float>{1, 2, 3, 4}),
                                                  upload(device, std::vector<float>{5, 6, 7, 8})};

@@ -8,6 +8,7 @@
 #include "commands.h"
 #include "format.h"
 #include "numeric_flags.h"
+#include "weft/cache/explain.h"
 #include "weft/cache/process_cache.h"
 #include "weft/cache/settings.h"
 #include "weft/cache/store.h"
@@ -24,22 +25,8 @@ std::filesystem::path cache_directory() {
   return settings.directory.empty() ? cache::default_cache_directory() : settings.directory;
 }
 
-// "2026-11-22 18:37:02" in local time.
-std::string format_time(double epoch_seconds) {
-  const auto seconds = static_cast<std::time_t>(epoch_seconds);
-  std::tm local{};
-  localtime_r(&seconds, &local);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%d %H:%M:%S", &local);
-  return text;
-}
-
 std::string shorten(const std::string& key) {
   return key.substr(0, 12);
-}
-
-std::string device_of(const cache::StoredComponents& c) {
-  return c.device_name + " (" + c.platform_name + ")";
 }
 
 json components_json(const cache::StoredComponents& c) {
@@ -177,7 +164,7 @@ int run_ls(const CacheOptions& o) {
     table.add_row({shorten(e.key), e.components.function_name, e.components.device_name,
                    format_bytes(e.compressed_size + e.metadata_size),
                    format_seconds(e.compile_time_s), std::to_string(e.hit_count),
-                   format_time(e.last_used)});
+                   cache::format_local_time(e.last_used)});
   std::cout << table.render("");
   return kExitOk;
 }
@@ -218,8 +205,8 @@ int run_show(const CacheOptions& o) {
                                format_bytes(e.compressed_size) + " compressed)"});
   table.add_row({"launch plan", format_bytes(e.metadata_size)});
   table.add_row({"compile time", format_seconds(e.compile_time_s)});
-  table.add_row({"created", format_time(e.created)});
-  table.add_row({"last used", format_time(e.last_used)});
+  table.add_row({"created", cache::format_local_time(e.created)});
+  table.add_row({"last used", cache::format_local_time(e.last_used)});
   table.add_row({"hits", std::to_string(e.hit_count)});
   std::cout << table.render("", false);
   return kExitOk;
@@ -231,42 +218,26 @@ int run_explain(const CacheOptions& o) {
   cache::ProgramStore store = open_store(false);
   const std::size_t limit = o.limit > 0 ? static_cast<std::size_t>(o.limit) : 10;
   json out = json::array();
-  const auto misses = store.recent_misses(limit);
-  if (misses.empty() && !o.json)
+  const auto explanations = cache::explain_recent_misses(store, limit);
+  if (explanations.empty() && !o.json)
     std::cout << "No misses recorded in " << store.path().string() << ".\n";
-  for (const cache::RecentMiss& miss : misses) {
-    const bool now_cached = store.show(miss.key).has_value();
-    std::vector<cache::ExplainCandidate> nearest;
-    for (auto& candidate : store.explain(miss.components, 4))
-      if (candidate.entry.key != miss.key) nearest.push_back(std::move(candidate));
-    if (o.json) {
-      json candidates = json::array();
-      for (const auto& n : nearest)
-        candidates.push_back({{"key", n.entry.key},
-                              {"function_name", n.entry.components.function_name},
-                              {"differing", n.differing},
-                              {"last_used", n.entry.last_used}});
-      out.push_back({{"key", miss.key},
-                     {"function_name", miss.components.function_name},
-                     {"reason", std::string(cache::to_string(miss.reason))},
-                     {"time", miss.time},
-                     {"now_cached", now_cached},
-                     {"nearest", candidates}});
+  for (const cache::MissExplanation& e : explanations) {
+    if (!o.json) {
+      std::cout << cache::format_explanation(e);
       continue;
     }
-    std::cout << format_time(miss.time) << "  " << miss.components.function_name << "  "
-              << shorten(miss.key) << "  " << cache::to_string(miss.reason) << " on "
-              << device_of(miss.components) << (now_cached ? "  (stored since)" : "") << "\n";
-    if (nearest.empty()) {
-      std::cout << "    no entry of the same function or IR: a first compile\n";
-      continue;
-    }
-    for (const auto& n : nearest)
-      std::cout << "    nearest " << shorten(n.entry.key) << " ("
-                << n.entry.components.function_name << ") differs in: "
-                << (n.differing.empty() ? std::string("nothing (the same key)")
-                                        : join(n.differing, ", "))
-                << "\n";
+    json candidates = json::array();
+    for (const auto& n : e.nearest)
+      candidates.push_back({{"key", n.entry.key},
+                            {"function_name", n.entry.components.function_name},
+                            {"differing", n.differing},
+                            {"last_used", n.entry.last_used}});
+    out.push_back({{"key", e.miss.key},
+                   {"function_name", e.miss.components.function_name},
+                   {"reason", std::string(cache::to_string(e.miss.reason))},
+                   {"time", e.miss.time},
+                   {"now_cached", e.now_cached},
+                   {"nearest", candidates}});
   }
   if (o.json) std::cout << json{{"path", store.path().string()}, {"misses", out}}.dump(2) << "\n";
   return kExitOk;

@@ -56,6 +56,20 @@ struct CacheOptions {
 CLI::App* add_cache_command(CLI::App& app, CacheOptions& options);
 int run_cache(const CacheOptions& options);
 
+struct TraceOptions {
+  std::string action;  // summary, export
+  std::string file;
+  std::string output;
+  bool json = false;
+  int limit = 0;
+};
+CLI::App* add_trace_command(CLI::App& app, TraceOptions& options);
+int run_trace(const TraceOptions& options);
+// --trace FILE, accepted by every subcommand; start_trace starts recording when it was given
+// (the recording is completed when the process exits).
+void add_trace_flag(CLI::App& app, std::string& path);
+void start_trace(const std::string& path);
+
 // Options every subcommand accepts: where the persistent cache is, or that it is off.
 struct CacheFlags {
   std::string directory;

@@ -18,6 +18,7 @@
 #include "random_inputs.h"
 #include "weft/cache/process_cache.h"
 #include "weft/interp/interpreter.h"
+#include "weft/telemetry/telemetry.h"
 #include "weft/weft.h"
 
 namespace weft::cli {
@@ -307,6 +308,12 @@ int run_demo(const DemoOptions& options) {
     if (!s.check.ok()) failures.push_back(s.name + " differs from the reference interpreter");
   }
   std::cout << "\nsummary on " << dev.name() << ":\n" << summary.render();
+  if (telemetry::enabled())
+    std::cout << "\nrecording a trace of this run (WEFT_TRACE or --trace): open it with "
+                 "`weft-monitor FILE`, or `weft trace summary FILE`\n";
+  else
+    std::cout << "\nsee where the time went: `weft demo --trace demo.wefttrace`, then "
+                 "`weft-monitor demo.wefttrace` (or `weft trace summary demo.wefttrace`)\n";
 
   if (!failures.empty()) {
     std::cout.flush();

@@ -64,11 +64,14 @@ int main(int argc, char** argv) {
   app.footer(
       "Environment: WEFT_DEVICE names the default device (e.g. cpu:1); WEFT_CACHE=0 turns the "
       "persistent cache off and WEFT_CACHE_DIR moves it; WEFT_LOG=cache=debug logs every "
-      "cache lookup. The README lists every variable.");
+      "cache lookup; WEFT_TRACE=FILE records a trace (as --trace). The README lists every "
+      "variable.");
   // Global flags are accepted after the subcommand too: `weft run f.weft --no-cache`.
   app.fallthrough();
   CacheFlags cache_flags;
   add_cache_flags(app, cache_flags);
+  std::string trace_path;
+  add_trace_flag(app, trace_path);
 
   DevicesOptions devices_options;
   RunOptions run_options;
@@ -78,6 +81,8 @@ int main(int argc, char** argv) {
   CLI::App* demo = add_demo_command(app, demo_options);
   CacheOptions cache_options;
   CLI::App* cache = add_cache_command(app, cache_options);
+  TraceOptions trace_options;
+  CLI::App* trace = add_trace_command(app, trace_options);
 
   try {
     app.parse(argc, argv);
@@ -93,6 +98,8 @@ int main(int argc, char** argv) {
   // Every failure becomes a one-line message and an exit code; nothing may abort.
   try {
     apply_cache_flags(cache_flags);
+    if (*trace) return run_trace(trace_options);
+    start_trace(trace_path);
     if (*cache) return run_cache(cache_options);
     if (*devices) return run_devices(devices_options);
     if (*run) return run_run(run_options);

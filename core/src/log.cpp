@@ -18,12 +18,13 @@ namespace {
 // Every component that logs, in one place: WEFT_LOG=NAME=LEVEL for any other name is a typo and
 // is reported. Add a name here when a new part of weft starts logging under it.
 constexpr std::string_view kKnownComponents[] = {
-    "build",     // OpenCL program builds: build logs and options
-    "cache",     // the persistent compilation cache: lookups, stores, misses, damage
-    "callback",  // host steps: callbacks, prints, their queue and failures
-    "cli",       // the weft command-line tool
-    "codegen",   // OpenCL C generation from a schedule
-    "runtime",   // dispatch, transfers, queues and events
+    "build",      // OpenCL program builds: build logs and options
+    "cache",      // the persistent compilation cache: lookups, stores, misses, damage
+    "callback",   // host steps: callbacks, prints, their queue and failures
+    "cli",        // the weft command-line tool
+    "codegen",    // OpenCL C generation from a schedule
+    "runtime",    // dispatch, transfers, queues and events
+    "telemetry",  // trace files and the live monitor stream
 };
 
 struct Levels {

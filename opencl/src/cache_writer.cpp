@@ -13,6 +13,7 @@
 #include "weft/error.h"
 #include "weft/log.h"
 #include "weft/opencl/cl_error.h"
+#include "weft/telemetry/telemetry.h"
 
 namespace weft::opencl::detail {
 
@@ -42,7 +43,25 @@ bool control_flow_idle() {
   return true;
 }
 
+// The store's span on the cache writer's row.
+void record_store(const CacheWrite& write, std::int64_t start_ns, std::string_view status,
+                  std::size_t bytes) {
+  telemetry::Span span;
+  span.id = telemetry::next_id();
+  span.kind = telemetry::SpanKind::cache_store;
+  span.track = telemetry::this_thread_track();
+  span.name = write.components.function_name;
+  span.start_ns = start_ns;
+  span.end_ns = telemetry::now_ns();
+  span.args = {{"key", write.key},
+               {"status", std::string(status)},
+               {"bytes", std::to_string(bytes)},
+               {"device", write.device_label}};
+  telemetry::emit(std::move(span));
+}
+
 void perform(CacheWrite& write) {
+  const std::int64_t start_ns = telemetry::enabled() ? telemetry::now_ns() : 0;
   std::vector<cl_event> events;
   for (const ClEvent& e : write.first_run_events) events.push_back(e.get());
   if (!events.empty()) {
@@ -79,6 +98,7 @@ void perform(CacheWrite& write) {
   }
   const cache::InsertResult result =
       write.store->insert(write.components, binary, write.metadata, compile_seconds);
+  if (start_ns) record_store(write, start_ns, cache::to_string(result.status), binary.size());
   if (result.status == cache::InsertStatus::error) {
     cache::ProcessCache::instance().give_up(write.store.get(), result.detail);
     return;
@@ -123,6 +143,7 @@ class Writer {
 
  private:
   void loop() {
+    telemetry::set_thread_name("cache writer", telemetry::TrackKind::cache_writer);
     std::unique_lock lock(mutex_);
     for (;;) {
       wake_.wait(lock, [&] { return stopped_ || !queue_.empty(); });

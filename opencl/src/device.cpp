@@ -3,6 +3,7 @@
 #include "runtime/host_tasks.h"
 
 #include "runtime/device_runtime.h"
+#include "runtime/run_telemetry.h"
 
 #include "discovery.h"
 
@@ -20,6 +21,20 @@
 #include "weft/opencl/executable.h"
 
 namespace weft::opencl {
+
+namespace {
+
+// A transfer outside any run (parent 0): timed by the command's profile, or on this thread.
+telemetry::Span transfer_span(const char* name, std::size_t bytes, const std::string& device) {
+  telemetry::Span span;
+  span.id = telemetry::next_id();
+  span.kind = telemetry::SpanKind::transfer;
+  span.name = name;
+  span.args = {{"bytes", std::to_string(bytes)}, {"device", device}};
+  return span;
+}
+
+}  // namespace
 
 namespace {
 
@@ -88,7 +103,7 @@ OpenCLDevice::OpenCLDevice(DeviceInfo info, cl_device_id id, ClContext context, 
       context_(std::move(context)),
       queue_(std::move(queue)),
       pool_(std::make_unique<BufferPool>(pool_capacity(info_))),
-      runtime_(std::make_unique<detail::DeviceRuntime>(label())) {}
+      runtime_(std::make_unique<detail::DeviceRuntime>(info_.name, label())) {}
 
 OpenCLDevice::~OpenCLDevice() = default;
 
@@ -181,12 +196,21 @@ std::shared_ptr<Buffer> OpenCLDevice::upload(const void* host, std::size_t bytes
     throw InvalidArgumentError("weft: upload to " + label() + " of " + describe_bytes(bytes) +
                                " from a null host pointer");
   cl_int status = CL_SUCCESS;
+  const std::int64_t start_ns = telemetry::enabled() ? telemetry::now_ns() : 0;
   // COPY_HOST_PTR copies before returning, so the caller may free `host` at once and the
   // buffer needs no ready event.
   cl_mem mem = clCreateBuffer(context_.get(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes,
                               const_cast<void*>(host), &status);
   if (status != CL_SUCCESS)
     throw_cl_error(status, "clCreateBuffer (" + describe_bytes(bytes) + ")", label());
+  if (start_ns) {
+    // The copy happens inside clCreateBuffer, on this thread.
+    telemetry::Span span = transfer_span("upload", bytes, name());
+    span.track = telemetry::this_thread_track();
+    span.start_ns = start_ns;
+    span.end_ns = telemetry::now_ns();
+    telemetry::emit(std::move(span));
+  }
   return std::make_shared<OpenCLBuffer>(*this, ClMem(mem), bytes);
 }
 
@@ -209,10 +233,17 @@ void OpenCLDevice::download(const Buffer& buffer, void* host, std::size_t bytes)
   // A runtime run's output is waited for on the host: no queued command waits on its event.
   if (source->pending_runtime_output()) wait(buffer);
   cl_event ready = source->ready_event();
-  if (cl_int err = clEnqueueReadBuffer(queue_.get(), source->mem(), CL_TRUE, 0, bytes, host,
-                                       ready ? 1 : 0, ready ? &ready : nullptr, nullptr)) {
+  const bool recording = telemetry::enabled();
+  cl_event read = nullptr;
+  if (cl_int err =
+          clEnqueueReadBuffer(queue_.get(), source->mem(), CL_TRUE, 0, bytes, host, ready ? 1 : 0,
+                              ready ? &ready : nullptr, recording ? &read : nullptr)) {
     source->rethrow_failure();  // the run that was to write it failed: say why
     throw_cl_error(err, "clEnqueueReadBuffer", label());
+  }
+  if (read) {
+    ClEvent event(read);
+    detail::record_command(*this, event.get(), transfer_span("download", bytes, name()));
   }
 }
 
@@ -268,6 +299,8 @@ std::shared_ptr<Buffer> OpenCLDevice::copy_from(const Buffer& source) {
            "clEnqueueCopyBuffer", label());
   copy->set_ready_event(ClEvent(done));
   from->add_reader(ClEvent::retain(done));
+  if (telemetry::enabled())
+    detail::record_command(*this, done, transfer_span("copy", from->bytes(), name()));
   check_cl(clFlush(queue_.get()), "clFlush", label());
   return copy;
 }

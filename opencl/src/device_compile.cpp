@@ -14,6 +14,7 @@
 #include "weft/opencl/codegen.h"
 #include "weft/opencl/device.h"
 #include "weft/opencl/executable.h"
+#include "weft/telemetry/telemetry.h"
 
 namespace weft::opencl {
 
@@ -38,6 +39,67 @@ std::string codegen_options(const DeviceCaps& caps) {
          " local_mem=" + std::to_string(caps.local_mem_bytes) +
          " compute_units=" + std::to_string(caps.compute_units) +
          " gpu=" + (caps.is_gpu ? "1" : "0");
+}
+
+std::int64_t nanoseconds(double seconds) {
+  return static_cast<std::int64_t>(seconds * 1e9);
+}
+
+// The compile span and its phases (laid end to end from the compile's start, in the order they
+// run: plan, codegen, the cache lookup (its own span), build).
+void record_compile(OpenCLExecutable& executable, const Graph& graph, telemetry::Id id,
+                    std::int64_t start_ns) {
+  const CompiledInfo& info = executable.info();
+  const telemetry::Id program = executable.telemetry_program(print_graph(graph)).id;
+  const telemetry::Track& track = telemetry::this_thread_track();
+  telemetry::Span span;
+  span.id = id;
+  span.kind = telemetry::SpanKind::compile;
+  span.track = track;
+  span.name = graph.name;
+  span.start_ns = start_ns;
+  span.end_ns = telemetry::now_ns();
+  span.args = {{"device", executable.device().name()},
+               {"cache", info.cache_status},
+               {"key", info.cache_key},
+               {"program", std::to_string(program)},
+               {"kernels", std::to_string(info.kernels.size())}};
+  telemetry::emit(std::move(span));
+  std::int64_t at = start_ns;
+  auto phase = [&](const char* name, double seconds) {
+    telemetry::Span p;
+    p.id = telemetry::next_id();
+    p.parent = id;
+    p.kind = telemetry::SpanKind::compile_phase;
+    p.track = track;
+    p.name = name;
+    p.start_ns = at;
+    p.end_ns = at + nanoseconds(seconds);
+    at = p.end_ns;
+    telemetry::emit(std::move(p));
+  };
+  phase("plan", info.compile_time.plan);
+  phase("codegen", info.compile_time.codegen);
+  at += nanoseconds(info.compile_time.cache_lookup);
+  phase("build", info.compile_time.build);
+}
+
+void record_lookup(const std::string& function, const std::string& device, telemetry::Id compile,
+                   const std::string& key, std::int64_t start_ns, std::int64_t end_ns,
+                   std::string_view status, std::string_view reason) {
+  telemetry::Span span;
+  span.id = telemetry::next_id();
+  span.parent = compile;
+  span.kind = telemetry::SpanKind::cache_lookup;
+  span.track = telemetry::this_thread_track();
+  span.name = function;
+  span.start_ns = start_ns;
+  span.end_ns = end_ns;
+  span.args = {{"key", key},
+               {"status", std::string(status)},
+               {"reason", std::string(reason)},
+               {"device", device}};
+  telemetry::emit(std::move(span));
 }
 
 std::string milliseconds(double seconds) {
@@ -68,7 +130,6 @@ cache::CacheKeyComponents OpenCLDevice::cache_components(const Graph& graph) con
 }
 
 std::shared_ptr<Executable> OpenCLDevice::compile(const Graph& graph) {
-  const auto start = Clock::now();
   std::string text = print_graph(graph);
   // Executables hold their graph's host functions, so equal text with other functions is
   // another executable (the program and its cache entry are still shared).
@@ -81,21 +142,24 @@ std::shared_ptr<Executable> OpenCLDevice::compile(const Graph& graph) {
     std::lock_guard lock(executables_mutex_);
     if (auto found = executables_.find(text); found != executables_.end()) return found->second;
   }
+  const bool recording = telemetry::enabled();
+  const std::int64_t start_ns = recording ? telemetry::now_ns() : 0;
+  const telemetry::Id compile_id = recording ? telemetry::next_id() : 0;
   // Compiled outside the lock, as in build_program.
-  std::shared_ptr<Executable> executable = compile_with_cache(graph);
+  std::shared_ptr<OpenCLExecutable> executable = compile_with_cache(graph, compile_id);
   if (!executable) {
-    auto fresh = std::make_shared<OpenCLExecutable>(*this, plan_program(graph, caps()));
-    fresh->set_compile_facts(graph.params.size(), seconds_since(start));
-    fresh->set_cache_outcome("off", {});
-    executable = std::move(fresh);
+    executable = std::make_shared<OpenCLExecutable>(*this, plan_program(graph, caps()));
+    executable->set_compile_facts(graph.params.size(), graph.name);
+    executable->set_cache_outcome("off", {});
   }
-  static_cast<OpenCLExecutable&>(*executable).set_callbacks(graph.callbacks);
+  executable->set_callbacks(graph.callbacks);
+  if (recording) record_compile(*executable, graph, compile_id, start_ns);
   std::lock_guard lock(executables_mutex_);
   return executables_.emplace(std::move(text), std::move(executable)).first->second;
 }
 
-std::shared_ptr<Executable> OpenCLDevice::compile_with_cache(const Graph& graph) {
-  const auto start = Clock::now();
+std::shared_ptr<OpenCLExecutable> OpenCLDevice::compile_with_cache(const Graph& graph,
+                                                                   telemetry::Id compile_id) {
   cache::ProcessCache& process_cache = cache::ProcessCache::instance();
   std::shared_ptr<cache::ProgramStore> store = process_cache.store();
   if (!store) return nullptr;
@@ -107,20 +171,32 @@ std::shared_ptr<Executable> OpenCLDevice::compile_with_cache(const Graph& graph)
   // stored byte can decide a buffer size or a launch.
   ProgramPlan plan = plan_program(graph, caps());
 
+  const auto lookup_start = Clock::now();
+  const std::int64_t lookup_start_ns = compile_id ? telemetry::now_ns() : 0;
   cache::LookupResult found = store->lookup(components);
+  const double lookup_seconds = seconds_since(lookup_start);
+  const std::int64_t lookup_end_ns = compile_id ? telemetry::now_ns() : 0;
+  auto record = [&](std::string_view status, std::string_view reason) {
+    if (compile_id)
+      record_lookup(graph.name, info_.name, compile_id, key, lookup_start_ns, lookup_end_ns, status,
+                    reason);
+  };
   switch (found.status) {
     case cache::LookupStatus::error:
       process_cache.give_up(store.get(), found.detail);
+      record("error", to_string(found.reason));
       break;
     case cache::LookupStatus::corrupt:
       log::warning(kComponent, found.detail + (store->options().writer
                                                    ? "; compiling again and rewriting it"
                                                    : "; compiling again (this process does not "
                                                      "write the cache, so a writer repairs it)"));
+      record("corrupt", to_string(found.reason));
       break;
     case cache::LookupStatus::miss:
       log::debug(kComponent,
                  "lookup " + what + ": miss (" + std::string(to_string(found.reason)) + ")");
+      record("miss", to_string(found.reason));
       break;
     case cache::LookupStatus::hit: {
       std::string problem;
@@ -132,19 +208,23 @@ std::shared_ptr<Executable> OpenCLDevice::compile_with_cache(const Graph& graph)
         if (std::string difference = detail::plan_difference(*stored, plan); !difference.empty())
           throw Error("its launch plan is not the one weft generates for this graph (" +
                       difference + ")");
+        const auto load_start = Clock::now();
         ClProgram program = build_program_from_binary(found.binary, plan.build_options);
         auto executable = std::make_shared<OpenCLExecutable>(*this, std::move(plan), program);
-        const double seconds = seconds_since(start);
-        executable->set_compile_facts(graph.params.size(), seconds);
+        const double load_seconds = seconds_since(load_start);
+        executable->set_compile_facts(graph.params.size(), graph.name);
+        executable->set_compile_time(lookup_seconds, load_seconds);
         executable->set_cache_outcome("hit", key);
+        record("hit", to_string(cache::MissReason::none));
         log::debug(kComponent, "lookup " + what + ": hit, " + std::to_string(found.binary.size()) +
-                                   " bytes, loaded in " + milliseconds(seconds) +
+                                   " bytes, loaded in " + milliseconds(load_seconds) +
                                    " (compiling took " + milliseconds(found.compile_time_s) + ")");
         return executable;
       } catch (const OutOfMemoryError&) {
         throw;  // the device's problem, not the entry's
       } catch (const Error& e) {
         const bool deleted = store->reject(components);
+        record("miss", to_string(cache::MissReason::rejected));
         log::warning(kComponent,
                      "cache entry " + what + " in " + store->path().string() +
                          " is unusable: " + e.what() +
@@ -155,8 +235,8 @@ std::shared_ptr<Executable> OpenCLDevice::compile_with_cache(const Graph& graph)
   }
 
   auto executable = std::make_shared<OpenCLExecutable>(*this, std::move(plan));
-  const double build_seconds = seconds_since(start);
-  executable->set_compile_facts(graph.params.size(), build_seconds);
+  executable->set_compile_facts(graph.params.size(), graph.name);
+  executable->set_compile_time(lookup_seconds, std::nullopt);
   const bool cached = found.status != cache::LookupStatus::error;
   executable->set_cache_outcome(cached ? "miss" : "off", cached ? key : std::string());
   if (cached && store->options().writer) {
@@ -168,7 +248,7 @@ std::shared_ptr<Executable> OpenCLDevice::compile_with_cache(const Graph& graph)
     write->program = ClProgram::retain(executable->program());
     write->device = id_;
     write->device_label = label();
-    write->build_seconds = build_seconds;
+    write->build_seconds = executable->info().compile_seconds();
     executable->store_after_first_run(std::move(write));
   }
   return executable;

@@ -7,6 +7,7 @@
 #include "runtime/device_runtime.h"
 
 #include "cache_writer.h"
+#include "runtime/run_telemetry.h"
 
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -25,6 +26,7 @@
 #include "weft/error.h"
 #include "weft/opencl/cl_error.h"
 #include "weft/opencl/device_info.h"
+#include "weft/telemetry/environment.h"
 
 namespace weft::opencl {
 
@@ -309,6 +311,9 @@ void drain_queues_at_exit() {
   for (OpenCLDevice* device : discovered().all) clFinish(device->queue());
   // First runs have finished, so their programs can go into the persistent cache now.
   detail::finish_cache_writes(/*stop=*/true);
+  // Every command has completed: its profile becomes a span, and the recording is complete.
+  detail::stop_command_profiler();
+  telemetry::flush();
 }
 
 // glibc destroys the exiting thread's thread_local objects before it runs any exit handler or
@@ -325,6 +330,8 @@ const Devices& discovered() {
   // Never destroyed: drivers may unload before static destructors run, and buffers held in
   // user statics may outlive any destruction order we could pick.
   static const Devices* devices = [] {
+    // Before the exit handler below is registered, so recording stops after the drain.
+    telemetry::configure_from_environment();
     auto* found = new Devices(discover());
     std::atexit(drain_queues_at_exit);
     return found;

@@ -39,10 +39,20 @@ struct KernelSummary {
   std::string why_buffer;
 };
 
+// Where compile time went, each phase timed where it happens (seconds).
+struct CompilePhases {
+  double plan = 0;          // dtype checks, fusion and scheduling
+  double codegen = 0;       // device code generation
+  double cache_lookup = 0;  // the persistent cache's lookup (reading the entry on a hit)
+  double build = 0;         // the driver's build, or loading a cached binary
+  double total() const { return plan + codegen + cache_lookup + build; }
+};
+
 struct CompiledInfo {
   std::vector<KernelSummary> kernels;  // one per fused kernel, in launch order
   int intermediate_buffers = 0;        // buffers that are neither inputs nor outputs
-  double compile_seconds = 0;
+  CompilePhases compile_time;
+  double compile_seconds() const { return compile_time.total(); }
   std::string source;  // generated device code
   // The persistent cache's part: "hit" (built from a stored binary), "miss" (compiled; stored
   // after the first run when it qualifies), "off" (disabled or unusable), or empty.

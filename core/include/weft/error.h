@@ -97,4 +97,11 @@ class CacheError : public Error {
   using Error::Error;
 };
 
+// A trace file (WEFT_TRACE, `weft run --trace`) could not be written, or a file given to the
+// trace tools is not a readable weft trace (not one at all, truncated, corrupt, or from a newer
+// weft). The message names the file.
+class TraceError : public Error {
+  using Error::Error;
+};
+
 }  // namespace weft

@@ -8,6 +8,7 @@
 #include "trace/effect_tokens.h"
 #include "weft/backend.h"
 #include "weft/error.h"
+#include "weft/telemetry/host_span.h"
 
 namespace weft {
 
@@ -132,10 +133,25 @@ bool Array::is_concrete() const {
   return valid() && impl_->kind == ArrayImpl::Kind::Concrete;
 }
 
+namespace {
+
+// What a wait's span says: the array and the line that waited.
+telemetry::Args wait_args(const ArrayImpl& impl, const std::source_location& loc) {
+  if (!telemetry::enabled()) return {};
+  std::string file = loc.file_name();
+  if (auto slash = file.find_last_of('/'); slash != std::string::npos) file.erase(0, slash + 1);
+  return {{"array", std::string(dtype_name(impl.dtype)) + shape_to_string(impl.shape)},
+          {"device", impl.buffer->device().name()},
+          {"location", file + ":" + std::to_string(loc.line())}};
+}
+
+}  // namespace
+
 HostArray Array::to_host(std::source_location loc) const {
   const ArrayImpl& impl = concrete_or_throw(*this, "to_host()", loc);
   if (impl.kind == ArrayImpl::Kind::Literal) return literal_to_host(impl);
   HostArray h(impl.dtype, impl.shape);
+  telemetry::HostSpan wait(telemetry::SpanKind::array_wait, "to_host", wait_args(impl, loc));
   try {
     impl.buffer->device().download(*impl.buffer, h.raw(), h.nbytes());
   } catch (const CallbackException&) {
@@ -178,6 +194,8 @@ Array::operator bool() const {
 const Array& Array::block_until_ready(std::source_location loc) const {
   const ArrayImpl& impl = concrete_or_throw(*this, "block_until_ready()", loc);
   if (impl.kind == ArrayImpl::Kind::Concrete) {
+    telemetry::HostSpan wait(telemetry::SpanKind::array_wait, "block_until_ready",
+                             wait_args(impl, loc));
     try {
       impl.buffer->device().wait(*impl.buffer);
     } catch (const CallbackException&) {

@@ -9,6 +9,7 @@
 #include "weft/callback.h"
 #include "weft/error.h"
 #include "weft/ir/host_callback.h"
+#include "weft/telemetry/host_span.h"
 
 namespace weft {
 namespace detail {
@@ -112,6 +113,10 @@ void effects_barrier(EffectsBarrierScope scope) {
   } else {
     tokens = detail::output_tokens().take_all();
   }
+  telemetry::HostSpan wait(
+      telemetry::SpanKind::barrier_wait, "effects_barrier",
+      {{"scope", scope == EffectsBarrierScope::ThisThread ? "this thread" : "all threads"},
+       {"tokens", std::to_string(tokens.size())}});
   std::exception_ptr failure;
   for (const auto& token : tokens) {
     try {

@@ -5,6 +5,7 @@
 #include "weft/compile/tokens.h"
 #include "weft/error.h"
 #include "weft/ir/text.h"
+#include "weft/telemetry/host_span.h"
 #include "weft/trace/trace.h"
 
 namespace weft {
@@ -48,6 +49,9 @@ std::string leaf_signature(const Array& a, std::size_t index) {
 JitCore::JitCore(JitOptions options, std::source_location location)
     : options_(std::move(options)), location_(location) {
   name_ = options_.name.empty() ? default_name(location_) : options_.name;
+  std::string file = location_.file_name();
+  if (auto slash = file.find_last_of('/'); slash != std::string::npos) file.erase(0, slash + 1);
+  call_site_ = {name_, file + ":" + std::to_string(location_.line())};
 }
 
 Device* JitCore::pick_device(const std::vector<Array>& leaves) const {
@@ -58,6 +62,8 @@ Device* JitCore::pick_device(const std::vector<Array>& leaves) const {
 }
 
 JitCore::Traced JitCore::trace(const std::vector<Array>& leaves, const TraceFn& fn) {
+  telemetry::HostSpan span(telemetry::SpanKind::compile_phase, "trace",
+                           {{"function", name_}, {"location", call_site_.location}});
   TraceScope scope(name_, location_);
   std::vector<Array> tracers;
   tracers.reserve(leaves.size());
@@ -120,6 +126,8 @@ std::vector<Array> JitCore::execute(const Entry& entry, const std::vector<Array>
     add_input(leaves[i], "argument leaf " + std::to_string(i));
   for (std::size_t i = 0; i < entry.captured.size(); ++i)
     add_input(entry.captured[i], "a captured array");
+  // The device runtime labels the dispatch's telemetry with the function and where it was made.
+  telemetry::ScopedCallSite site(&call_site_);
   auto buffers = run_with_effect_tokens(*entry.executable, device, entry.tokens, std::move(inputs));
   std::vector<Array> outputs;
   outputs.reserve(buffers.size());

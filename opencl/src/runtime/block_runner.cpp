@@ -159,6 +159,17 @@ void BlockRunner::launch(const LaunchPlan& launch, BlockState& state) {
     throw_cl_error(err, "clEnqueueNDRangeKernel(" + launch.kernel + ")", device_.label());
   ClEvent event(done);
   if (launch_events_) launch_events_->push_back(event);
+  if (RunTelemetry* t = host_.telemetry) {
+    telemetry::Args args = {{"device", t->device},
+                            {"program", std::to_string(t->program)},
+                            {"global_size", std::to_string(launch.global_size)},
+                            {"local_size", std::to_string(launch.local_size)}};
+    if (t->fused_ops)
+      if (auto ops = t->fused_ops->find(launch.kernel); ops != t->fused_ops->end())
+        args.emplace_back("fused_ops", ops->second);
+    if (!t->iteration.empty()) args.emplace_back("iteration", t->iteration);
+    record(event.get(), telemetry::SpanKind::kernel, launch.kernel, std::move(args));
+  }
   for (int arg : launch.args) {
     const auto b = static_cast<std::size_t>(arg);
     if (contains(launch.writes, arg)) {
@@ -182,8 +193,60 @@ ClEvent BlockRunner::copy(const Slot& source, std::size_t source_offset, const S
     throw_cl_error(err, "clEnqueueCopyBuffer", device_.label());
   ClEvent event(done);
   source->add_reader(event);
+  if (host_.telemetry)
+    record(event.get(), telemetry::SpanKind::transfer, "copy", {{"bytes", std::to_string(bytes)}});
   return event;
 }
+
+void BlockRunner::record(cl_event event, telemetry::SpanKind kind, std::string name,
+                         telemetry::Args args) {
+  telemetry::Span span;
+  span.id = telemetry::next_id();
+  span.parent = host_.telemetry->dispatch;
+  span.kind = kind;
+  span.name = std::move(name);
+  span.args = std::move(args);
+  if (kind != telemetry::SpanKind::kernel)
+    span.args.emplace_back("device", host_.telemetry->device);
+  record_command(device_, event, std::move(span));
+}
+
+void BlockRunner::record_here(telemetry::SpanKind kind, std::string name, std::int64_t start_ns,
+                              telemetry::Args args) {
+  telemetry::Span span;
+  span.id = telemetry::next_id();
+  span.parent = host_.telemetry->dispatch;
+  span.kind = kind;
+  span.track = telemetry::this_thread_track();
+  span.name = std::move(name);
+  span.start_ns = start_ns;
+  span.end_ns = telemetry::now_ns();
+  span.args = std::move(args);
+  span.args.emplace_back("device", host_.telemetry->device);
+  telemetry::emit(std::move(span));
+}
+
+namespace {
+
+// Labels the kernels of a loop body with the iteration ("3", "3/1" when nested).
+class IterationLabel {
+ public:
+  explicit IterationLabel(RunTelemetry* run) : run_(run) {
+    if (run_) saved_ = run_->iteration;
+  }
+  ~IterationLabel() {
+    if (run_) run_->iteration = std::move(saved_);
+  }
+  void set(std::int64_t iteration) {
+    if (run_) run_->iteration = (saved_.empty() ? "" : saved_ + "/") + std::to_string(iteration);
+  }
+
+ private:
+  RunTelemetry* run_;
+  std::string saved_;
+};
+
+}  // namespace
 
 Slot BlockRunner::scalar_i32(std::int32_t value) {
   Slot slot = device_.allocate(sizeof value);
@@ -238,7 +301,9 @@ RunTask<bool> BlockRunner::run_loop(const BlockPlan& block, const StepPlan& step
     stacked_first_wait[j] = stacked[j]->take_prior_uses();
 
   std::vector<cl_event> wait;
+  IterationLabel label(host_.telemetry);
   for (std::int64_t iteration = 0; iteration < length; ++iteration) {
+    label.set(iteration);
     const std::int64_t row = step.reverse ? length - 1 - iteration : iteration;
     if (used[0]) params[0] = scalar_i32(static_cast<std::int32_t>(row));
     for (std::size_t j = 0; j < m; ++j) {
@@ -292,6 +357,7 @@ RunTask<std::int64_t> BlockRunner::host_value(const Slot& slot, DType dtype) {
   if (!runtime_)
     throw DeviceError("weft: internal error: a while or cond step ran off the device runtime");
   const std::size_t bytes = dtype == DType::Bool ? 1 : dtype_size(dtype);
+  const std::int64_t start_ns = host_.telemetry ? telemetry::now_ns() : 0;
   auto value = std::make_unique<std::uint8_t[]>(8);
   cl_event done = nullptr;
   {
@@ -306,6 +372,8 @@ RunTask<std::int64_t> BlockRunner::host_value(const Slot& slot, DType dtype) {
   }
   ClEvent event(done);
   slot->add_reader(event);
+  if (host_.telemetry)
+    record(event.get(), telemetry::SpanKind::transfer, "read", {{"bytes", std::to_string(bytes)}});
   const cl_int status = co_await EventPause{runtime_, event.get()};
   if (status != CL_COMPLETE)
     throw_cl_error(status, "computing a while predicate or cond index", device_.label());
@@ -330,6 +398,9 @@ RunTask<std::int64_t> BlockRunner::host_value(const Slot& slot, DType dtype) {
       std::memcpy(&result, value.get(), sizeof result);
       break;
   }
+  if (host_.telemetry)
+    record_here(telemetry::SpanKind::predicate_read, dtype == DType::Bool ? "predicate" : "index",
+                start_ns, {{"value", std::to_string(result)}});
   co_return result;
 }
 
@@ -338,11 +409,17 @@ RunTask<bool> BlockRunner::run_while(const StepPlan& step, BlockState& state) {
   std::vector<Slot> params;
   for (int operand : step.operands)
     params.push_back(state.slots[static_cast<std::size_t>(operand)]);
-  while (true) {
+  IterationLabel label(host_.telemetry);
+  for (std::int64_t iteration = 0;; ++iteration) {
+    const std::int64_t start_ns = host_.telemetry ? telemetry::now_ns() : 0;
+    label.set(iteration);
     std::vector<Slot> predicate = co_await run(step.regions.at(0), params);
     if (co_await host_value(predicate.at(0), DType::Bool) == 0) break;
     std::vector<Slot> next = co_await run(step.regions.at(1), params);
     for (std::size_t k = 0; k < n; ++k) params[k] = std::move(next[k]);
+    if (host_.telemetry)
+      record_here(telemetry::SpanKind::loop_iteration, "iteration", start_ns,
+                  {{"index", std::to_string(iteration)}});
   }
   params.resize(n);
   bind_results(step, state, std::move(params));
@@ -396,7 +473,8 @@ std::optional<BlockRunner::PendingHostResults> BlockRunner::start_host(const Ste
     std::shared_lock<std::shared_mutex> gate;
     if (launch_mutex_) gate = std::shared_lock(launch_gate());
     task = start_host_task(device_, plan, std::move(callback), args, token_in,
-                           carries_failure(token_in), host_.level, host_.inline_tasks);
+                           carries_failure(token_in), host_.level, host_.inline_tasks,
+                           host_.telemetry);
     // The reads must reach the device before anything waits for them.
     if (!plan.returns.empty())
       if (cl_int err = clFlush(device_.queue())) throw_cl_error(err, "clFlush", device_.label());

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "runtime/run_task.h"
+#include "runtime/run_telemetry.h"
 #include "weft/dtype.h"
 #include "weft/ir/host_callback.h"
 #include "weft/opencl/buffer.h"
@@ -48,6 +49,8 @@ struct HostStepContext {
   // The run's token inputs. A failure recorded on them belongs to an earlier dispatch, which
   // reported it through its own output token: steps order after them but do not inherit it.
   std::vector<const OpenCLBuffer*> input_tokens;
+  // The run's telemetry; null when not recording.
+  RunTelemetry* telemetry = nullptr;
 };
 
 class BlockRunner {
@@ -108,6 +111,11 @@ class BlockRunner {
                std::size_t target_offset, std::size_t bytes, std::vector<cl_event>& wait);
   // A fresh i32 buffer holding `value`.
   Slot scalar_i32(std::int32_t value);
+  // Telemetry (only while recording): a command's span once it completes, and a span of this
+  // thread that ends now.
+  void record(cl_event event, telemetry::SpanKind kind, std::string name, telemetry::Args args);
+  void record_here(telemetry::SpanKind kind, std::string name, std::int64_t start_ns,
+                   telemetry::Args args);
 
   OpenCLDevice& device_;
   const std::unordered_map<const LaunchPlan*, cl_kernel>& kernels_;

@@ -100,4 +100,14 @@ bool OpenCLBuffer::is_ready() const {
   return status == CL_COMPLETE;
 }
 
+void OpenCLBuffer::set_trace_sources(std::vector<telemetry::Id> sources) {
+  std::lock_guard lock(trace_mutex_);
+  trace_sources_ = std::move(sources);
+}
+
+std::vector<telemetry::Id> OpenCLBuffer::trace_sources() const {
+  std::lock_guard lock(trace_mutex_);
+  return trace_sources_;
+}
+
 }  // namespace weft::opencl

@@ -2,6 +2,7 @@
 
 #include "weft/log.h"
 #include "weft/opencl/cl_error.h"
+#include "weft/telemetry/telemetry.h"
 
 namespace weft::opencl::detail {
 
@@ -93,6 +94,7 @@ int DeviceRuntime::runs_in_flight() {
 }
 
 void DeviceRuntime::loop() {
+  telemetry::set_thread_name("runtime " + device_, telemetry::TrackKind::runtime, device_);
   std::unique_lock lock(mutex_);
   while (true) {
     wake_.wait(lock, [&] { return stopping_ || !ready_.empty(); });

@@ -19,7 +19,8 @@ namespace weft::opencl::detail {
 
 class DeviceRuntime {
  public:
-  explicit DeviceRuntime(std::string label) : label_(std::move(label)) {}
+  DeviceRuntime(std::string device, std::string label)
+      : device_(std::move(device)), label_(std::move(label)) {}
   DeviceRuntime(const DeviceRuntime&) = delete;
   DeviceRuntime& operator=(const DeviceRuntime&) = delete;
   ~DeviceRuntime();
@@ -45,6 +46,7 @@ class DeviceRuntime {
  private:
   void loop();
 
+  std::string device_;  // "cpu:0", for the thread's telemetry row
   std::string label_;
   std::mutex mutex_;
   std::condition_variable wake_;

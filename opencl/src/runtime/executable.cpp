@@ -5,10 +5,12 @@
 #include "runtime/block_runner.h"
 #include "runtime/device_runtime.h"
 #include "runtime/host_tasks.h"
+#include "runtime/run_telemetry.h"
 
 #include <algorithm>
 #include <chrono>
 #include <coroutine>
+#include <optional>
 #include <shared_mutex>
 #include <string>
 #include <tuple>
@@ -45,7 +47,7 @@ OpenCLExecutable::OpenCLExecutable(OpenCLDevice& device, ProgramPlan plan)
   program_ = device.build_program(plan_.source, plan_.build_options);
   create_kernels();
   std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
-  plan_.info.compile_seconds = elapsed.count();
+  plan_.info.compile_time.build = elapsed.count();
 }
 
 OpenCLExecutable::OpenCLExecutable(OpenCLDevice& device, ProgramPlan plan, ClProgram program)
@@ -122,9 +124,40 @@ void OpenCLExecutable::set_callbacks(std::vector<std::shared_ptr<const HostCallb
   callbacks_ = std::move(callbacks);
 }
 
-void OpenCLExecutable::set_compile_facts(std::size_t num_inputs, double compile_seconds) {
+void OpenCLExecutable::set_compile_facts(std::size_t num_inputs, std::string function_name) {
   num_inputs_ = std::max(num_inputs_, num_inputs);
-  plan_.info.compile_seconds = compile_seconds;
+  function_name_ = std::move(function_name);
+}
+
+void OpenCLExecutable::set_compile_time(double cache_lookup_seconds,
+                                        std::optional<double> build_seconds) {
+  plan_.info.compile_time.cache_lookup = cache_lookup_seconds;
+  if (build_seconds) plan_.info.compile_time.build = *build_seconds;
+}
+
+const OpenCLExecutable::TelemetryProgram& OpenCLExecutable::telemetry_program(
+    const std::string& ir_text) {
+  std::call_once(telemetry_once_, [&] {
+    TelemetryProgram& record = telemetry_program_;
+    record.id = telemetry::next_id();
+    record.function = function_name_;
+    telemetry::Program program;
+    program.id = record.id;
+    program.function = function_name_;
+    program.device = device_->name();
+    program.cache_key = plan_.info.cache_key;
+    program.cache_status = plan_.info.cache_status;
+    program.ir = ir_text;
+    program.source = plan_.info.source;
+    for (const KernelSummary& k : plan_.info.kernels) {
+      std::string ops;
+      for (const std::string& op : k.fused_ops) ops += (ops.empty() ? "" : ",") + op;
+      record.fused_ops.emplace(k.name, ops);
+      program.kernels.push_back({k.name, k.kind, k.fused_ops});
+    }
+    telemetry::emit(std::move(program));
+  });
+  return telemetry_program_;
 }
 
 namespace {
@@ -239,6 +272,8 @@ std::vector<std::shared_ptr<Buffer>> OpenCLExecutable::run(
   }
 
   detail::arm_exit_drain();
+  std::optional<detail::DispatchRecord> record;
+  if (telemetry::enabled()) record.emplace(*this);
   // Everything below touches the kernels' argument state.
   std::vector<detail::Slot> params(given.begin(), given.end());
   params.resize(std::max(params.size(), static_cast<std::size_t>(plan_.num_params)));
@@ -250,7 +285,7 @@ std::vector<std::shared_ptr<Buffer>> OpenCLExecutable::run(
   // Before any lock: the callbacks it waits for may dispatch this very function.
   if (has_host_steps_) detail::wait_for_callback_queue_space();
   if (needs_host_values_ || after_runtime_run)
-    return run_on_device_runtime(std::move(params), inputs);
+    return run_on_device_runtime(std::move(params), inputs, record ? &record->run() : nullptr);
   // Declared before the locks: if the run fails part way, the callbacks it started still run
   // (and so finish), after the locks are released.
   std::vector<std::shared_ptr<detail::HostTask>> inline_tasks;
@@ -264,9 +299,10 @@ std::vector<std::shared_ptr<Buffer>> OpenCLExecutable::run(
   std::shared_lock gate(detail::launch_gate());
   std::vector<ClEvent> first_run_events;  // only while a cache write waits for them
   if (cache_write_) cache_write_->first_run_start = std::chrono::steady_clock::now();
-  detail::BlockRunner runner(
-      device, launch_kernel_, cache_write_ ? &first_run_events : nullptr, nullptr, nullptr,
-      {&callbacks_, detail::current_callback_level(), &inline_tasks, input_tokens(params)});
+  detail::BlockRunner runner(device, launch_kernel_, cache_write_ ? &first_run_events : nullptr,
+                             nullptr, nullptr,
+                             {&callbacks_, detail::current_callback_level(), &inline_tasks,
+                              input_tokens(params), record ? &record->run() : nullptr});
   std::vector<detail::Slot> slots = runner.run(plan_, std::move(params)).take();
   // Without a flush some drivers hold the commands until the next blocking call.
   if (cl_int err = clFlush(device.queue())) throw_cl_error(err, "clFlush", device.label());
@@ -337,7 +373,8 @@ void complete_after(cl_event event, const PendingOutput& pending, const std::str
 
 Detached drive_run(std::shared_ptr<OpenCLExecutable> executable, std::vector<detail::Slot> params,
                    std::vector<PendingOutput> pending,
-                   std::unique_ptr<detail::CacheWrite> cache_write, int callback_level) {
+                   std::unique_ptr<detail::CacheWrite> cache_write, int callback_level,
+                   std::unique_ptr<detail::RunTelemetry> telemetry) {
   OpenCLDevice& device = executable->device();
   std::vector<ClEvent> launch_events;
   std::exception_ptr failure;
@@ -353,10 +390,11 @@ Detached drive_run(std::shared_ptr<OpenCLExecutable> executable, std::vector<det
         throw_cl_error(status, "an input of this run", device.label());
       }
     }
-    detail::BlockRunner runner(
-        device, executable->launch_kernels(), cache_write ? &launch_events : nullptr,
-        &executable->run_mutex(), &device.runtime(),
-        {&executable->callbacks(), callback_level, nullptr, executable->input_tokens(params)});
+    detail::BlockRunner runner(device, executable->launch_kernels(),
+                               cache_write ? &launch_events : nullptr, &executable->run_mutex(),
+                               &device.runtime(),
+                               {&executable->callbacks(), callback_level, nullptr,
+                                executable->input_tokens(params), telemetry.get()});
     std::vector<detail::Slot> results = co_await runner.run(executable->plan(), std::move(params));
     std::shared_lock gate(detail::launch_gate());
     for (PendingOutput& out : pending) {
@@ -422,7 +460,7 @@ Detached drive_run(std::shared_ptr<OpenCLExecutable> executable, std::vector<det
 
 std::vector<std::shared_ptr<Buffer>> OpenCLExecutable::run_on_device_runtime(
     std::vector<std::shared_ptr<OpenCLBuffer>> params,
-    std::span<const std::shared_ptr<Buffer>> inputs) {
+    std::span<const std::shared_ptr<Buffer>> inputs, detail::RunTelemetry* telemetry) {
   std::shared_ptr<OpenCLExecutable> self = weak_from_this().lock();
   if (!self)
     throw InvalidArgumentError(
@@ -465,13 +503,16 @@ std::vector<std::shared_ptr<Buffer>> OpenCLExecutable::run_on_device_runtime(
   std::shared_lock gate(detail::launch_gate());
   device.runtime().run_started();
   // std::function needs a copyable callable: the move-only parts travel in a shared_ptr.
-  auto work = std::make_shared<std::tuple<std::vector<detail::Slot>, std::vector<PendingOutput>,
-                                          std::unique_ptr<detail::CacheWrite>>>(
-      std::move(params), std::move(pending), std::move(write));
+  // The run's telemetry outlives this call: the run goes on on the runtime thread.
+  auto work = std::make_shared<
+      std::tuple<std::vector<detail::Slot>, std::vector<PendingOutput>,
+                 std::unique_ptr<detail::CacheWrite>, std::unique_ptr<detail::RunTelemetry>>>(
+      std::move(params), std::move(pending), std::move(write),
+      telemetry ? std::make_unique<detail::RunTelemetry>(*telemetry) : nullptr);
   const int level = detail::current_callback_level();
   device.runtime().post([self, work, level] {
     drive_run(self, std::move(std::get<0>(*work)), std::move(std::get<1>(*work)),
-              std::move(std::get<2>(*work)), level);
+              std::move(std::get<2>(*work)), level, std::move(std::get<3>(*work)));
   });
   return outputs;
 }

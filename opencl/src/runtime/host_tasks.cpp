@@ -1,5 +1,6 @@
 #include "runtime/host_tasks.h"
 
+#include <algorithm>
 #include <condition_variable>
 #include <cstdlib>
 #include <deque>
@@ -9,6 +10,7 @@
 #include <unordered_map>
 
 #include "discovery.h"
+#include "runtime/run_telemetry.h"
 #include "weft/cache/settings.h"
 #include "weft/debug.h"
 #include "weft/error.h"
@@ -38,7 +40,8 @@ void run_task(HostTask& task);
 
 class Receiver {
  public:
-  Receiver(std::string label, int level) : label_(std::move(label)), level_(level) {}
+  Receiver(std::string device, std::string label, int level)
+      : device_(std::move(device)), label_(std::move(label)), level_(level) {}
   ~Receiver() { stop(); }
 
   void submit(std::shared_ptr<HostTask> task) {
@@ -69,6 +72,8 @@ class Receiver {
  private:
   void loop() {
     RunningLevel running(level_);
+    telemetry::set_thread_name("callbacks " + device_ + " level " + std::to_string(level_),
+                               telemetry::TrackKind::callback, device_);
     std::unique_lock lock(mutex_);
     while (true) {
       wake_.wait(lock, [&] { return stopped_ || !queue_.empty(); });
@@ -82,6 +87,7 @@ class Receiver {
     }
   }
 
+  std::string device_;
   std::string label_;
   int level_;
   std::mutex mutex_;
@@ -97,7 +103,7 @@ class Receivers {
   Receiver& receiver(OpenCLDevice& device, int level) {
     std::lock_guard lock(mutex_);
     auto& slot = receivers_[{&device, level}];
-    if (!slot) slot = std::make_unique<Receiver>(device.label(), level);
+    if (!slot) slot = std::make_unique<Receiver>(device.name(), device.label(), level);
     return *slot;
   }
 
@@ -243,7 +249,57 @@ void finish(HostTask& task) {
   for (const std::shared_ptr<HostTask>& next : successors) arrive(next);
 }
 
+std::string shapes_of(const std::vector<TensorType>& types) {
+  std::string text;
+  for (const TensorType& t : types) text += (text.empty() ? "" : ", ") + type_to_string(t);
+  return text;
+}
+
+// The callback's span, and an edge from each step whose token it waited for.
+void record_task(const HostTask& task, std::int64_t start_ns, std::int64_t end_ns) {
+  const HostTask::Trace& trace = *task.trace;
+  const HostPlan& plan = task.plan;
+  if (trace.token_in)
+    for (telemetry::Id source : trace.token_in->trace_sources())
+      telemetry::emit(telemetry::Edge{source, trace.id, plan.effect});
+  telemetry::Span span;
+  span.id = trace.id;
+  span.parent = trace.dispatch;
+  span.kind = telemetry::SpanKind::callback;
+  span.track = telemetry::this_thread_track();
+  span.name = plan.is_print ? "debug_print" : task.callback->api;
+  span.effect = plan.effect;
+  span.seq = trace.seq;
+  span.start_ns = start_ns;
+  span.end_ns = end_ns;
+  std::string status = "ok";
+  if (task.failure) {
+    try {
+      std::rethrow_exception(task.failure);
+    } catch (const std::exception& e) {
+      status = std::string("failed: ") + e.what();
+    } catch (...) {
+      status = "failed";
+    }
+  }
+  span.args = {
+      {"thread", trace.thread},
+      {"ordered", plan.ordered ? "true" : "false"},
+      {"device", task.device->name()},
+      {"shapes", shapes_of(plan.args)},
+      {"status", status},
+      {"level", std::to_string(task.level)},
+      {"receive_wait_ns",
+       std::to_string(trace.runnable_ns ? std::max<std::int64_t>(0, start_ns - trace.runnable_ns)
+                                        : 0)}};
+  if (!plan.returns.empty()) span.args.emplace_back("returns", shapes_of(plan.returns));
+  if (task.callback) span.args.emplace_back("origin", task.callback->origin);
+  if (plan.is_print) span.args.emplace_back("format", plan.format);
+  telemetry::emit(std::move(span));
+}
+
 void run_task(HostTask& task) {
+  const std::int64_t start_ns = task.trace ? telemetry::now_ns() : 0;
   if (!task.failure) {
     try {
       if (task.plan.is_print) {
@@ -264,11 +320,19 @@ void run_task(HostTask& task) {
     }
   }
   task.args.clear();
+  if (task.trace) {
+    try {
+      record_task(task, start_ns, telemetry::now_ns());
+    } catch (...) {
+      // Telemetry must never fail a callback.
+    }
+  }
   finish(task);
 }
 
 void arrive(const std::shared_ptr<HostTask>& task) {
   if (task->waiting.fetch_sub(1) != 1) return;
+  if (task->trace) task->trace->runnable_ns = telemetry::now_ns();
   receivers().receiver(*task->device, task->level).submit(task);
 }
 
@@ -359,8 +423,17 @@ std::shared_ptr<HostTask> start_host_task(OpenCLDevice& device, const HostPlan& 
                                           const std::vector<std::shared_ptr<OpenCLBuffer>>& args,
                                           const std::shared_ptr<OpenCLBuffer>& token_in, bool carry,
                                           int level,
-                                          std::vector<std::shared_ptr<HostTask>>* inline_tasks) {
+                                          std::vector<std::shared_ptr<HostTask>>* inline_tasks,
+                                          RunTelemetry* telemetry) {
   auto task = std::make_shared<HostTask>();
+  if (telemetry) {
+    task->trace = std::make_unique<HostTask::Trace>();
+    task->trace->id = telemetry::next_id();
+    task->trace->dispatch = telemetry->dispatch;
+    task->trace->seq = telemetry->next_effect_seq();
+    task->trace->thread = telemetry->thread;
+    task->trace->token_in = token_in;
+  }
   task->device = &device;
   task->plan = plan;
   task->callback = std::move(callback);
@@ -380,6 +453,7 @@ std::shared_ptr<HostTask> start_host_task(OpenCLDevice& device, const HostPlan& 
   }
   if (plan.token_out) {
     task->token = device.make_token(task->done);
+    if (task->trace) task->token->set_trace_sources({task->trace->id});
     if (!inline_tasks || !inline_callbacks()) task_chains().add(task);
   }
 
@@ -447,6 +521,7 @@ void run_inline_tasks(OpenCLDevice& device, std::vector<std::shared_ptr<HostTask
     }
     task->reads.clear();
     task->token_in.reset();
+    if (task->trace) task->trace->runnable_ns = telemetry::now_ns();
     RunningLevel running(task->level);
     run_task(*task);
   }
@@ -463,6 +538,16 @@ struct Join {
   std::shared_ptr<OpenCLBuffer> result;
 };
 
+// The join's token stands for every step its inputs stand for (set before it is ready).
+void join_trace_sources(const Join& join) {
+  if (!telemetry::enabled()) return;
+  std::vector<telemetry::Id> sources;
+  for (const auto& token : join.tokens)
+    for (telemetry::Id id : token->trace_sources())
+      if (std::find(sources.begin(), sources.end(), id) == sources.end()) sources.push_back(id);
+  join.result->set_trace_sources(std::move(sources));
+}
+
 void carry_failures(const Join& join) {
   for (const auto& token : join.carried) {
     if (std::exception_ptr failure = token->failure()) {
@@ -478,6 +563,7 @@ void CL_CALLBACK on_join_input(cl_event, cl_int, void* data) {
   delete holder;
   if (join->waiting.fetch_sub(1) != 1) return;
   carry_failures(*join);
+  join_trace_sources(*join);
   clSetUserEventStatus(join->user.get(), CL_COMPLETE);
   join->carried.clear();
   join->tokens.clear();
@@ -518,6 +604,7 @@ std::shared_ptr<OpenCLBuffer> join_tokens(
   if (pending.empty()) {
     join->result = device.make_token({});
     carry_failures(*join);
+    join_trace_sources(*join);
     return join->result;
   }
   cl_int status = CL_SUCCESS;
@@ -539,6 +626,7 @@ void forward_token(const std::shared_ptr<OpenCLBuffer>& from, ClEvent user_event
   const std::vector<cl_event> pending = pending_events(join->tokens);
   if (pending.empty()) {
     carry_failures(*join);
+    join_trace_sources(*join);
     clSetUserEventStatus(join->user.get(), CL_COMPLETE);
     return;
   }

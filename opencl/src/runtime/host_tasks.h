@@ -26,12 +26,15 @@
 #include "weft/opencl/buffer.h"
 #include "weft/opencl/cl_handle.h"
 #include "weft/opencl/program_plan.h"
+#include "weft/telemetry/telemetry.h"
 
 namespace weft::opencl {
 
 class OpenCLDevice;
 
 namespace detail {
+
+struct RunTelemetry;
 
 struct HostTask {
   OpenCLDevice* device = nullptr;
@@ -54,6 +57,17 @@ struct HostTask {
   std::mutex successors_mutex;
   bool finished = false;
   std::vector<std::shared_ptr<HostTask>> successors;
+  // Telemetry, while recording: the callback span's id and labels, and the input token whose
+  // sources become its edges (read once the token is ready).
+  struct Trace {
+    telemetry::Id id = 0;
+    telemetry::Id dispatch = 0;
+    std::int64_t seq = -1;
+    std::string thread;
+    std::int64_t runnable_ns = 0;
+    std::shared_ptr<OpenCLBuffer> token_in;
+  };
+  std::unique_ptr<Trace> trace;
 };
 
 // The receiver level of work dispatched from this thread: 0, or one more than the level of the
@@ -75,7 +89,8 @@ std::shared_ptr<HostTask> start_host_task(OpenCLDevice& device, const HostPlan& 
                                           const std::vector<std::shared_ptr<OpenCLBuffer>>& args,
                                           const std::shared_ptr<OpenCLBuffer>& token_in, bool carry,
                                           int level,
-                                          std::vector<std::shared_ptr<HostTask>>* inline_tasks);
+                                          std::vector<std::shared_ptr<HostTask>>* inline_tasks,
+                                          RunTelemetry* telemetry = nullptr);
 
 // Runs the tasks start_host_task deferred, in order, on this thread: each once its arguments
 // and input token are ready (flushing `device`'s queue first).

@@ -14,6 +14,7 @@
 #include "weft/backend.h"
 #include "weft/compile/tokens.h"
 #include "weft/ir/graph.h"
+#include "weft/telemetry/telemetry.h"
 #include "weft/trace/tree.h"
 
 namespace weft {
@@ -83,6 +84,7 @@ class JitCore {
   JitOptions options_;
   std::source_location location_;
   std::string name_;
+  telemetry::CallSite call_site_;  // the function and where jit() made it, for telemetry
   std::mutex mutex_;
   std::unordered_map<std::string, std::shared_ptr<Entry>> cache_;
   int trace_count_ = 0;

@@ -10,6 +10,7 @@
 
 #include "weft/backend.h"
 #include "weft/opencl/cl_handle.h"
+#include "weft/telemetry/record.h"
 
 namespace weft::opencl {
 
@@ -63,6 +64,11 @@ class OpenCLBuffer final : public Buffer {
   // Records a command that reads this buffer (thread-safe; completed ones are pruned).
   void add_reader(ClEvent event) const;
 
+  // Telemetry, for tokens: the host steps whose completion this token stands for (edges in the
+  // trace). Set before the token's ready event completes; read once it has.
+  void set_trace_sources(std::vector<telemetry::Id> sources);
+  std::vector<telemetry::Id> trace_sources() const;
+
  private:
   OpenCLDevice* device_;
   ClMem mem_;
@@ -76,6 +82,8 @@ class OpenCLBuffer final : public Buffer {
   mutable std::mutex readers_mutex_;
   mutable std::vector<ClEvent> readers_;
   mutable std::size_t prune_at_ = 32;  // readers_ size that triggers the next prune
+  mutable std::mutex trace_mutex_;
+  std::vector<telemetry::Id> trace_sources_;
 };
 
 }  // namespace weft::opencl

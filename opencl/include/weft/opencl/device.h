@@ -20,12 +20,15 @@
 #include "weft/opencl/cl_handle.h"
 #include "weft/opencl/device_info.h"
 #include "weft/opencl/program_plan.h"
+#include "weft/telemetry/telemetry.h"
 
 namespace weft::opencl {
 
 namespace detail {
 class DeviceRuntime;
 }
+
+class OpenCLExecutable;
 
 class OpenCLDevice final : public Device {
  public:
@@ -93,7 +96,10 @@ class OpenCLDevice final : public Device {
  private:
   void check_allocation(std::size_t bytes) const;
   // The persistent-cache path of compile(): null when the cache is off or has no usable entry.
-  std::shared_ptr<Executable> compile_with_cache(const Graph& graph);
+  // Null when the persistent cache is off. `compile_id` (0: not recording) parents the
+  // telemetry of its lookup.
+  std::shared_ptr<OpenCLExecutable> compile_with_cache(const Graph& graph,
+                                                       telemetry::Id compile_id);
 
   DeviceInfo info_;
   cl_device_id id_;

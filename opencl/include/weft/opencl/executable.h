@@ -7,7 +7,9 @@
 #include <cstddef>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <span>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -15,6 +17,7 @@
 #include "weft/ir/host_callback.h"
 #include "weft/opencl/cl_handle.h"
 #include "weft/opencl/program_plan.h"
+#include "weft/telemetry/telemetry.h"
 
 namespace weft::opencl {
 
@@ -22,7 +25,8 @@ class OpenCLDevice;
 class OpenCLBuffer;
 namespace detail {
 struct CacheWrite;
-}
+struct RunTelemetry;
+}  // namespace detail
 
 class OpenCLExecutable final : public Executable,
                                public std::enable_shared_from_this<OpenCLExecutable> {
@@ -59,6 +63,14 @@ class OpenCLExecutable final : public Executable,
   bool is_token_input(std::size_t index) const {
     return index < token_inputs_.size() && token_inputs_[index];
   }
+  // Telemetry's record of this program: emitted once (at compile when recording, with the IR
+  // text; else at the first recorded dispatch) and each kernel's fused ops, by kernel name.
+  struct TelemetryProgram {
+    telemetry::Id id = 0;
+    std::string function;
+    std::unordered_map<std::string, std::string> fused_ops;  // "add,mul"
+  };
+  const TelemetryProgram& telemetry_program(const std::string& ir_text = {});
   // The token inputs among a run's parameters.
   std::vector<const OpenCLBuffer*> input_tokens(
       const std::vector<std::shared_ptr<OpenCLBuffer>>& params) const;
@@ -67,7 +79,9 @@ class OpenCLExecutable final : public Executable,
   friend class OpenCLDevice;
   // Set by OpenCLDevice::compile, which knows the graph's parameter count (a parameter no
   // kernel reads has no BufferPlan) and times planning as well as building.
-  void set_compile_facts(std::size_t num_inputs, double compile_seconds);
+  void set_compile_facts(std::size_t num_inputs, std::string function_name);
+  // The phases compile() times itself: the cache lookup, and the build when it loaded a binary.
+  void set_compile_time(double cache_lookup_seconds, std::optional<double> build_seconds);
   // Stores the program in the persistent cache once the first run has finished.
   void store_after_first_run(std::unique_ptr<detail::CacheWrite> write);
   void set_cache_outcome(std::string status, std::string key);
@@ -80,7 +94,7 @@ class OpenCLExecutable final : public Executable,
   // runtime thread, which reads predicates as the device computes them.
   std::vector<std::shared_ptr<Buffer>> run_on_device_runtime(
       std::vector<std::shared_ptr<OpenCLBuffer>> params,
-      std::span<const std::shared_ptr<Buffer>> inputs);
+      std::span<const std::shared_ptr<Buffer>> inputs, detail::RunTelemetry* telemetry);
 
   OpenCLDevice* device_;
   ProgramPlan plan_;
@@ -94,6 +108,9 @@ class OpenCLExecutable final : public Executable,
   std::vector<std::shared_ptr<const HostCallback>> callbacks_;
   std::mutex run_mutex_;                             // cl_kernel arguments are shared state
   std::unique_ptr<detail::CacheWrite> cache_write_;  // until the first run (under run_mutex_)
+  std::string function_name_;
+  std::once_flag telemetry_once_;
+  TelemetryProgram telemetry_program_;
 };
 
 }  // namespace weft::opencl

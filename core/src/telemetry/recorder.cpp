@@ -1,0 +1,246 @@
+// The queue between recording threads and sinks, and the thread that empties it.
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <condition_variable>
+#include <cstdlib>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "weft/telemetry/telemetry.h"
+
+namespace weft::telemetry {
+
+namespace detail {
+std::atomic<bool> g_enabled{false};
+}
+
+namespace {
+
+using namespace std::chrono_literals;
+
+struct Batch {
+  std::vector<Span> spans;
+  std::vector<Edge> edges;
+  std::vector<Program> programs;
+  bool empty() const { return spans.empty() && edges.empty() && programs.empty(); }
+  std::size_t size() const { return spans.size() + edges.size() + programs.size(); }
+};
+
+// Wakes the delivery thread early once this many records wait (it wakes every 50 ms anyway).
+constexpr std::size_t kWakeAt = 4096;
+
+class Recorder {
+ public:
+  void push(Span&& span) {
+    std::lock_guard lock(queue_mutex_);
+    queue_.spans.push_back(std::move(span));
+    wake_if_full();
+  }
+  void push(Edge&& edge) {
+    std::lock_guard lock(queue_mutex_);
+    queue_.edges.push_back(std::move(edge));
+    wake_if_full();
+  }
+  void push(Program&& program) {
+    std::lock_guard lock(queue_mutex_);
+    queue_.programs.push_back(std::move(program));
+    wake_if_full();
+  }
+
+  std::size_t queued() {
+    std::lock_guard lock(queue_mutex_);
+    return queue_.size();
+  }
+
+  void add(std::shared_ptr<Sink> sink) {
+    {
+      std::lock_guard lock(deliver_mutex_);
+      sinks_.push_back(std::move(sink));
+      detail::g_enabled.store(true, std::memory_order_relaxed);
+    }
+    std::lock_guard lock(queue_mutex_);
+    if (!thread_.joinable() && !stopping_) {
+      thread_ = std::thread([this] { loop(); });
+      // The thread must end before the process's static objects go (the sinks' libraries).
+      static const bool registered = (std::atexit([] { instance().stop(); }), true);
+      (void)registered;
+    }
+  }
+
+  void remove(const std::shared_ptr<Sink>& sink) {
+    deliver_all();
+    std::lock_guard lock(deliver_mutex_);
+    auto found = std::find(sinks_.begin(), sinks_.end(), sink);
+    if (found == sinks_.end()) return;
+    (*found)->flush();
+    sinks_.erase(found);
+    detail::g_enabled.store(!sinks_.empty(), std::memory_order_relaxed);
+  }
+
+  void add_hook(void (*hook)()) {
+    std::lock_guard lock(deliver_mutex_);
+    if (std::find(hooks_.begin(), hooks_.end(), hook) == hooks_.end()) hooks_.push_back(hook);
+  }
+
+  void flush() {
+    std::vector<void (*)()> hooks;
+    {
+      std::lock_guard lock(deliver_mutex_);
+      hooks = hooks_;
+    }
+    for (auto hook : hooks) hook();
+    deliver_all();
+    std::lock_guard lock(deliver_mutex_);
+    for (const auto& sink : sinks_) sink->flush();
+  }
+
+  void stop() {
+    flush();
+    std::thread thread;
+    {
+      std::lock_guard lock(queue_mutex_);
+      stopping_ = true;
+      thread = std::move(thread_);
+      wake_.notify_all();
+    }
+    if (thread.joinable()) thread.join();
+    deliver_all();
+    std::lock_guard lock(deliver_mutex_);
+    detail::g_enabled.store(false, std::memory_order_relaxed);
+    for (const auto& sink : sinks_) sink->flush();
+    sinks_.clear();  // closes files whose only owner is the recorder
+  }
+
+  static Recorder& instance() {
+    // Never destroyed: threads may record while the process exits.
+    static Recorder* recorder = new Recorder;
+    return *recorder;
+  }
+
+ private:
+  void wake_if_full() {
+    if (queue_.size() == kWakeAt) wake_.notify_one();
+  }
+
+  void loop() {
+    std::unique_lock lock(queue_mutex_);
+    while (!stopping_) {
+      wake_.wait_for(lock, 50ms, [&] { return stopping_ || queue_.size() >= kWakeAt; });
+      lock.unlock();
+      deliver_all();
+      lock.lock();
+    }
+  }
+
+  // Takes what is queued and hands it to the sinks; deliveries happen one at a time, in the
+  // order they took their batches, so every thread's records stay in emission order.
+  void deliver_all() {
+    std::lock_guard deliver(deliver_mutex_);
+    Batch batch;
+    {
+      std::lock_guard lock(queue_mutex_);
+      std::swap(batch, queue_);
+    }
+    if (batch.empty()) return;
+    for (const auto& sink : sinks_) sink->write(batch.spans, batch.edges, batch.programs);
+  }
+
+  std::mutex queue_mutex_;  // queue_, thread_, stopping_
+  Batch queue_;
+  std::condition_variable wake_;
+  std::thread thread_;
+  bool stopping_ = false;
+  std::mutex deliver_mutex_;  // sinks_, hooks_, and one delivery at a time
+  std::vector<std::shared_ptr<Sink>> sinks_;
+  std::vector<void (*)()> hooks_;
+};
+
+thread_local const CallSite* t_call_site = nullptr;
+
+struct ThreadTrack {
+  Track track;
+  bool named = false;
+};
+thread_local ThreadTrack t_track;
+std::atomic<int> g_thread_count{0};
+
+bool is_main_thread() {
+  return getpid() == static_cast<pid_t>(syscall(SYS_gettid));
+}
+
+}  // namespace
+
+Id next_id() {
+  static std::atomic<Id> next{1};
+  return next.fetch_add(1, std::memory_order_relaxed);
+}
+
+void emit(Span span) {
+  Recorder::instance().push(std::move(span));
+}
+
+void emit(Edge edge) {
+  Recorder::instance().push(std::move(edge));
+}
+
+void emit(Program program) {
+  Recorder::instance().push(std::move(program));
+}
+
+const Track& this_thread_track() {
+  ThreadTrack& t = t_track;
+  if (!t.named) {
+    const int number = ++g_thread_count;
+    t.track.kind = TrackKind::host_thread;
+    t.track.name = (is_main_thread() ? "main" : "thread") + std::string(" (thread ") +
+                   std::to_string(number) + ")";
+    t.named = true;
+  }
+  return t.track;
+}
+
+void set_thread_name(std::string name, TrackKind kind, std::string device) {
+  ThreadTrack& t = t_track;
+  const int number = ++g_thread_count;
+  t.track.kind = kind;
+  t.track.name = std::move(name) + " (thread " + std::to_string(number) + ")";
+  t.track.device = std::move(device);
+  t.named = true;
+}
+
+ScopedCallSite::ScopedCallSite(const CallSite* site) : previous_(t_call_site) {
+  t_call_site = site;
+}
+
+ScopedCallSite::~ScopedCallSite() {
+  t_call_site = previous_;
+}
+
+const CallSite* current_call_site() {
+  return t_call_site;
+}
+
+void add_sink(std::shared_ptr<Sink> sink) {
+  if (sink) Recorder::instance().add(std::move(sink));
+}
+
+void remove_sink(const std::shared_ptr<Sink>& sink) {
+  Recorder::instance().remove(sink);
+}
+
+void flush() {
+  Recorder::instance().flush();
+}
+
+std::size_t queued() {
+  return Recorder::instance().queued();
+}
+
+void add_flush_hook(void (*hook)()) {
+  Recorder::instance().add_hook(hook);
+}
+
+}  // namespace weft::telemetry

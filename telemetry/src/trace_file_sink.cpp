@@ -1,0 +1,227 @@
+// Writes a recording into an SQLite trace file, one transaction per delivered batch.
+#include <unistd.h>
+
+#include <chrono>
+#include <ctime>
+#include <map>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <system_error>
+#include <tuple>
+
+#include "sqlite.h"
+#include "trace_schema.h"
+#include "weft/cache/process_cache.h"
+#include "weft/cache/store.h"
+#include "weft/error.h"
+#include "weft/log.h"
+#include "weft/telemetry/trace_file.h"
+
+namespace weft::telemetry {
+
+namespace {
+
+using cache::detail::Database;
+using cache::detail::SqliteFailure;
+using cache::detail::Statement;
+using cache::detail::WriteTransaction;
+
+std::filesystem::path expand_pid(const std::filesystem::path& path) {
+  std::string text = path.string();
+  const std::string pid = std::to_string(getpid());
+  for (std::size_t at = text.find("%p"); at != std::string::npos; at = text.find("%p", at)) {
+    text.replace(at, 2, pid);
+    at += pid.size();
+  }
+  return text;
+}
+
+std::string utc_now() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return text;
+}
+
+// Removes an earlier trace at `path`; refuses to touch anything else.
+void clear_earlier_trace(const std::filesystem::path& path) {
+  std::error_code error;
+  const auto status = std::filesystem::symlink_status(path, error);
+  if (error || status.type() == std::filesystem::file_type::not_found) return;
+  if (status.type() != std::filesystem::file_type::regular)
+    throw TraceError("weft: cannot record a trace to " + path.string() +
+                     ": it exists and is not a regular file; choose another path");
+  if (!detail::is_weft_trace(path))
+    throw TraceError("weft: cannot record a trace to " + path.string() +
+                     ": the file exists and is not a weft trace, so it is left alone; remove it "
+                     "or choose another path");
+  std::filesystem::remove(path, error);
+  for (const char* suffix : {"-wal", "-shm", "-journal"})
+    std::filesystem::remove(path.string() + suffix, error);
+}
+
+// Where this process's persistent cache lives, so a viewer can explain its misses.
+std::string cache_directory() {
+  try {
+    const cache::CacheSettings settings = cache::ProcessCache::instance().settings();
+    if (!settings.enabled) return "";
+    return (settings.directory.empty() ? cache::default_cache_directory() : settings.directory)
+        .string();
+  } catch (const std::exception&) {
+    return "";
+  }
+}
+
+}  // namespace
+
+struct TraceFileSink::Impl {
+  std::filesystem::path path;
+  std::unique_ptr<Database> db;
+  std::unique_ptr<Statement> insert_span, insert_edge, insert_program, insert_track;
+  std::map<std::tuple<TrackKind, std::string, std::string>, std::int64_t> track_ids;
+  std::int64_t origin_ns = 0;
+  bool failed = false;
+
+  std::int64_t track_id(const Track& track) {
+    auto key = std::make_tuple(track.kind, track.name, track.device);
+    if (auto found = track_ids.find(key); found != track_ids.end()) return found->second;
+    const auto id = static_cast<std::int64_t>(track_ids.size()) + 1;
+    insert_track->reset();
+    insert_track->bind(1, id);
+    insert_track->bind(2, to_string(track.kind));
+    insert_track->bind(3, track.name);
+    insert_track->bind(4, track.device);
+    insert_track->run();
+    track_ids.emplace(std::move(key), id);
+    return id;
+  }
+
+  void write(std::span<const Span> spans, std::span<const Edge> edges,
+             std::span<const Program> programs) {
+    WriteTransaction transaction(*db);
+    for (const Span& span : spans) {
+      const std::int64_t track = track_id(span.track);
+      nlohmann::json args = nlohmann::json::object();
+      for (const auto& [key, value] : span.args) args[key] = value;
+      Statement& s = *insert_span;
+      s.reset();
+      s.bind(1, static_cast<std::int64_t>(span.id));
+      s.bind(2, static_cast<std::int64_t>(span.parent));
+      s.bind(3, to_string(span.kind));
+      s.bind(4, track);
+      s.bind(5, span.name);
+      s.bind(6, span.effect);
+      s.bind(7, span.seq);
+      s.bind(8, span.start_ns - origin_ns);
+      s.bind(9, span.end_ns - origin_ns);
+      s.bind(10, args.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+      s.run();
+    }
+    for (const Edge& edge : edges) {
+      Statement& s = *insert_edge;
+      s.reset();
+      s.bind(1, static_cast<std::int64_t>(edge.from));
+      s.bind(2, static_cast<std::int64_t>(edge.to));
+      s.bind(3, edge.effect);
+      s.run();
+    }
+    for (const Program& program : programs) {
+      nlohmann::json kernels = nlohmann::json::array();
+      for (const Program::Kernel& k : program.kernels)
+        kernels.push_back({{"name", k.name}, {"kind", k.kind}, {"fused_ops", k.fused_ops}});
+      Statement& s = *insert_program;
+      s.reset();
+      s.bind(1, static_cast<std::int64_t>(program.id));
+      s.bind(2, program.function);
+      s.bind(3, program.device);
+      s.bind(4, program.cache_key);
+      s.bind(5, program.cache_status);
+      s.bind(6, program.ir);
+      s.bind(7, program.source);
+      s.bind(8, kernels.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+      s.run();
+    }
+    transaction.commit();
+  }
+};
+
+TraceFileSink::TraceFileSink(const std::filesystem::path& requested, std::string command)
+    : impl_(std::make_unique<Impl>()) {
+  Impl& impl = *impl_;
+  impl.path = expand_pid(requested);
+  impl.origin_ns = now_ns();
+  try {
+    clear_earlier_trace(impl.path);
+    impl.db = std::make_unique<Database>(
+        impl.path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOFOLLOW);
+    // A trace is rewritten from scratch each run: losing it to a power cut is acceptable, a
+    // crash of the recorded process must still leave a readable file (WAL does).
+    impl.db->exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=OFF;");
+    impl.db->exec(detail::kTraceSchema);
+    Statement meta(*impl.db, "INSERT INTO weft_trace(key, value) VALUES(?1, ?2)");
+    auto put = [&](const char* key, const std::string& value) {
+      meta.reset();
+      meta.bind(1, key);
+      meta.bind(2, value);
+      meta.run();
+    };
+    put("format", detail::kFormatName);
+    put("version", std::to_string(kTraceFormatVersion));
+    put("weft_version", WEFT_VERSION);
+    put("pid", std::to_string(getpid()));
+    put("started", utc_now());
+    put("command", command);
+    put("clock", "steady_clock ns since the recording started");
+    put("cache_dir", cache_directory());
+    impl.insert_span = std::make_unique<Statement>(
+        *impl.db,
+        "INSERT OR REPLACE INTO spans(id, parent, kind, track, name, effect, seq, start_ns, "
+        "end_ns, args) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
+    impl.insert_edge = std::make_unique<Statement>(
+        *impl.db, "INSERT INTO edges(source, target, effect) VALUES(?1, ?2, ?3)");
+    impl.insert_program = std::make_unique<Statement>(
+        *impl.db,
+        "INSERT OR REPLACE INTO programs(id, function, device, cache_key, cache_status, ir, "
+        "source, kernels) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
+    impl.insert_track = std::make_unique<Statement>(
+        *impl.db, "INSERT INTO tracks(id, kind, name, device) VALUES(?1, ?2, ?3, ?4)");
+  } catch (const SqliteFailure& e) {
+    throw TraceError("weft: cannot record a trace to " + impl.path.string() + ": " + e.what() +
+                     ". Check that its directory exists and is writable, or set WEFT_TRACE "
+                     "to another path.");
+  }
+}
+
+TraceFileSink::~TraceFileSink() {
+  if (!impl_->db || impl_->failed) return;
+  // Back to a single self-contained file that read-only viewers open without side files.
+  sqlite3_exec(impl_->db->get(), "PRAGMA journal_mode=DELETE", nullptr, nullptr, nullptr);
+}
+
+const std::filesystem::path& TraceFileSink::path() const {
+  return impl_->path;
+}
+
+void TraceFileSink::write(std::span<const Span> spans, std::span<const Edge> edges,
+                          std::span<const Program> programs) {
+  if (impl_->failed) return;
+  try {
+    impl_->write(spans, edges, programs);
+  } catch (const SqliteFailure& e) {
+    impl_->failed = true;
+    log::warning("telemetry", "writing the trace " + impl_->path.string() + " failed: " + e.what() +
+                                  "; the rest of this recording is dropped (the file "
+                                  "keeps what was written before)");
+  }
+}
+
+void TraceFileSink::flush() {
+  if (impl_->failed || !impl_->db) return;
+  // Folds the write-ahead log into the file, so a copy of the file alone is the whole trace.
+  sqlite3_wal_checkpoint_v2(impl_->db->get(), nullptr, SQLITE_CHECKPOINT_TRUNCATE, nullptr,
+                            nullptr);
+}
+
+}  // namespace weft::telemetry

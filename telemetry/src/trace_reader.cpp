@@ -1,0 +1,258 @@
+// Reads a trace file back, treating it as untrusted: SQLite's defensive mode, no trust in the
+// schema (views or triggers are refused), every row validated before use.
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <unordered_map>
+
+#include "sqlite.h"
+#include "trace_schema.h"
+#include "weft/error.h"
+#include "weft/telemetry/trace_file.h"
+
+namespace weft::telemetry {
+
+namespace {
+
+using cache::detail::Database;
+using cache::detail::SqliteFailure;
+using cache::detail::Statement;
+
+constexpr std::array<const char*, 5> kTables = {"weft_trace", "tracks", "spans", "edges",
+                                                "programs"};
+constexpr char kSqliteMagic[] = "SQLite format 3";  // and its NUL: the first 16 bytes
+
+// Every text or blob a row may hold (a program's source is the largest thing).
+constexpr int kMaxValueBytes = 64 << 20;
+
+[[noreturn]] void fail(const std::string& where, const std::string& problem) {
+  throw TraceError("weft: " + where + " " + problem);
+}
+
+void harden(sqlite3* db) {
+  sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, nullptr);
+  sqlite3_db_config(db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, nullptr);
+  sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_TRIGGER, 0, nullptr);
+  sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_VIEW, 0, nullptr);
+  sqlite3_limit(db, SQLITE_LIMIT_LENGTH, kMaxValueBytes);
+  sqlite3_limit(db, SQLITE_LIMIT_ATTACHED, 0);
+  sqlite3_exec(db, "PRAGMA cell_size_check=ON; PRAGMA query_only=ON;", nullptr, nullptr, nullptr);
+}
+
+bool is_table(Database& db, const char* name) {
+  Statement s(db, "SELECT type FROM sqlite_schema WHERE name = ?1");
+  s.bind(1, std::string_view(name));
+  return s.step() && s.column_text(0) == "table";
+}
+
+Args parse_args(const std::string& text, const std::string& where) {
+  Args args;
+  nlohmann::json json = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!json.is_object()) fail(where, "has arguments that are not a JSON object");
+  args.reserve(json.size());
+  for (auto& [key, value] : json.items()) {
+    if (!value.is_string()) fail(where, "has the non-text argument \"" + key + "\"");
+    args.emplace_back(key, value.get<std::string>());
+  }
+  return args;
+}
+
+std::vector<Program::Kernel> parse_kernels(const std::string& text, const std::string& where) {
+  nlohmann::json json = nlohmann::json::parse(text, nullptr, false);
+  if (!json.is_array()) fail(where, "has a kernel list that is not a JSON array");
+  std::vector<Program::Kernel> kernels;
+  for (const nlohmann::json& k : json) {
+    if (!k.is_object() || !k.contains("name") || !k["name"].is_string() || !k.contains("kind") ||
+        !k["kind"].is_string() || !k.contains("fused_ops") || !k["fused_ops"].is_array())
+      fail(where, "has a malformed kernel entry");
+    Program::Kernel kernel{k["name"].get<std::string>(), k["kind"].get<std::string>(), {}};
+    for (const nlohmann::json& op : k["fused_ops"]) {
+      if (!op.is_string()) fail(where, "has a fused op that is not text");
+      kernel.fused_ops.push_back(op.get<std::string>());
+    }
+    kernels.push_back(std::move(kernel));
+  }
+  return kernels;
+}
+
+Trace read_database(Database& db, const std::string& name) {
+  const std::string where = name;
+  harden(db.get());
+  Trace trace;
+  try {
+    if (!is_table(db, "weft_trace"))
+      fail(where, "is not a weft trace (an SQLite database without the weft_trace table)");
+    {
+      Statement s(db, "SELECT key, value FROM weft_trace");
+      while (s.step()) trace.meta[s.column_text(0)] = s.column_text(1);
+    }
+    if (trace.meta["format"] != detail::kFormatName)
+      fail(where, "is not a weft trace (its format is \"" + trace.meta["format"] + "\")");
+    int version = 0;
+    try {
+      version = std::stoi(trace.meta["version"]);
+    } catch (const std::exception&) {
+      fail(where, "has the unreadable format version \"" + trace.meta["version"] + "\"");
+    }
+    if (version < 1 || version > kTraceFormatVersion)
+      fail(where, "is a version " + trace.meta["version"] +
+                      " weft trace; this weft reads versions 1 to " +
+                      std::to_string(kTraceFormatVersion) + " (open it with a newer weft)");
+    for (const char* table : kTables)
+      if (!is_table(db, table))
+        fail(where, std::string("is not a complete weft trace (no table ") + table + ")");
+
+    std::unordered_map<std::int64_t, std::size_t> track_index;
+    {
+      Statement s(db, "SELECT id, kind, name, device FROM tracks ORDER BY id");
+      while (s.step()) {
+        const std::int64_t id = s.column_int(0);
+        const std::string kind = s.column_text(1);
+        std::optional<TrackKind> parsed = parse_track_kind(kind);
+        if (!parsed)
+          fail(where, "has track " + std::to_string(id) + " of the unknown kind \"" + kind + "\"");
+        track_index.emplace(id, trace.tracks.size());
+        trace.tracks.push_back({*parsed, s.column_text(2), s.column_text(3)});
+      }
+    }
+    {
+      Statement s(db,
+                  "SELECT id, parent, kind, track, name, effect, seq, start_ns, end_ns, args "
+                  "FROM spans ORDER BY start_ns, id");
+      while (s.step()) {
+        Span span;
+        const std::int64_t id = s.column_int(0);
+        const std::string row = where + " span " + std::to_string(id);
+        if (id <= 0) fail(row, "has a non-positive id");
+        span.id = static_cast<Id>(id);
+        span.parent = static_cast<Id>(std::max<std::int64_t>(0, s.column_int(1)));
+        const std::string kind = s.column_text(2);
+        std::optional<SpanKind> parsed = parse_span_kind(kind);
+        if (!parsed) fail(row, "has the unknown kind \"" + kind + "\"");
+        span.kind = *parsed;
+        auto track = track_index.find(s.column_int(3));
+        if (track == track_index.end()) fail(row, "names a track the file does not have");
+        span.track = trace.tracks[track->second];
+        span.name = s.column_text(4);
+        span.effect = s.column_text(5);
+        span.seq = s.column_int(6);
+        span.start_ns = s.column_int(7);
+        span.end_ns = s.column_int(8);
+        if (span.end_ns < span.start_ns) fail(row, "ends before it starts");
+        span.args = parse_args(s.column_text(9), row);
+        trace.spans.push_back(std::move(span));
+      }
+    }
+    trace.reindex();
+    {
+      Statement s(db, "SELECT source, target, effect FROM edges");
+      while (s.step()) {
+        Edge edge{static_cast<Id>(s.column_int(0)), static_cast<Id>(s.column_int(1)),
+                  s.column_text(2)};
+        // An edge to a span the recording lost (the process died first) is dropped, not fatal.
+        if (trace.index_of(edge.from) < 0 || trace.index_of(edge.to) < 0) continue;
+        trace.edges.push_back(std::move(edge));
+      }
+    }
+    {
+      Statement s(db,
+                  "SELECT id, function, device, cache_key, cache_status, ir, source, kernels "
+                  "FROM programs ORDER BY id");
+      while (s.step()) {
+        Program program;
+        program.id = static_cast<Id>(s.column_int(0));
+        program.function = s.column_text(1);
+        program.device = s.column_text(2);
+        program.cache_key = s.column_text(3);
+        program.cache_status = s.column_text(4);
+        program.ir = s.column_text(5);
+        program.source = s.column_text(6);
+        program.kernels =
+            parse_kernels(s.column_text(7), where + " program " + std::to_string(program.id));
+        trace.programs.push_back(std::move(program));
+      }
+    }
+  } catch (const SqliteFailure& e) {
+    if (e.code() == SQLITE_NOTADB) fail(where, "is not a weft trace (not an SQLite database)");
+    fail(where,
+         std::string("cannot be read: it is truncated or corrupt (SQLite: ") + e.what() + ")");
+  }
+  return trace;
+}
+
+}  // namespace
+
+namespace detail {
+
+bool is_weft_trace(const std::filesystem::path& path) {
+  try {
+    Database db(path, SQLITE_OPEN_READONLY);
+    harden(db.get());
+    return is_table(db, "weft_trace");
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+}  // namespace detail
+
+std::ptrdiff_t Trace::index_of(Id id) const {
+  auto found = by_id_.find(id);
+  return found == by_id_.end() ? -1 : static_cast<std::ptrdiff_t>(found->second);
+}
+
+const Program* Trace::program(Id id) const {
+  for (const Program& p : programs)
+    if (p.id == id) return &p;
+  return nullptr;
+}
+
+void Trace::reindex() {
+  by_id_.clear();
+  by_id_.reserve(spans.size());
+  for (std::size_t i = 0; i < spans.size(); ++i) by_id_.emplace(spans[i].id, i);
+}
+
+Trace read_trace(const std::filesystem::path& path) {
+  const std::string where = "the trace file " + path.string();
+  {
+    std::ifstream file(path, std::ios::binary);
+    if (!file) fail(where, "cannot be opened (does it exist, and may you read it?)");
+    char magic[16] = {};
+    file.read(magic, sizeof magic);
+    if (file.gcount() == 0) fail(where, "is empty (was the recording interrupted?)");
+    if (file.gcount() < 16 || std::memcmp(magic, kSqliteMagic, sizeof kSqliteMagic) != 0)
+      fail(where, "is not a weft trace (not an SQLite database)");
+  }
+  // Read-only; a trace still in write-ahead-log mode (its recorder crashed) opens immutable.
+  for (const char* options : {"?mode=ro", "?immutable=1"}) {
+    try {
+      Database db("file:" + path.string() + options, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI);
+      return read_database(db, where);
+    } catch (const SqliteFailure& e) {
+      if (std::string(options) == "?immutable=1")
+        fail(where, std::string("cannot be opened: ") + e.what());
+    }
+  }
+  fail(where, "cannot be opened");
+}
+
+Trace read_trace(std::span<const std::uint8_t> bytes) {
+  const std::string where = "the trace (" + std::to_string(bytes.size()) + " bytes)";
+  if (bytes.size() < 16 || std::memcmp(bytes.data(), kSqliteMagic, sizeof kSqliteMagic) != 0)
+    fail(where, "is not a weft trace (not an SQLite database)");
+  Database db(":memory:", SQLITE_OPEN_READWRITE | SQLITE_OPEN_MEMORY);
+  auto* copy = static_cast<unsigned char*>(sqlite3_malloc64(bytes.size()));
+  if (!copy) fail(where, "is too large to read into memory");
+  std::memcpy(copy, bytes.data(), bytes.size());
+  const int rc =
+      sqlite3_deserialize(db.get(), "main", copy, static_cast<sqlite3_int64>(bytes.size()),
+                          static_cast<sqlite3_int64>(bytes.size()),
+                          SQLITE_DESERIALIZE_FREEONCLOSE | SQLITE_DESERIALIZE_READONLY);
+  if (rc != SQLITE_OK) fail(where, "cannot be read: " + std::string(sqlite3_errstr(rc)));
+  return read_database(db, where);
+}
+
+}  // namespace weft::telemetry
