@@ -95,6 +95,17 @@ std::string Statement::column_text(int column) const {
               : std::string();
 }
 
+std::string_view Statement::column_view(int column) const {
+  const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(stmt_, column));
+  return text
+             ? std::string_view(text, static_cast<std::size_t>(sqlite3_column_bytes(stmt_, column)))
+             : std::string_view();
+}
+
+bool Statement::column_is_integer(int column) const {
+  return sqlite3_column_type(stmt_, column) == SQLITE_INTEGER;
+}
+
 bool Statement::column_is_null(int column) const {
   return sqlite3_column_type(stmt_, column) == SQLITE_NULL;
 }

@@ -60,7 +60,12 @@ class Statement {
   std::int64_t column_int(int column) const;
   double column_double(int column) const;
   std::string column_text(int column) const;
+  // The same without a copy, valid until the next step or reset.
+  std::string_view column_view(int column) const;
   bool column_is_null(int column) const;
+  // True when the value is stored as an integer (SQLite keeps text that is not a number, in
+  // any column, as text).
+  bool column_is_integer(int column) const;
   std::span<const std::uint8_t> column_blob(int column) const;
 
  private:

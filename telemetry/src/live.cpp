@@ -138,17 +138,24 @@ LiveSink::LiveSink(const std::filesystem::path& path, std::string command, std::
   impl.limit = buffer_bytes;
   impl.origin_ns = now_ns();
   const sockaddr_un address = socket_address(path);
-  impl.socket = Fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  // Non-blocking from the start: a monitor that stopped accepting (its backlog full) makes
+  // connect fail with EAGAIN at once instead of hanging the program.
+  impl.socket = Fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
   if (impl.socket.fd < 0)
     throw TraceError(std::string("weft: cannot create a socket for the monitor: ") +
                      std::strerror(errno));
-  if (::connect(impl.socket.fd, reinterpret_cast<const sockaddr*>(&address), sizeof address) != 0)
-    throw TraceError("weft: WEFT_MONITOR=1 but no monitor listens on " + path.string() + " (" +
-                     std::strerror(errno) +
+  if (::connect(impl.socket.fd, reinterpret_cast<const sockaddr*>(&address), sizeof address) != 0) {
+    const int error = errno;
+    throw TraceError("weft: WEFT_MONITOR=1 but " +
+                     std::string(error == EAGAIN ? "the monitor on " + path.string() +
+                                                       " is not accepting connections"
+                                                 : "no monitor listens on " + path.string()) +
+                     " (" + std::strerror(error) +
                      "); start `weft-monitor --live` first, or unset WEFT_MONITOR");
-  ::fcntl(impl.socket.fd, F_SETFL, ::fcntl(impl.socket.fd, F_GETFL) | O_NONBLOCK);
+  }
   impl.connected = true;
   json hello = {{"weft_live", 1},
+                {"origin_ns", std::to_string(impl.origin_ns)},
                 {"pid", std::to_string(::getpid())},
                 {"command", command},
                 {"weft_version", WEFT_VERSION}};
@@ -240,7 +247,7 @@ struct LiveListener::Impl {
         return;
       }
       c.said_hello = true;
-      for (const char* key : {"pid", "command", "weft_version"})
+      for (const char* key : {"pid", "command", "weft_version", "origin_ns"})
         if (auto v = j.find(key); v != j.end() && v->is_string())
           batch.meta[key] = v->get<std::string>();
       return;
@@ -289,9 +296,11 @@ LiveListener::LiveListener(std::filesystem::path path) : impl_(std::make_unique<
   prepare_directory(impl.path.parent_path());
   {
     // A socket left by a monitor that crashed is replaced; a live one is not.
-    Fd probe(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+    // Non-blocking: a live monitor whose backlog is full answers EAGAIN rather than hanging.
+    Fd probe(::socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
     if (probe.fd >= 0 &&
-        ::connect(probe.fd, reinterpret_cast<const sockaddr*>(&address), sizeof address) == 0)
+        (::connect(probe.fd, reinterpret_cast<const sockaddr*>(&address), sizeof address) == 0 ||
+         errno == EAGAIN))
       throw TraceError("weft: another monitor already listens on " + impl.path.string() +
                        "; close it, or set WEFT_MONITOR_SOCKET for both sides");
     struct stat st {};
@@ -328,8 +337,11 @@ std::vector<LiveBatch> LiveListener::poll() {
     batch.connection = it->number;
     const bool open = impl.read(*it, batch);
     batch.closed = !open;
+    // A connection that closed without a word (another monitor checking whether this one is
+    // alive) is no program.
+    const bool silent = !it->said_hello && batch.problems.empty() && it->buffer.empty();
     if (!batch.spans.empty() || !batch.edges.empty() || !batch.programs.empty() ||
-        !batch.meta.empty() || !batch.problems.empty() || batch.closed)
+        !batch.meta.empty() || !batch.problems.empty() || (batch.closed && !silent))
       batches.push_back(std::move(batch));
     it = open ? std::next(it) : impl.connections.erase(it);
   }

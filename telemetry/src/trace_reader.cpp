@@ -2,9 +2,11 @@
 // schema (views or triggers are refused), every row validated before use.
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <numeric>
 #include <unordered_map>
 
 #include "sqlite.h"
@@ -26,6 +28,9 @@ constexpr char kSqliteMagic[] = "SQLite format 3";  // and its NUL: the first 16
 
 // Every text or blob a row may hold (a program's source is the largest thing).
 constexpr int kMaxValueBytes = 64 << 20;
+// Times are nanoseconds from the recording's start: 2^60 ns is 36 years either way, and keeps
+// every difference and sum of two times far from overflowing.
+constexpr std::int64_t kMaxTimeNs = std::int64_t{1} << 60;
 
 [[noreturn]] void fail(const std::string& where, const std::string& problem) {
   throw TraceError("weft: " + where + " " + problem);
@@ -47,14 +52,82 @@ bool is_table(Database& db, const char* name) {
   return s.step() && s.column_text(0) == "table";
 }
 
-Args parse_args(const std::string& text, const std::string& where) {
+// The common case fast: a flat object of plain strings (no escapes), as weft writes it. Returns
+// false, with nothing consumed, for anything else (escapes, other JSON), which parse_args then
+// gives to the full JSON parser.
+bool parse_plain_args(std::string_view text, Args& args) {
+  std::size_t i = 0;
+  auto skip_space = [&] {
+    while (i < text.size() &&
+           (text[i] == ' ' || text[i] == '\n' || text[i] == '\t' || text[i] == '\r'))
+      ++i;
+  };
+  auto plain_string = [&](std::string& out) {
+    if (i >= text.size() || text[i] != '"') return false;
+    const std::size_t start = ++i;
+    while (i < text.size() && text[i] != '"') {
+      const auto c = static_cast<unsigned char>(text[i]);
+      if (c == '\\' || c < 0x20) return false;
+      ++i;
+    }
+    if (i >= text.size()) return false;
+    out.assign(text.substr(start, i - start));
+    ++i;
+    return true;
+  };
+  skip_space();
+  if (i >= text.size() || text[i] != '{') return false;
+  ++i;
+  skip_space();
+  if (i < text.size() && text[i] == '}') {
+    ++i;
+    skip_space();
+    return i == text.size();
+  }
+  for (;;) {
+    std::string key, value;
+    skip_space();
+    if (!plain_string(key)) return false;
+    skip_space();
+    if (i >= text.size() || text[i] != ':') return false;
+    ++i;
+    skip_space();
+    if (!plain_string(value)) return false;
+    args.emplace_back(std::move(key), std::move(value));
+    skip_space();
+    if (i < text.size() && text[i] == ',') {
+      ++i;
+      continue;
+    }
+    if (i < text.size() && text[i] == '}') {
+      ++i;
+      skip_space();
+      return i == text.size();
+    }
+    return false;
+  }
+}
+
+// `where` names the row, made only on failure.
+template <typename Where>
+Args parse_args(std::string_view text, const Where& where) {
   Args args;
+  if (parse_plain_args(text, args)) {
+    // JSON objects keep their last value of a repeated key, and list keys in order.
+    std::stable_sort(args.begin(), args.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (std::size_t k = args.size(); k-- > 1;)
+      if (args[k - 1].first == args[k].first)
+        args.erase(args.begin() + static_cast<std::ptrdiff_t>(k - 1));
+    return args;
+  }
+  args.clear();
   nlohmann::json json = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (!json.is_object()) fail(where, "has arguments that are not a JSON object");
+  if (!json.is_object()) fail(where(), "has arguments that are not a JSON object");
   args.reserve(json.size());
   for (auto& [key, value] : json.items()) {
-    if (!value.is_string()) fail(where, "has the non-text argument \"" + key + "\"");
-    args.emplace_back(key, value.get<std::string>());
+    if (!value.is_string()) fail(where(), "has the non-text argument \"" + key + "\"");
+    args.emplace_back(key, value.template get<std::string>());
   }
   return args;
 }
@@ -118,32 +191,60 @@ Trace read_database(Database& db, const std::string& name) {
       }
     }
     {
+      Statement count(db, "SELECT count(*) FROM spans");
+      if (count.step())
+        trace.spans.reserve(static_cast<std::size_t>(
+            std::clamp<std::int64_t>(count.column_int(0), 0, std::int64_t{1} << 26)));
+    }
+    {
       Statement s(db,
                   "SELECT id, parent, kind, track, name, effect, seq, start_ns, end_ns, args "
-                  "FROM spans ORDER BY start_ns, id");
+                  "FROM spans");
       while (s.step()) {
         Span span;
         const std::int64_t id = s.column_int(0);
-        const std::string row = where + " span " + std::to_string(id);
-        if (id <= 0) fail(row, "has a non-positive id");
+        // Named only when something is wrong (this loop runs once per span).
+        auto row = [&] { return where + " span " + std::to_string(id); };
+        for (int column : {0, 1, 3, 6, 7, 8})
+          if (!s.column_is_integer(column))
+            fail(row(), "has a value that is not an integer where the format has one");
+        if (id <= 0) fail(row(), "has a non-positive id");
         span.id = static_cast<Id>(id);
         span.parent = static_cast<Id>(std::max<std::int64_t>(0, s.column_int(1)));
-        const std::string kind = s.column_text(2);
+        const std::string_view kind = s.column_view(2);
         std::optional<SpanKind> parsed = parse_span_kind(kind);
-        if (!parsed) fail(row, "has the unknown kind \"" + kind + "\"");
+        if (!parsed) fail(row(), "has the unknown kind \"" + std::string(kind) + "\"");
         span.kind = *parsed;
         auto track = track_index.find(s.column_int(3));
-        if (track == track_index.end()) fail(row, "names a track the file does not have");
+        if (track == track_index.end()) fail(row(), "names a track the file does not have");
         span.track = trace.tracks[track->second];
         span.name = s.column_text(4);
         span.effect = s.column_text(5);
         span.seq = s.column_int(6);
         span.start_ns = s.column_int(7);
         span.end_ns = s.column_int(8);
-        if (span.end_ns < span.start_ns) fail(row, "ends before it starts");
-        span.args = parse_args(s.column_text(9), row);
+        if (span.end_ns < span.start_ns) fail(row(), "ends before it starts");
+        if (span.start_ns < -kMaxTimeNs || span.end_ns > kMaxTimeNs)
+          fail(row(), "has a time more than 36 years from the recording's start");
+        span.args = parse_args(s.column_view(9), row);
         trace.spans.push_back(std::move(span));
       }
+    }
+    // Sorted here rather than by SQL (faster): by start, then id. Files come nearly sorted,
+    // so sort positions and move each span once.
+    const auto earlier = [](const Span& a, const Span& b) {
+      return a.start_ns != b.start_ns ? a.start_ns < b.start_ns : a.id < b.id;
+    };
+    if (!std::is_sorted(trace.spans.begin(), trace.spans.end(), earlier)) {
+      std::vector<std::uint32_t> order(trace.spans.size());
+      std::iota(order.begin(), order.end(), 0u);
+      std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+        return earlier(trace.spans[a], trace.spans[b]);
+      });
+      std::vector<Span> sorted;
+      sorted.reserve(trace.spans.size());
+      for (std::uint32_t i : order) sorted.push_back(std::move(trace.spans[i]));
+      trace.spans = std::move(sorted);
     }
     trace.reindex();
     {
@@ -180,6 +281,22 @@ Trace read_database(Database& db, const std::string& name) {
          std::string("cannot be read: it is truncated or corrupt (SQLite: ") + e.what() + ")");
   }
   return trace;
+}
+
+// "file:" and the absolute path, with every byte that means something in a URI escaped.
+std::string uri_of(const std::filesystem::path& path) {
+  static const char* hex = "0123456789ABCDEF";
+  std::string uri = "file:";
+  for (unsigned char c : std::filesystem::absolute(path).string()) {
+    if (std::isalnum(c) || c == '/' || c == '-' || c == '_' || c == '.' || c == '~') {
+      uri += static_cast<char>(c);
+    } else {
+      uri += '%';
+      uri += hex[c >> 4];
+      uri += hex[c & 15];
+    }
+  }
+  return uri;
 }
 
 }  // namespace
@@ -226,17 +343,22 @@ Trace read_trace(const std::filesystem::path& path) {
     if (file.gcount() < 16 || std::memcmp(magic, kSqliteMagic, sizeof kSqliteMagic) != 0)
       fail(where, "is not a weft trace (not an SQLite database)");
   }
-  // Read-only; a trace still in write-ahead-log mode (its recorder crashed) opens immutable.
-  for (const char* options : {"?mode=ro", "?immutable=1"}) {
-    try {
-      Database db("file:" + path.string() + options, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI);
-      return read_database(db, where);
-    } catch (const SqliteFailure& e) {
-      if (std::string(options) == "?immutable=1")
-        fail(where, std::string("cannot be opened: ") + e.what());
-    }
+  // Read-only; a trace still in write-ahead-log mode whose side files cannot be made (its
+  // recorder crashed, the directory is read-only) opens as immutable.
+  try {
+    // One thread reads: no per-call locking inside SQLite.
+    Database db(path, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX);
+    return read_database(db, where);
+  } catch (const SqliteFailure& e) {
+    if (e.code() != SQLITE_CANTOPEN) fail(where, std::string("cannot be read: ") + e.what());
   }
-  fail(where, "cannot be opened");
+  try {
+    Database db(uri_of(path) + "?immutable=1",
+                SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX);
+    return read_database(db, where);
+  } catch (const SqliteFailure& e) {
+    fail(where, std::string("cannot be opened: ") + e.what());
+  }
 }
 
 Trace read_trace(std::span<const std::uint8_t> bytes) {
@@ -247,6 +369,9 @@ Trace read_trace(std::span<const std::uint8_t> bytes) {
   auto* copy = static_cast<unsigned char*>(sqlite3_malloc64(bytes.size()));
   if (!copy) fail(where, "is too large to read into memory");
   std::memcpy(copy, bytes.data(), bytes.size());
+  // A database in memory cannot use a write-ahead log: read a WAL-mode file (bytes 18 and 19
+  // are its read and write versions, 2) as the rollback-journal file it is otherwise.
+  if (bytes.size() >= 20 && copy[18] == 2 && copy[19] == 2) copy[18] = copy[19] = 1;
   const int rc =
       sqlite3_deserialize(db.get(), "main", copy, static_cast<sqlite3_int64>(bytes.size()),
                           static_cast<sqlite3_int64>(bytes.size()),

@@ -1,5 +1,6 @@
 // Totals for `weft trace summary`, and the program-order check of effects.
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <numeric>
 #include <tuple>
@@ -10,13 +11,23 @@ namespace weft::telemetry {
 
 namespace {
 
+// Totals from untrusted files: added with saturation, never overflowing.
+std::int64_t plus(std::int64_t a, std::int64_t b) {
+  std::int64_t sum = 0;
+  if (__builtin_add_overflow(a, b, &sum))
+    return b > 0 ? std::numeric_limits<std::int64_t>::max()
+                 : std::numeric_limits<std::int64_t>::min();
+  return sum;
+}
+
 std::int64_t arg_ns(const Span& span, std::string_view key) {
   const std::string* value = span.arg(key);
   if (!value) return 0;
   try {
-    return std::stoll(*value);
+    // A wait is never negative; a value that is not a number is shown as it is, never summed.
+    return std::max<std::int64_t>(0, std::stoll(*value));
   } catch (const std::exception&) {
-    return 0;  // a value that is not a number is shown as it is, never summed
+    return 0;
   }
 }
 
@@ -26,11 +37,11 @@ bool failed(const Span& span) {
 }
 
 void add(TraceSummary::Row& row, const Span& span, std::int64_t wait_ns) {
-  const std::int64_t duration = span.end_ns - span.start_ns;
+  const std::int64_t duration = plus(span.end_ns, -span.start_ns);
   ++row.count;
-  row.total_ns += duration;
+  row.total_ns = plus(row.total_ns, duration);
   row.max_ns = std::max(row.max_ns, duration);
-  row.wait_ns += wait_ns;
+  row.wait_ns = plus(row.wait_ns, wait_ns);
   row.failed += failed(span);
 }
 
@@ -81,7 +92,7 @@ TraceSummary summarize(const Trace& trace) {
   if (!trace.spans.empty()) {
     std::int64_t first = trace.spans.front().start_ns, last = first;
     for (const Span& s : trace.spans) last = std::max(last, s.end_ns);
-    summary.duration_ns = last - first;
+    summary.duration_ns = plus(last, -first);
   }
   std::map<Id, std::string> program_function;
   for (const Program& p : trace.programs) program_function[p.id] = p.function;
@@ -122,7 +133,7 @@ TraceSummary summarize(const Trace& trace) {
       }
       case SpanKind::compile:
         ++summary.compiles;
-        summary.compile_ns += span.end_ns - span.start_ns;
+        summary.compile_ns = plus(summary.compile_ns, plus(span.end_ns, -span.start_ns));
         break;
       case SpanKind::cache_lookup: {
         const std::string* status = span.arg("status");
@@ -139,10 +150,10 @@ TraceSummary summarize(const Trace& trace) {
         ++summary.cache_stores;
         break;
       case SpanKind::barrier_wait:
-        summary.barrier_wait_ns += span.end_ns - span.start_ns;
+        summary.barrier_wait_ns = plus(summary.barrier_wait_ns, plus(span.end_ns, -span.start_ns));
         break;
       case SpanKind::array_wait:
-        summary.array_wait_ns += span.end_ns - span.start_ns;
+        summary.array_wait_ns = plus(summary.array_wait_ns, plus(span.end_ns, -span.start_ns));
         break;
       default:
         break;

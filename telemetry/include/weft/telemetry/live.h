@@ -3,7 +3,8 @@
 // program connects. The socket is the user's own (directory 0700, socket 0600).
 //
 // Wire format: one JSON object per line. The first line is a hello ({"weft_live":1, "pid",
-// "command", "origin_ns"}), then {"span":{...}}, {"edge":{...}}, {"program":{...}} lines with
+// "command", "weft_version", "origin_ns": the sender's start on the host's steady clock, as
+// text}), then {"span":{...}}, {"edge":{...}}, {"program":{...}} lines with
 // the trace file's fields; times are nanoseconds since the sender's origin.
 #pragma once
 
@@ -46,8 +47,9 @@ class LiveSink final : public Sink {
 // What one connected program sent since the last poll.
 struct LiveBatch {
   int connection = 0;  // numbers connections from 1, in the order they were accepted
-  std::map<std::string, std::string> meta;  // from the hello: "pid", "command" (first batch)
-  std::vector<Span> spans;                  // times relative to the sender's origin
+  // From the hello (first batch): "pid", "command", "weft_version", "origin_ns".
+  std::map<std::string, std::string> meta;
+  std::vector<Span> spans;  // times relative to the sender's origin
   std::vector<Edge> edges;
   std::vector<Program> programs;
   std::vector<std::string> problems;  // lines that broke the format (skipped)

@@ -1,0 +1,106 @@
+#include "time_format.h"
+
+#include <array>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+namespace weft::monitor {
+
+namespace {
+
+struct Unit {
+  double ns;
+  const char* name;
+};
+constexpr std::array<Unit, 4> kUnits = {{{1e9, "s"}, {1e6, "ms"}, {1e3, "µs"}, {1, "ns"}}};
+
+// The largest unit not above |ns| (ns for anything under a microsecond).
+const Unit& unit_for(double ns) {
+  const double magnitude = std::fabs(ns);
+  for (const Unit& unit : kUnits)
+    if (magnitude >= unit.ns) return unit;
+  return kUnits.back();
+}
+
+std::string print(double value, int decimals, const char* unit) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.*f", decimals, value);
+  std::string result = text;
+  if (result.find('.') != std::string::npos) {
+    while (result.back() == '0') result.pop_back();
+    if (result.back() == '.') result.pop_back();
+  }
+  if (result == "-0") result = "0";
+  return result + " " + unit;
+}
+
+}  // namespace
+
+std::string format_duration(std::int64_t ns) {
+  const Unit& unit = unit_for(static_cast<double>(ns));
+  const double value = static_cast<double>(ns) / unit.ns;
+  const double magnitude = std::fabs(value);
+  const int decimals = unit.ns == 1 ? 0 : magnitude >= 100 ? 0 : magnitude >= 10 ? 1 : 2;
+  return print(value, decimals, unit.name);
+}
+
+std::string format_tick(std::int64_t ns, std::int64_t step_ns) {
+  if (ns == 0) return "0";
+  const Unit& unit = unit_for(static_cast<double>(ns));
+  const double step = static_cast<double>(step_ns > 0 ? step_ns : 1);
+  int decimals = static_cast<int>(std::ceil(std::log10(unit.ns / step) - 1e-9));
+  if (decimals < 0) decimals = 0;
+  if (decimals > 9) decimals = 9;
+  return print(static_cast<double>(ns) / unit.ns, decimals, unit.name);
+}
+
+std::int64_t nice_tick_step(double min_step_ns) {
+  if (!(min_step_ns > 1)) return 1;
+  if (min_step_ns > 1e18) return 1'000'000'000'000'000'000;  // stays within int64
+  double power = std::pow(10.0, std::floor(std::log10(min_step_ns)));
+  for (;;) {
+    for (double factor : {1.0, 2.0, 5.0}) {
+      const double step = factor * power;
+      if (step >= min_step_ns) return static_cast<std::int64_t>(std::llround(step));
+    }
+    power *= 10;
+  }
+}
+
+std::optional<std::int64_t> parse_duration(std::string_view text) {
+  auto trim = [](std::string_view s) {
+    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+    return s;
+  };
+  text = trim(text);
+  std::size_t number_end = 0;
+  while (number_end < text.size() &&
+         (std::isdigit(static_cast<unsigned char>(text[number_end])) || text[number_end] == '.'))
+    ++number_end;
+  if (number_end == 0) return std::nullopt;
+  const std::string number(text.substr(0, number_end));
+  char* parsed_end = nullptr;
+  const double value = std::strtod(number.c_str(), &parsed_end);
+  if (parsed_end != number.c_str() + number.size() || !std::isfinite(value)) return std::nullopt;
+  const std::string_view unit = trim(text.substr(number_end));
+  double scale = 0;
+  if (unit.empty() || unit == "ns")
+    scale = 1;
+  else if (unit == "us" || unit == "µs")
+    scale = 1e3;
+  else if (unit == "ms")
+    scale = 1e6;
+  else if (unit == "s")
+    scale = 1e9;
+  else
+    return std::nullopt;
+  const double ns = value * scale;
+  if (ns > 9.2e18) return std::nullopt;
+  return static_cast<std::int64_t>(std::llround(ns));
+}
+
+}  // namespace weft::monitor

@@ -1,0 +1,17 @@
+// `weft-monitor --screenshot`: the main window with a trace, fitted, rendered to a PNG without
+// a display (the offscreen platform).
+#pragma once
+
+#include <QSize>
+#include <QString>
+
+namespace weft::monitor {
+
+inline constexpr QSize kScreenshotSize{1600, 1000};
+
+// Returns the error message (empty on success): the trace's TraceError, or why the PNG could
+// not be written.
+QString render_screenshot(const QString& trace_path, const QString& png_path,
+                          QSize size = kScreenshotSize);
+
+}  // namespace weft::monitor
