@@ -26,6 +26,12 @@ MonitorOptions parse_command_line(const QStringList& arguments) {
       QStringLiteral("Render the window with TRACE (1600x1000, fitted) to a PNG and exit; no "
                      "display needed."),
       QStringLiteral("out.png"));
+  const QCommandLineOption tab(
+      QStringLiteral("tab"),
+      QStringLiteral("With --screenshot: the lower pane's tab to show (spans, effects or cache; "
+                     "default spans)."),
+      QStringLiteral("name"));
+  parser.addOption(tab);
   parser.addOption(live);
   parser.addOption(socket);
   parser.addOption(screenshot);
@@ -57,7 +63,18 @@ MonitorOptions parse_command_line(const QStringList& arguments) {
   options.live = parser.isSet(live);
   options.socket = parser.value(socket);
   options.screenshot = parser.value(screenshot);
-  if (parser.isSet(screenshot)) {
+  if (parser.isSet(tab)) {
+    const QStringList names{QStringLiteral("spans"), QStringLiteral("effects"),
+                            QStringLiteral("cache")};
+    options.tab = static_cast<int>(names.indexOf(parser.value(tab)));
+    if (options.tab < 0)
+      options.error = QStringLiteral("--tab takes spans, effects or cache, not \"%1\"")
+                          .arg(parser.value(tab));
+    else if (!parser.isSet(screenshot))
+      options.error = QStringLiteral("--tab goes with --screenshot");
+  }
+  if (!options.error.isEmpty()) {
+  } else if (parser.isSet(screenshot)) {
     if (options.screenshot.isEmpty())
       options.error = QStringLiteral("--screenshot needs a PNG path");
     else if (options.trace.isEmpty())

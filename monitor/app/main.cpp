@@ -31,7 +31,8 @@ int main(int argc, char** argv) {
   QApplication::setApplicationName(QStringLiteral("weft-monitor"));
   QApplication::setApplicationVersion(QStringLiteral(WEFT_VERSION));
   if (!options.screenshot.isEmpty()) {
-    const QString error = render_screenshot(options.trace, options.screenshot);
+    const QString error =
+        render_screenshot(options.trace, options.screenshot, kScreenshotSize, options.tab);
     if (!error.isEmpty()) {
       std::fprintf(stderr, "%s\n", qPrintable(error));
       return 1;

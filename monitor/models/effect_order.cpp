@@ -94,4 +94,9 @@ std::vector<EffectStream> analyze_effect_order(const std::vector<telemetry::Span
   return result;
 }
 
+std::string format_program_position(std::int64_t seq) {
+  if (seq < 0) return "-";
+  return std::to_string(seq >> 32) + "." + std::to_string(seq & 0xffffffff);
+}
+
 }  // namespace weft::monitor

@@ -39,6 +39,10 @@ struct EffectStream {
 };
 
 // Streams sorted by thread then effect.
+// A callback's place in program order as people read it: "3.12" is the 12th host step of its
+// thread's 3rd dispatch (Span::seq packs the two, see docs/telemetry.md).
+std::string format_program_position(std::int64_t seq);
+
 std::vector<EffectStream> analyze_effect_order(const std::vector<telemetry::Span>& spans,
                                                const EffectOrderScope& scope = {});
 

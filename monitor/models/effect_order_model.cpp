@@ -3,6 +3,7 @@
 #include <QBrush>
 #include <QColor>
 
+#include "effect_order.h"
 #include "qt_text.h"
 #include "time_format.h"
 #include "trace_document.h"
@@ -55,7 +56,7 @@ int EffectOrderModel::columnCount(const QModelIndex& parent) const {
 QString EffectOrderModel::describe(std::uint32_t index) const {
   const telemetry::Span& span = document_->spans()[index];
   return QStringLiteral("#%1  %2  at %3")
-      .arg(span.seq)
+      .arg(to_qstring(format_program_position(span.seq)))
       .arg(to_qstring(span.name))
       .arg(to_qstring(format_duration(span.start_ns)));
 }

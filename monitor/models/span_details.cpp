@@ -3,6 +3,7 @@
 #include <charconv>
 #include <vector>
 
+#include "effect_order.h"
 #include "qt_text.h"
 #include "span_filter.h"
 #include "time_format.h"
@@ -124,7 +125,9 @@ void describe_callback(const TraceDocument& document, std::size_t index, const S
                        Table& table, QString& body) {
   table.add_text(QObject::tr("Effect"), span.effect);
   table.add_arg(QObject::tr("Ordered"), span, "ordered");
-  table.add(QObject::tr("Program order (seq)"), QString::number(span.seq));
+  table.add(QObject::tr("Program order"),
+            to_qstring(format_program_position(span.seq)) +
+                QObject::tr(" (dispatch.step on its thread; seq %1)").arg(span.seq));
   table.add_arg(QObject::tr("Dispatched by"), span, "thread");
   table.add_arg(QObject::tr("Argument shapes"), span, "shapes");
   table.add_wait(QObject::tr("Receive wait"), span, "receive_wait_ns");

@@ -55,6 +55,25 @@ class ScreenshotTest : public QObject {
     checkImage(png);
   }
 
+  void everyTabRendersADifferentPane() {
+    QList<QImage> images;
+    for (const QString& tab : {QStringLiteral("spans"), QStringLiteral("effects"),
+                               QStringLiteral("cache")}) {
+      const QString png = dir_.filePath(tab + QStringLiteral(".png"));
+      QProcess monitor;
+      monitor.start(QStringLiteral(WEFT_MONITOR_PATH),
+                    {QStringLiteral("--screenshot"), png, QStringLiteral("--tab"), tab, trace_});
+      QVERIFY(monitor.waitForFinished(120000));
+      QCOMPARE(monitor.exitCode(), 0);
+      checkImage(png);
+      images.push_back(QImage(png));
+    }
+    // The timeline is the same; the lower pane is not.
+    QVERIFY(images[0] != images[1]);
+    QVERIFY(images[1] != images[2]);
+    QVERIFY(images[0] != images[2]);
+  }
+
   void unwritableOutputIsAnError() {
     const QString png = dir_.filePath(QStringLiteral("no/such/dir/out.png"));
     const QString error = render_screenshot(trace_, png);
@@ -66,7 +85,10 @@ class ScreenshotTest : public QObject {
          {QStringList{QStringLiteral("--screenshot"), QStringLiteral("x.png")},
           QStringList{QStringLiteral("--screenshot"), QStringLiteral("x.png"),
                       QStringLiteral("--live"), trace_},
-          QStringList{QStringLiteral("--no-such-option")}, QStringList{trace_, trace_}}) {
+          QStringList{QStringLiteral("--no-such-option")}, QStringList{trace_, trace_},
+          QStringList{QStringLiteral("--screenshot"), QStringLiteral("x.png"),
+                      QStringLiteral("--tab"), QStringLiteral("flames"), trace_},
+          QStringList{QStringLiteral("--tab"), QStringLiteral("cache"), trace_}}) {
       QProcess monitor;
       monitor.start(QStringLiteral(WEFT_MONITOR_PATH), arguments);
       QVERIFY(monitor.waitForFinished(60000));

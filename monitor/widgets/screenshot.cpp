@@ -3,6 +3,7 @@
 #include <QApplication>
 #include <QImage>
 #include <QPixmap>
+#include <QTabWidget>
 
 #include "main_window.h"
 #include "qt_text.h"
@@ -11,11 +12,13 @@
 
 namespace weft::monitor {
 
-QString render_screenshot(const QString& trace_path, const QString& png_path, QSize size) {
+QString render_screenshot(const QString& trace_path, const QString& png_path, QSize size,
+                          int tab) {
   LoadedTrace loaded = load_trace_file(trace_path.toStdString());
   if (!loaded.trace) return to_qstring(loaded.error);
   MainWindow window;
   window.showTrace(std::move(*loaded.trace), trace_path);
+  if (tab >= 0 && tab < window.tabs()->count()) window.tabs()->setCurrentIndex(tab);
   window.resize(size);
   window.show();
   // Lays out the docks and splitters at the final size before the timeline fits itself.

@@ -11,7 +11,8 @@ inline constexpr QSize kScreenshotSize{1600, 1000};
 
 // Returns the error message (empty on success): the trace's TraceError, or why the PNG could
 // not be written.
+// `tab` picks the lower pane's tab (0 spans, 1 effect order, 2 cache).
 QString render_screenshot(const QString& trace_path, const QString& png_path,
-                          QSize size = kScreenshotSize);
+                          QSize size = kScreenshotSize, int tab = 0);
 
 }  // namespace weft::monitor
