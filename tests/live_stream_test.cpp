@@ -28,6 +28,7 @@
 #include <thread>
 #include <vector>
 
+#include "support/make_span.h"
 #include "support/temp_dir.h"
 #include "weft/error.h"
 #include "weft/telemetry/live.h"
@@ -74,18 +75,7 @@ const Track kCallbacks{TrackKind::callback, "callbacks cpu:0 level 0", "cpu:0"};
 const Track kRuntime{TrackKind::runtime, "runtime cpu:0", "cpu:0"};
 const Track kCacheWriter{TrackKind::cache_writer, "cache writer", ""};
 
-Span make_span(Id id, SpanKind kind, const Track& track, std::string name, std::int64_t start,
-               std::int64_t end, Args args = {}) {
-  Span span;
-  span.id = id;
-  span.kind = kind;
-  span.track = track;
-  span.name = std::move(name);
-  span.start_ns = start;
-  span.end_ns = end;
-  span.args = std::move(args);
-  return span;
-}
+using testing::make_span;
 
 Args sorted(Args args) {
   std::sort(args.begin(), args.end());

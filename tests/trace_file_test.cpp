@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "support/make_span.h"
 #include "support/raw_sqlite.h"
 #include "support/temp_dir.h"
 #include "weft/error.h"
@@ -49,18 +50,7 @@ const Track kCallbacks{TrackKind::callback, "callbacks cpu:0 level 0", "cpu:0"};
 const Track kRuntime{TrackKind::runtime, "runtime cpu:0", "cpu:0"};
 const Track kCacheWriter{TrackKind::cache_writer, "cache writer", ""};
 
-Span make_span(Id id, SpanKind kind, const Track& track, std::string name, std::int64_t start,
-               std::int64_t end, Args args = {}) {
-  Span span;
-  span.id = id;
-  span.kind = kind;
-  span.track = track;
-  span.name = std::move(name);
-  span.start_ns = start;
-  span.end_ns = end;
-  span.args = std::move(args);
-  return span;
-}
+using testing::make_span;
 
 // Bounds on the origin the sink took at its creation (spans are stored relative to it).
 struct Origin {

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "support/make_span.h"
 #include "support/raw_sqlite.h"
 #include "support/temp_dir.h"
 #include "weft/error.h"
@@ -40,18 +41,7 @@ const Track kCallbacks1{TrackKind::callback, "callbacks cpu:1 level 0", "cpu:1"}
 const Track kRuntime{TrackKind::runtime, "runtime cpu:0", "cpu:0"};
 const Track kWriter{TrackKind::cache_writer, "cache writer", ""};
 
-Span make_span(Id id, SpanKind kind, const Track& track, std::string name, std::int64_t start,
-               std::int64_t end, Args args = {}) {
-  Span span;
-  span.id = id;
-  span.kind = kind;
-  span.track = track;
-  span.name = std::move(name);
-  span.start_ns = start;
-  span.end_ns = end;
-  span.args = std::move(args);
-  return span;
-}
+using testing::make_span;
 
 Span callback(Id id, const Track& track, const std::string& thread, const std::string& effect,
               std::int64_t seq, std::int64_t start, std::int64_t end, bool ordered,

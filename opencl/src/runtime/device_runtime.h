@@ -64,7 +64,18 @@ struct EventPause {
   DeviceRuntime* runtime;
   cl_event event;
   cl_int status = CL_COMPLETE;
-  bool await_ready() const noexcept { return false; }
+  // An event that has already completed or failed needs no pause (and a callback registered
+  // on an event that has already failed is not called by every driver).
+  bool await_ready() noexcept {
+    if (!event) return true;  // nothing to wait for: status stays CL_COMPLETE
+    cl_int now = CL_QUEUED;
+    if (clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof now, &now, nullptr) !=
+        CL_SUCCESS)
+      return false;
+    if (now > CL_COMPLETE) return false;
+    status = now;
+    return true;
+  }
   void await_suspend(std::coroutine_handle<> paused) {
     runtime->resume_after(event, paused, &status);
   }
