@@ -172,6 +172,11 @@ class RawClient {
     if (fd_ >= 0) ::close(fd_);
     fd_ = -1;
   }
+  // Ends both directions without releasing the descriptor: safe while another thread is in
+  // send() on it (closing it there would race with that thread and could reuse the number).
+  void shutdown() {
+    if (fd_ >= 0) ::shutdown(fd_, SHUT_RDWR);
+  }
 
  private:
   int fd_ = -1;
@@ -606,7 +611,7 @@ TEST(LiveStream, OverlongLineClosesTheConnection) {
   const bool closed = poll_until(
       listener, connections, [](const Connections& c) { return c.count(1) && c.at(1).closed; },
       60s);
-  client->close();  // unblocks the sender if the listener never closed
+  client->shutdown();  // unblocks the sender if the listener never closed
   sender.join();
   ASSERT_TRUE(closed) << "the listener kept reading an endless line";
   ASSERT_EQ(connections[1].problems.size(), 1u)
