@@ -68,8 +68,8 @@ MonitorOptions parse_command_line(const QStringList& arguments) {
                             QStringLiteral("cache")};
     options.tab = static_cast<int>(names.indexOf(parser.value(tab)));
     if (options.tab < 0)
-      options.error = QStringLiteral("--tab takes spans, effects or cache, not \"%1\"")
-                          .arg(parser.value(tab));
+      options.error =
+          QStringLiteral("--tab takes spans, effects or cache, not \"%1\"").arg(parser.value(tab));
     else if (!parser.isSet(screenshot))
       options.error = QStringLiteral("--tab goes with --screenshot");
   }

@@ -8,11 +8,11 @@
 namespace weft::monitor {
 
 struct MonitorOptions {
-  QString trace;          // a trace file to open
-  QString screenshot;     // render to this PNG and exit
-  int tab = 0;            // the lower pane's tab shown in the screenshot: 0 spans, 1 effects, 2 cache
-  bool live = false;      // listen for programs run with WEFT_MONITOR=1
-  QString socket;         // the live socket (default: telemetry::monitor_socket_path())
+  QString trace;       // a trace file to open
+  QString screenshot;  // render to this PNG and exit
+  int tab = 0;         // the lower pane's tab shown in the screenshot: 0 spans, 1 effects, 2 cache
+  bool live = false;   // listen for programs run with WEFT_MONITOR=1
+  QString socket;      // the live socket (default: telemetry::monitor_socket_path())
   bool exit_now = false;  // --help or --version was answered
   int exit_code = 0;
   QString error;  // a usage error; exit_code is 2

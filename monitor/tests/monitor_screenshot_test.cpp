@@ -57,8 +57,8 @@ class ScreenshotTest : public QObject {
 
   void everyTabRendersADifferentPane() {
     QList<QImage> images;
-    for (const QString& tab : {QStringLiteral("spans"), QStringLiteral("effects"),
-                               QStringLiteral("cache")}) {
+    for (const QString& tab :
+         {QStringLiteral("spans"), QStringLiteral("effects"), QStringLiteral("cache")}) {
       const QString png = dir_.filePath(tab + QStringLiteral(".png"));
       QProcess monitor;
       monitor.start(QStringLiteral(WEFT_MONITOR_PATH),

@@ -12,8 +12,7 @@
 
 namespace weft::monitor {
 
-QString render_screenshot(const QString& trace_path, const QString& png_path, QSize size,
-                          int tab) {
+QString render_screenshot(const QString& trace_path, const QString& png_path, QSize size, int tab) {
   LoadedTrace loaded = load_trace_file(trace_path.toStdString());
   if (!loaded.trace) return to_qstring(loaded.error);
   MainWindow window;
