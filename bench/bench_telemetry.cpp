@@ -28,14 +28,34 @@ using Clock = std::chrono::steady_clock;
 constexpr int kCallsPerRound = 2000;
 constexpr int kRounds = 15;
 
+// Counts what it is given and keeps one round's spans to time the file writer on them alone.
 class DroppingSink final : public weft::telemetry::Sink {
  public:
   void write(std::span<const weft::telemetry::Span> spans, std::span<const weft::telemetry::Edge>,
              std::span<const weft::telemetry::Program>) override {
     records_ += spans.size();
+    if (keep_) kept_.insert(kept_.end(), spans.begin(), spans.end());
   }
   std::size_t records_ = 0;
+  bool keep_ = false;
+  std::vector<weft::telemetry::Span> kept_;
 };
+
+// The trace file writer's own cost per span (the telemetry thread's CPU time per record).
+double writer_seconds_per_span(std::vector<weft::telemetry::Span> spans,
+                               const std::filesystem::path& file) {
+  constexpr int kRepeats = 20;
+  auto sink = std::make_shared<weft::telemetry::TraceFileSink>(file, "bench_telemetry writer");
+  weft::telemetry::Id next = 1;
+  const auto start = Clock::now();
+  for (int r = 0; r < kRepeats; ++r) {
+    for (auto& span : spans) span.id = next++;
+    sink->write(spans, {}, {});
+  }
+  sink->flush();
+  return std::chrono::duration<double>(Clock::now() - start).count() /
+         (static_cast<double>(spans.size()) * kRepeats);
+}
 
 auto add_one = weft::jit([](const Array& x) { return x + 1.0f; }, {.name = "add_one"});
 
@@ -64,6 +84,7 @@ int main() {
 
   std::vector<double> off, to_file, dropped;
   std::size_t file_spans = 0;
+  std::vector<telemetry::Span> one_round;
   for (int round = 0; round < kRounds; ++round) {
     off.push_back(timed_round(x));
     {
@@ -74,13 +95,17 @@ int main() {
     }
     {
       auto sink = std::make_shared<DroppingSink>();
+      sink->keep_ = round == 0;
       telemetry::add_sink(sink);
       dropped.push_back(timed_round(x));
       telemetry::remove_sink(sink);
       file_spans = sink->records_;
+      if (round == 0) one_round = std::move(sink->kept_);
     }
   }
   const telemetry::Trace trace = telemetry::read_trace(file);
+  std::filesystem::remove(file);
+  const double writer_per_span = writer_seconds_per_span(std::move(one_round), file);
   std::filesystem::remove(file);
   const double t_off = median(off), t_file = median(to_file), t_drop = median(dropped);
   std::printf("\ncalls per round %d, rounds %d (modes interleaved); spans per call %.1f\n",
@@ -89,6 +114,8 @@ int main() {
   std::printf("  recording to a file   %7.2f us/call  (%.3fx off)\n", t_file * 1e6, t_file / t_off);
   std::printf("  recording, dropped    %7.2f us/call  (%.3fx off; %zu spans a round)\n",
               t_drop * 1e6, t_drop / t_off, file_spans);
+  std::printf("  trace file writer     %7.3f us/span of the telemetry thread's time\n",
+              writer_per_span * 1e6);
   bench::print_summary({{"telemetry on (trace file), dispatch x+1 f32[16]",
                          bench::format(t_file * 1e6, 2) + " us/call",
                          bench::format(t_off * 1e6, 2) + " us/call (off)",

@@ -103,7 +103,9 @@ TEST(Exit, PendingCallbacksRunBeforeTheProcessEndsAndNoPrintIsLost) {
   int status = 0;
   ASSERT_TRUE(wait_bounded(child, status));
   EXPECT_TRUE(WIFEXITED(status)) << "child died from signal " << WTERMSIG(status);
-  if (WIFEXITED(status)) EXPECT_EQ(WEXITSTATUS(status), 0);
+  if (WIFEXITED(status)) {
+    EXPECT_EQ(WEXITSTATUS(status), 0);
+  }
   std::ifstream printed(out);
   std::string expected;
   for (int i = 0; i < 20; ++i) expected += "line " + std::to_string(i) + "\n";

@@ -311,8 +311,8 @@ void drain_queues_at_exit() {
   for (OpenCLDevice* device : discovered().all) clFinish(device->queue());
   // First runs have finished, so their programs can go into the persistent cache now.
   detail::finish_cache_writes(/*stop=*/true);
-  // Every command has completed: its profile becomes a span, and the recording is complete.
-  detail::stop_command_profiler();
+  // Every command has completed: flushing turns each profile into a span, so the recording is
+  // complete.
   telemetry::flush();
 }
 

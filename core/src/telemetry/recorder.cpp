@@ -1,4 +1,6 @@
 // The queue between recording threads and sinks, and the thread that empties it.
+#include <pthread.h>
+#include <sched.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -29,25 +31,53 @@ struct Batch {
   std::size_t size() const { return spans.size() + edges.size() + programs.size(); }
 };
 
+std::vector<Span>& records(Batch& batch, const Span&) {
+  return batch.spans;
+}
+std::vector<Edge>& records(Batch& batch, const Edge&) {
+  return batch.edges;
+}
+std::vector<Program>& records(Batch& batch, const Program&) {
+  return batch.programs;
+}
+
 // Wakes the delivery thread early once this many records wait (it wakes every 50 ms anyway).
 constexpr std::size_t kWakeAt = 4096;
+// At kMaxQueuedRecords (tens of MB, about half a second of the busiest recording) the emitting
+// thread delivers.
+constexpr std::size_t kBacklogLimit = kMaxQueuedRecords;
 
 class Recorder {
  public:
-  void push(Span&& span) {
-    std::lock_guard lock(queue_mutex_);
-    queue_.spans.push_back(std::move(span));
-    wake_if_full();
+  template <typename Record>
+  void push(Record&& record) {
+    bool backlog = false;
+    {
+      std::lock_guard lock(queue_mutex_);
+      records(queue_, record).push_back(std::move(record));
+      const std::size_t size = queue_.size();
+      if (size == kWakeAt) wake_.notify_one();
+      backlog = size >= kBacklogLimit;
+    }
+    if (backlog) deliver_all();
   }
-  void push(Edge&& edge) {
-    std::lock_guard lock(queue_mutex_);
-    queue_.edges.push_back(std::move(edge));
-    wake_if_full();
-  }
-  void push(Program&& program) {
-    std::lock_guard lock(queue_mutex_);
-    queue_.programs.push_back(std::move(program));
-    wake_if_full();
+
+  void push_all(std::vector<Span>&& spans) {
+    bool backlog = false;
+    {
+      std::lock_guard lock(queue_mutex_);
+      const std::size_t before = queue_.size();
+      if (queue_.spans.empty()) {
+        queue_.spans = std::move(spans);
+      } else {
+        queue_.spans.insert(queue_.spans.end(), std::make_move_iterator(spans.begin()),
+                            std::make_move_iterator(spans.end()));
+      }
+      const std::size_t size = queue_.size();
+      if (before < kWakeAt && size >= kWakeAt) wake_.notify_one();
+      backlog = size >= kBacklogLimit;
+    }
+    if (backlog) deliver_all();
   }
 
   std::size_t queued() {
@@ -80,18 +110,14 @@ class Recorder {
     detail::g_enabled.store(!sinks_.empty(), std::memory_order_relaxed);
   }
 
-  void add_hook(void (*hook)()) {
+  void add_collector(void (*collector)()) {
     std::lock_guard lock(deliver_mutex_);
-    if (std::find(hooks_.begin(), hooks_.end(), hook) == hooks_.end()) hooks_.push_back(hook);
+    if (std::find(collectors_.begin(), collectors_.end(), collector) == collectors_.end())
+      collectors_.push_back(collector);
   }
 
   void flush() {
-    std::vector<void (*)()> hooks;
-    {
-      std::lock_guard lock(deliver_mutex_);
-      hooks = hooks_;
-    }
-    for (auto hook : hooks) hook();
+    collect();
     deliver_all();
     std::lock_guard lock(deliver_mutex_);
     for (const auto& sink : sinks_) sink->flush();
@@ -121,18 +147,28 @@ class Recorder {
   }
 
  private:
-  void wake_if_full() {
-    if (queue_.size() == kWakeAt) wake_.notify_one();
-  }
-
   void loop() {
+    // Recording is background work: on a busy machine the program's threads go first, and the
+    // records wait in the queue (flush and exit deliver them on the caller's thread).
+    sched_param param{};
+    pthread_setschedparam(pthread_self(), SCHED_IDLE, &param);
     std::unique_lock lock(queue_mutex_);
     while (!stopping_) {
       wake_.wait_for(lock, 50ms, [&] { return stopping_ || queue_.size() >= kWakeAt; });
       lock.unlock();
+      collect();
       deliver_all();
       lock.lock();
     }
+  }
+
+  void collect() {
+    std::vector<void (*)()> collectors;
+    {
+      std::lock_guard lock(deliver_mutex_);
+      collectors = collectors_;
+    }
+    for (auto collector : collectors) collector();
   }
 
   // Takes what is queued and hands it to the sinks; deliveries happen one at a time, in the
@@ -153,9 +189,9 @@ class Recorder {
   std::condition_variable wake_;
   std::thread thread_;
   bool stopping_ = false;
-  std::mutex deliver_mutex_;  // sinks_, hooks_, and one delivery at a time
+  std::mutex deliver_mutex_;  // sinks_, collectors_, and one delivery at a time
   std::vector<std::shared_ptr<Sink>> sinks_;
-  std::vector<void (*)()> hooks_;
+  std::vector<void (*)()> collectors_;
 };
 
 thread_local const CallSite* t_call_site = nullptr;
@@ -188,6 +224,10 @@ void emit(Edge edge) {
 
 void emit(Program program) {
   Recorder::instance().push(std::move(program));
+}
+
+void emit(std::vector<Span>&& spans) {
+  if (!spans.empty()) Recorder::instance().push_all(std::move(spans));
 }
 
 const Track& this_thread_track() {
@@ -239,8 +279,8 @@ std::size_t queued() {
   return Recorder::instance().queued();
 }
 
-void add_flush_hook(void (*hook)()) {
-  Recorder::instance().add_hook(hook);
+void add_collector(void (*collector)()) {
+  Recorder::instance().add_collector(collector);
 }
 
 }  // namespace weft::telemetry

@@ -1,11 +1,9 @@
 #include "runtime/run_telemetry.h"
 
 #include <algorithm>
-#include <condition_variable>
 #include <exception>
 #include <map>
 #include <mutex>
-#include <thread>
 #include <vector>
 
 #include "weft/opencl/cl_handle.h"
@@ -16,11 +14,12 @@ namespace weft::opencl::detail {
 
 namespace {
 
-using namespace std::chrono_literals;
 
 thread_local std::int64_t t_dispatches = 0;
 
-// Completed commands become spans here, on a thread of its own, so no run waits for a profile.
+// Completed commands become spans here. The telemetry thread collects them before each delivery
+// (it runs when a core is idle), so no run waits for a profile and no thread of its own wakes
+// up between a dispatch and its kernel.
 class CommandProfiler {
  public:
   struct Pending {
@@ -31,69 +30,53 @@ class CommandProfiler {
   };
 
   void add(Pending pending) {
-    std::lock_guard lock(mutex_);
-    pending_.push_back(std::move(pending));
-    if (!thread_.joinable() && !stopped_) thread_ = std::thread([this] { loop(); });
-    if (pending_.size() == 1) wake_.notify_one();
+    bool backlog = false;
+    {
+      std::lock_guard lock(mutex_);
+      pending_.push_back(std::move(pending));
+      backlog = pending_.size() >= collect_at_;
+    }
+    // The telemetry thread gets no CPU while the program keeps every core busy; then the
+    // recording thread collects, so retained events stay bounded.
+    if (backlog) collect();
   }
 
   // Emits every completed command; keeps the rest.
   void collect() {
+    std::lock_guard collecting(collect_mutex_);
     std::vector<Pending> batch;
     {
       std::lock_guard lock(mutex_);
       batch.swap(pending_);
     }
     std::vector<Pending> waiting;
+    std::vector<telemetry::Span> done;
+    done.reserve(batch.size());
     for (Pending& p : batch) {
-      cl_int status = CL_COMPLETE;
-      clGetEventInfo(p.event.get(), CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status,
-                     nullptr);
-      if (status > CL_COMPLETE) {
+      if (!finish(p))
         waiting.push_back(std::move(p));
-        continue;
-      }
-      emit(p, status);
+      else
+        done.push_back(std::move(p.span));
     }
+    batch.clear();  // releases the events before taking the lock below
+    telemetry::emit(std::move(done));
     std::lock_guard lock(mutex_);
     pending_.insert(pending_.begin(), std::make_move_iterator(waiting.begin()),
                     std::make_move_iterator(waiting.end()));
-  }
-
-  void stop() {
-    std::thread thread;
-    {
-      std::lock_guard lock(mutex_);
-      stopped_ = true;
-      thread = std::move(thread_);
-    }
-    wake_.notify_all();
-    if (thread.joinable()) thread.join();
-    collect();
+    // Commands still running are not collected again until as many more have been added.
+    collect_at_ = std::max(kBacklogLimit, 2 * pending_.size());
   }
 
   static CommandProfiler& instance() {
     static CommandProfiler* profiler = [] {
       auto* p = new CommandProfiler;  // never destroyed: exit handlers use it
-      telemetry::add_flush_hook([] { CommandProfiler::instance().collect(); });
+      telemetry::add_collector([] { CommandProfiler::instance().collect(); });
       return p;
     }();
     return *profiler;
   }
 
  private:
-  void loop() {
-    std::unique_lock lock(mutex_);
-    while (!stopped_) {
-      wake_.wait(lock, [&] { return stopped_ || !pending_.empty(); });
-      if (stopped_) break;
-      lock.unlock();
-      collect();
-      std::this_thread::sleep_for(2ms);
-      lock.lock();
-    }
-  }
-
   // Device timestamps onto the host clock: the offset is the smallest "host time after the
   // enqueue returned minus the device's queued time" seen, which approaches the true offset
   // from above (the command was queued before the enqueue returned).
@@ -105,23 +88,31 @@ class CommandProfiler {
     return it->second;
   }
 
-  void emit(Pending& p, cl_int status) {
+  // Completes `p.span` once its command has finished: false while it is still running. The
+  // profile is read first because that needs no lock in the driver; only a command without one
+  // is asked for its status (still running, or failed).
+  bool finish(Pending& p) {
     telemetry::Span& span = p.span;
-    span.track = queue_track(*p.device);
-    cl_ulong queued = 0, submit = 0, start = 0, end = 0;
     const cl_event e = p.event.get();
+    cl_ulong queued = 0, submit = 0, start = 0, end = 0;
     const bool timed =
-        status == CL_COMPLETE &&
+        clGetEventProfilingInfo(e, CL_PROFILING_COMMAND_END, sizeof end, &end, nullptr) ==
+            CL_SUCCESS &&
         clGetEventProfilingInfo(e, CL_PROFILING_COMMAND_QUEUED, sizeof queued, &queued, nullptr) ==
             CL_SUCCESS &&
         clGetEventProfilingInfo(e, CL_PROFILING_COMMAND_SUBMIT, sizeof submit, &submit, nullptr) ==
             CL_SUCCESS &&
         clGetEventProfilingInfo(e, CL_PROFILING_COMMAND_START, sizeof start, &start, nullptr) ==
-            CL_SUCCESS &&
-        clGetEventProfilingInfo(e, CL_PROFILING_COMMAND_END, sizeof end, &end, nullptr) ==
-            CL_SUCCESS &&
-        queued != 0 && start >= queued && end >= start;
-    if (timed) {
+            CL_SUCCESS;
+    cl_int status = CL_COMPLETE;
+    if (!timed) {
+      if (clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr) !=
+          CL_SUCCESS)
+        status = CL_INVALID_EVENT;
+      if (status > CL_COMPLETE) return false;
+    }
+    span.track = queue_track(*p.device);
+    if (timed && queued != 0 && start >= queued && end >= start) {
       const std::int64_t offset = to_host(p.device, p.enqueued_ns, queued);
       span.start_ns = static_cast<std::int64_t>(start) + offset;
       span.end_ns = static_cast<std::int64_t>(end) + offset;
@@ -135,14 +126,14 @@ class CommandProfiler {
                                            ? "no profiling information"
                                            : "failed (" + std::to_string(status) + ")");
     }
-    telemetry::emit(std::move(span));
+    return true;
   }
 
-  std::mutex mutex_;
-  std::condition_variable wake_;
+  std::mutex collect_mutex_;  // one collection at a time keeps each device's spans in order
+  static constexpr std::size_t kBacklogLimit = 1 << 14;
+  std::mutex mutex_;  // pending_, collect_at_
   std::vector<Pending> pending_;
-  std::thread thread_;
-  bool stopped_ = false;
+  std::size_t collect_at_ = kBacklogLimit;
   std::mutex offset_mutex_;
   std::map<OpenCLDevice*, std::int64_t> offsets_;
 };
@@ -196,10 +187,6 @@ void record_command(OpenCLDevice& device, cl_event event, telemetry::Span span) 
   pending.span = std::move(span);
   pending.enqueued_ns = telemetry::now_ns();
   CommandProfiler::instance().add(std::move(pending));
-}
-
-void stop_command_profiler() {
-  CommandProfiler::instance().stop();
 }
 
 }  // namespace weft::opencl::detail

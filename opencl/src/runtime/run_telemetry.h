@@ -58,9 +58,5 @@ telemetry::Track queue_track(const OpenCLDevice& device);
 // host clock, and "queue_wait_ns" / "submit_wait_ns" args. Call right after enqueueing.
 void record_command(OpenCLDevice& device, cl_event event, telemetry::Span span);
 
-// Emits what has completed and ends the profiler's thread (process exit, after the queues
-// have drained).
-void stop_command_profiler();
-
 }  // namespace detail
 }  // namespace weft::opencl

@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -42,6 +43,8 @@ Id next_id();
 void emit(Span span);
 void emit(Edge edge);
 void emit(Program program);
+// Many spans at once (one lock instead of one per span).
+void emit(std::vector<Span>&& spans);
 
 // This thread's row: "NAME (thread N)" where N counts threads in the order they first record,
 // and NAME is what set_thread_name gave (for the thread that first used weft: "main").
@@ -93,8 +96,14 @@ void flush();
 // Records emitted and not yet delivered (for tests and the bounded-buffer checks).
 std::size_t queued();
 
-// Adds the recording's hooks (the device runtime's final collection of kernel times) that
-// flush() runs first: a hook emits what it still holds.
-void add_flush_hook(void (*hook)());
+// The telemetry thread delivers on otherwise idle cores. A program that keeps every core busy
+// would make the queue grow without end: once this many records wait, the thread that emits
+// delivers them itself (its recording then costs it time instead of memory).
+inline constexpr std::size_t kMaxQueuedRecords = std::size_t{1} << 16;
+
+// Adds a collector: a function that emits records it has been holding (the device runtime's
+// completed kernel times). The telemetry thread runs the collectors before each delivery, and
+// flush() runs them first.
+void add_collector(void (*collector)());
 
 }  // namespace weft::telemetry
