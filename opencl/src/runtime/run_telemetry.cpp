@@ -14,7 +14,6 @@ namespace weft::opencl::detail {
 
 namespace {
 
-
 thread_local std::int64_t t_dispatches = 0;
 
 // Completed commands become spans here. The telemetry thread collects them before each delivery
