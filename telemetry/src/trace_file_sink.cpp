@@ -114,17 +114,19 @@ struct TraceFileSink::Impl {
   std::filesystem::path path;
   std::unique_ptr<Database> db;
   std::unique_ptr<Statement> insert_span, insert_edge, insert_program, insert_track;
-  // Transparent, so a lookup compares the span's strings without copying them.
-  std::map<std::tuple<TrackKind, std::string, std::string>, std::int64_t, std::less<>> track_ids;
+  // Keyed by the track itself, so a lookup compares the span's strings without copying them.
+  struct TrackOrder {
+    bool operator()(const Track& a, const Track& b) const {
+      return std::tie(a.kind, a.name, a.device) < std::tie(b.kind, b.name, b.device);
+    }
+  };
+  std::map<Track, std::int64_t, TrackOrder> track_ids;
   std::int64_t origin_ns = 0;
   bool failed = false;
   std::string args_text;  // reused: one allocation for the whole recording
 
   std::int64_t track_id(const Track& track) {
-    const auto view =
-        std::make_tuple(track.kind, std::string_view(track.name), std::string_view(track.device));
-    if (auto found = track_ids.find(view); found != track_ids.end()) return found->second;
-    auto key = std::make_tuple(track.kind, track.name, track.device);
+    if (auto found = track_ids.find(track); found != track_ids.end()) return found->second;
     const auto id = static_cast<std::int64_t>(track_ids.size()) + 1;
     insert_track->reset();
     insert_track->bind(1, id);
@@ -132,7 +134,7 @@ struct TraceFileSink::Impl {
     insert_track->bind(3, track.name);
     insert_track->bind(4, track.device);
     insert_track->run();
-    track_ids.emplace(std::move(key), id);
+    track_ids.emplace(track, id);
     return id;
   }
 
