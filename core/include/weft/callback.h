@@ -68,7 +68,7 @@ namespace detail {
 // one-op program on the arrays' device; returns its array results.
 std::vector<Array> bind_host(OpKind op, std::vector<Array> operands, Attrs attrs,
                              std::vector<TensorType> results,
-                             std::shared_ptr<HostCallback> callback, const std::string& api,
+                             std::shared_ptr<const HostCallback> callback, const std::string& api,
                              const std::source_location& loc);
 
 void print_impl(const FormatString& format, std::vector<Array> args,

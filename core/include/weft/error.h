@@ -104,4 +104,11 @@ class TraceError : public Error {
   using Error::Error;
 };
 
+// A transformation (jvp, grad, vmap, ...) cannot transform a primitive: it has no rule for that
+// transformation (a host `call` under differentiation, a while loop under reverse mode). The
+// message names the primitive, the transformation, the source line and what to use instead.
+class TransformError : public Error {
+  using Error::Error;
+};
+
 }  // namespace weft

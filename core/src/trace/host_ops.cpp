@@ -12,7 +12,7 @@ namespace weft::detail {
 
 std::vector<Array> bind_host(OpKind op, std::vector<Array> operands, Attrs attrs,
                              std::vector<TensorType> results,
-                             std::shared_ptr<HostCallback> callback, const std::string& api,
+                             std::shared_ptr<const HostCallback> callback, const std::string& api,
                              const std::source_location& loc) {
   std::vector<TensorType> types;
   for (std::size_t i = 0; i < operands.size(); ++i) {

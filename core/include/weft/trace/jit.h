@@ -101,7 +101,9 @@ class Jitted {
   Jitted(F f, JitOptions options, std::source_location location)
       : f_(std::move(f)), core_(std::make_shared<detail::JitCore>(std::move(options), location)) {}
 
+  // Constrained, so std::function and overload resolution can ask whether a call would work.
   template <typename... Args>
+  requires std::is_invocable_v<const F&, const Args&...>
   auto operator()(const Args&... args) const {
     using R = std::decay_t<std::invoke_result_t<const F&, const Args&...>>;
     // Inside another trace, a jitted function is inlined into it (omnistaging).
@@ -116,7 +118,8 @@ class Jitted {
   }
 
   template <typename... Args>
-  Lowered lower(const Args&... args) const {
+  requires std::is_invocable_v<const F&, const Args&...> Lowered lower(const Args&... args)
+  const {
     using R = std::decay_t<std::invoke_result_t<const F&, const Args&...>>;
     std::vector<Array> leaves;
     std::string sig;

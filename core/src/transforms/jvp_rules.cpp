@@ -1,0 +1,273 @@
+#include "transforms/jvp_rules.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+#include <vector>
+
+#include "weft/error.h"
+#include "weft/ops.h"
+#include "weft/trace/trace.h"
+
+namespace weft::detail {
+
+bool has_tangent(DType dtype) {
+  return is_float(dtype);
+}
+
+namespace {
+
+using namespace lax;
+
+// A constant of `like`'s dtype and shape.
+Array full(const Array& like, double value, const std::source_location& loc) {
+  const Array scalar = constant(value, like.dtype(), loc);
+  if (like.shape().empty()) return scalar;
+  return broadcast_in_dim(scalar, like.shape(), {}, loc);
+}
+
+Array as_float(const Array& mask, DType dtype, const std::source_location& loc) {
+  return convert_element_type(mask, dtype, loc);
+}
+
+Tangent sum(Tangent a, Tangent b, const std::source_location& loc) {
+  if (!a) return b;
+  if (!b) return a;
+  return add(*a, *b, loc);
+}
+
+Array or_zeros(const Tangent& t, const Array& primal, const std::source_location& loc) {
+  return t ? *t : zeros_like_value(primal, loc);
+}
+
+// The node again, its float operands replaced by their tangents (the linear ops: layout ops,
+// sums, dot with one side fixed). `tangent_operands` says which operands are replaced.
+Array apply_linear(const Node& n, std::span<const Array> primals, std::span<const Tangent> tangents,
+                   const std::vector<bool>& tangent_operands, const std::source_location& loc) {
+  std::vector<Array> operands;
+  operands.reserve(primals.size());
+  for (std::size_t i = 0; i < primals.size(); ++i)
+    operands.push_back(tangent_operands[i] ? or_zeros(tangents[i], primals[i], loc) : primals[i]);
+  return bind(n.op, operands, n.attrs, n.type(), loc);
+}
+
+// The operand dims a reduction keeps, in order (its result's dims).
+Axes kept_dims(const Node& n, std::size_t rank) {
+  const auto& axes = n.attrs.get_ints("axes");
+  Axes kept;
+  for (std::size_t d = 0; d < rank; ++d)
+    if (std::find(axes.begin(), axes.end(), static_cast<std::int64_t>(d)) == axes.end())
+      kept.push_back(static_cast<std::int64_t>(d));
+  return kept;
+}
+
+Tangent unary_rule(OpKind op, const Array& x, const Array& t, const Array& z,
+                   const std::source_location& loc) {
+  switch (op) {
+    case OpKind::Neg:
+      return neg(t, loc);
+    case OpKind::Abs:
+      return mul(t, sign(x, loc), loc);
+    case OpKind::Sign:
+    case OpKind::Floor:
+    case OpKind::Ceil:
+    case OpKind::Round:
+      return std::nullopt;  // piecewise constant
+    case OpKind::Exp:
+      return mul(t, z, loc);
+    case OpKind::Exp2:
+      return mul(t, mul(z, full(z, std::numbers::ln2, loc), loc), loc);
+    case OpKind::Log:
+      return div(t, x, loc);
+    case OpKind::Log1p:
+      return div(t, add(x, full(x, 1, loc), loc), loc);
+    case OpKind::Expm1:
+      return mul(t, add(z, full(z, 1, loc), loc), loc);
+    case OpKind::Sqrt:
+      return div(t, mul(z, full(z, 2, loc), loc), loc);
+    case OpKind::Rsqrt:  // d/dx x^-1/2 = -1/2 x^-3/2 = -1/2 z / x
+      return mul(t, div(mul(z, full(z, -0.5, loc), loc), x, loc), loc);
+    case OpKind::Sin:
+      return mul(t, cos(x, loc), loc);
+    case OpKind::Cos:
+      return neg(mul(t, sin(x, loc), loc), loc);
+    case OpKind::Tan:
+      return mul(t, add(full(z, 1, loc), mul(z, z, loc), loc), loc);
+    case OpKind::Tanh:
+      return mul(t, sub(full(z, 1, loc), mul(z, z, loc), loc), loc);
+    case OpKind::Logistic:
+      return mul(t, mul(z, sub(full(z, 1, loc), z, loc), loc), loc);
+    case OpKind::Erf:  // 2/sqrt(pi) exp(-x^2)
+      return mul(t,
+                 mul(full(x, 2.0 * std::numbers::inv_sqrtpi, loc),
+                     exp(neg(mul(x, x, loc), loc), loc), loc),
+                 loc);
+    default:
+      throw TransformError(std::string("jvp: no rule for unary ") + std::string(op_name(op)));
+  }
+}
+
+Tangent binary_rule(OpKind op, const Array& x, const Array& y, const Tangent& tx, const Tangent& ty,
+                    const Array& z, const std::source_location& loc) {
+  switch (op) {
+    case OpKind::Add:
+      return sum(tx, ty, loc);
+    case OpKind::Sub:
+      return sum(tx, ty ? Tangent(neg(*ty, loc)) : std::nullopt, loc);
+    case OpKind::Mul:
+      return sum(tx ? Tangent(mul(*tx, y, loc)) : std::nullopt,
+                 ty ? Tangent(mul(x, *ty, loc)) : std::nullopt, loc);
+    case OpKind::Div:  // tx / y - ty x / y^2 = (tx - ty z) / y
+      return sum(tx ? Tangent(div(*tx, y, loc)) : std::nullopt,
+                 ty ? Tangent(neg(div(mul(*ty, z, loc), y, loc), loc)) : std::nullopt, loc);
+    case OpKind::Rem: {  // x - y trunc(x / y)
+      Tangent from_y;
+      if (ty) {
+        const Array q = div(x, y, loc);
+        const Array trunc = select(lt(q, full(q, 0, loc), loc), ceil(q, loc), floor(q, loc), loc);
+        from_y = neg(mul(*ty, trunc, loc), loc);
+      }
+      return sum(tx, from_y, loc);
+    }
+    case OpKind::Pow: {
+      Tangent from_x, from_y;
+      if (tx) {  // y x^(y-1), and 0 where y == 0 (not 0 * inf at x == 0)
+        const Array d = mul(y, pow(x, sub(y, full(y, 1, loc), loc), loc), loc);
+        from_x = mul(*tx, select(eq(y, full(y, 0, loc), loc), full(y, 0, loc), d, loc), loc);
+      }
+      if (ty) {  // log(x) z, and 0 where x == 0 (JAX's convention)
+        const Array d = mul(log(x, loc), z, loc);
+        from_y = mul(*ty, select(eq(x, full(x, 0, loc), loc), full(x, 0, loc), d, loc), loc);
+      }
+      return sum(from_x, from_y, loc);
+    }
+    case OpKind::Max:
+    case OpKind::Min: {
+      // The tangent of the operand that wins; half of each on a tie (as JAX).
+      const Array x_wins = op == OpKind::Max ? gt(x, y, loc) : lt(x, y, loc);
+      const Array weight_x =
+          add(as_float(x_wins, x.dtype(), loc),
+              mul(full(x, 0.5, loc), as_float(eq(x, y, loc), x.dtype(), loc), loc), loc);
+      return sum(tx ? Tangent(mul(*tx, weight_x, loc)) : std::nullopt,
+                 ty ? Tangent(mul(*ty, sub(full(x, 1, loc), weight_x, loc), loc)) : std::nullopt,
+                 loc);
+    }
+    case OpKind::Atan2: {  // (tx y - ty x) / (x^2 + y^2)
+      const Array denominator = add(mul(x, x, loc), mul(y, y, loc), loc);
+      return sum(tx ? Tangent(div(mul(*tx, y, loc), denominator, loc)) : std::nullopt,
+                 ty ? Tangent(neg(div(mul(*ty, x, loc), denominator, loc), loc)) : std::nullopt,
+                 loc);
+    }
+    default:
+      throw TransformError(std::string("jvp: no rule for binary ") + std::string(op_name(op)));
+  }
+}
+
+// d prod(x) / dx_i = prod of the others, exact with zeros: no zero in the row: prod / x_i; one
+// zero: the product of the non-zeros at that zero, 0 elsewhere; two or more: 0.
+Array reduce_prod_rule(const Node& n, const Array& x, const Array& t, const Array& z,
+                       const std::source_location& loc) {
+  const Axes kept = kept_dims(n, x.shape().size());
+  const Axes& axes = n.attrs.get_ints("axes");
+  const Array zero = full(x, 0, loc);
+  const Array is_zero = eq(x, zero, loc);
+  const Array zeros_in_row = broadcast_in_dim(
+      reduce_sum(as_float(is_zero, x.dtype(), loc), axes, loc), x.shape(), kept, loc);
+  const Array product_of_nonzeros = broadcast_in_dim(
+      reduce_prod(select(is_zero, full(x, 1, loc), x, loc), axes, loc), x.shape(), kept, loc);
+  const Array all = broadcast_in_dim(z, x.shape(), kept, loc);
+  const Array none_zero = eq(zeros_in_row, zero, loc);
+  const Array one_zero = eq(zeros_in_row, full(x, 1, loc), loc);
+  const Array others =
+      select(none_zero, div(all, select(is_zero, full(x, 1, loc), x, loc), loc),
+             select(logical_and(one_zero, is_zero, loc), product_of_nonzeros, zero, loc), loc);
+  return reduce_sum(mul(t, others, loc), axes, loc);
+}
+
+// The tangent at the positions that attain the extremum, averaged over ties (as JAX).
+Array reduce_extremum_rule(const Node& n, const Array& x, const Array& t, const Array& z,
+                           const std::source_location& loc) {
+  const Axes kept = kept_dims(n, x.shape().size());
+  const Axes& axes = n.attrs.get_ints("axes");
+  const Array at_extremum =
+      as_float(eq(x, broadcast_in_dim(z, x.shape(), kept, loc), loc), x.dtype(), loc);
+  return div(reduce_sum(mul(t, at_extremum, loc), axes, loc), reduce_sum(at_extremum, axes, loc),
+             loc);
+}
+
+}  // namespace
+
+Array zeros_like_value(const Array& like, const std::source_location& loc) {
+  return full(like, 0, loc);
+}
+
+Tangent jvp_rule(const Node& n, std::span<const Array> primals, std::span<const Tangent> tangents,
+                 const Array& result, const std::source_location& loc) {
+  if (!has_tangent(n.dtype)) return std::nullopt;
+  bool any = false;
+  for (const Tangent& t : tangents) any = any || t.has_value();
+  if (!any) return std::nullopt;
+
+  switch (op_info(n.op).op_class) {
+    case OpClass::Unary:
+      return unary_rule(n.op, primals[0], *tangents[0], result, loc);
+    case OpClass::Binary:
+      return binary_rule(n.op, primals[0], primals[1], tangents[0], tangents[1], result, loc);
+    case OpClass::Compare:
+      return std::nullopt;
+    case OpClass::Select: {
+      const Array on_true = or_zeros(tangents[1], primals[1], loc);
+      const Array on_false = or_zeros(tangents[2], primals[2], loc);
+      return select(primals[0], on_true, on_false, loc);
+    }
+    case OpClass::Convert:
+      if (!has_tangent(primals[0].dtype())) return std::nullopt;
+      return convert_element_type(*tangents[0], n.dtype, loc);
+    case OpClass::Layout: {
+      // Linear in the array operands; start indices (dynamic slices) stay primal.
+      std::vector<bool> replaced(primals.size(), false);
+      switch (n.op) {
+        case OpKind::DynamicSlice:
+          replaced[0] = true;
+          break;
+        case OpKind::DynamicUpdateSlice:
+          replaced[0] = replaced[1] = true;
+          break;
+        default:  // broadcast, reshape, transpose, slice, concatenate, pad (x and pad value)
+          std::fill(replaced.begin(), replaced.end(), true);
+      }
+      return apply_linear(n, primals, tangents, replaced, loc);
+    }
+    case OpClass::Reduce:
+      switch (n.op) {
+        case OpKind::ReduceSum:
+          return bind(n.op, std::span<const Array>(&*tangents[0], 1), n.attrs, n.type(), loc);
+        case OpKind::ReduceProd:
+          return reduce_prod_rule(n, primals[0], *tangents[0], result, loc);
+        case OpKind::ReduceMax:
+        case OpKind::ReduceMin:
+          return reduce_extremum_rule(n, primals[0], *tangents[0], result, loc);
+        default:
+          return std::nullopt;  // argmax/argmin: integer results
+      }
+    case OpClass::Dot: {
+      Tangent from_lhs, from_rhs;
+      if (tangents[0]) {
+        const Array operands[] = {*tangents[0], primals[1]};
+        from_lhs = bind(n.op, operands, n.attrs, n.type(), loc);
+      }
+      if (tangents[1]) {
+        const Array operands[] = {primals[0], *tangents[1]};
+        from_rhs = bind(n.op, operands, n.attrs, n.type(), loc);
+      }
+      return sum(from_lhs, from_rhs, loc);
+    }
+    case OpClass::Leaf:
+      return std::nullopt;  // constants and iota
+    default:
+      throw TransformError("jvp: " + std::string(op_name(n.op)) + " at " + n.origin.describe() +
+                           " is not a value primitive; this is a bug in weft's jvp");
+  }
+}
+
+}  // namespace weft::detail

@@ -1,0 +1,78 @@
+#include "transforms/staging.h"
+
+#include "trace/array_impl.h"
+#include "weft/callback.h"
+#include "weft/error.h"
+#include "weft/ops.h"
+
+namespace weft::detail {
+
+TracedRegion trace_for_transform(
+    const std::string& api, const std::function<std::vector<Array>(const std::vector<Array>&)>& f,
+    std::span<const Array> args, const std::source_location& loc) {
+  std::vector<TensorType> types;
+  types.reserve(args.size());
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (!args[i].valid())
+      throw InvalidArgumentError(api + " at " + describe_location(loc) + ": argument " +
+                                 std::to_string(i) + " is an empty Array");
+    types.push_back({args[i].dtype(), args[i].shape()});
+  }
+  return trace_region(
+      {.name = api, .function = "the function given to " + api, .api = api, .loc = loc}, types, f);
+}
+
+std::vector<Array> stage_or_run(const std::string& api, const std::source_location& loc,
+                                const std::function<std::vector<Array>()>& fn) {
+  if (tracing_active()) return fn();
+  Graph graph;
+  std::vector<Array> captured;
+  {
+    TraceScope scope(api, loc);
+    scope.state()->eager_fusion = true;
+    const std::vector<Array> results = fn();
+    for (const Array& r : results)
+      scope.state()->graph.outputs.push_back(scope.stage_output(r, loc));
+    graph = scope.state()->graph.canonicalized();
+    captured = scope.state()->captured;
+  }
+  return run_eager_program(graph, captured, api, loc);
+}
+
+std::source_location origin_or(const Node& n, const std::source_location& fallback) {
+  return n.origin.cpp.line() != 0 ? n.origin.cpp : fallback;
+}
+
+std::vector<Array> apply_node(const Graph& g, const Node& n, std::span<const Array> operands,
+                              const std::source_location& loc) {
+  const std::source_location where = origin_or(n, loc);
+  switch (op_info(n.op).op_class) {
+    case OpClass::Control:
+      return bind_control(n.op, operands, n.attrs, n.regions, n.results, std::string(op_name(n.op)),
+                          where);
+    case OpClass::Host: {
+      std::shared_ptr<const HostCallback> callback;
+      if (n.op == OpKind::HostCall) {
+        const auto slot = static_cast<std::size_t>(n.attrs.get_int("callback"));
+        if (slot >= g.callbacks.size())
+          throw InvalidGraphError("host_call at " + n.origin.describe() + " names callback slot " +
+                                  std::to_string(slot) + ", which its graph does not have");
+        callback = g.callbacks[slot];
+      }
+      return bind_host(n.op, std::vector<Array>(operands.begin(), operands.end()), n.attrs,
+                       n.results, std::move(callback), std::string(op_name(n.op)), where);
+    }
+    case OpClass::Leaf:
+      if (n.op == OpKind::Constant) {
+        const double value = n.attrs.get_float("value");
+        return {is_float(n.dtype) ? Array::scalar(value, n.dtype)
+                                  : Array::scalar_int(n.attrs.get_int("value"), n.dtype)};
+      }
+      break;
+    default:
+      break;
+  }
+  return {bind(n.op, operands, n.attrs, n.type(), where)};
+}
+
+}  // namespace weft::detail
