@@ -80,6 +80,16 @@ std::shared_ptr<TraceState> current_trace() {
   return trace_stack.empty() ? nullptr : trace_stack.back();
 }
 
+SuspendInnermostTrace::SuspendInnermostTrace() {
+  if (trace_stack.empty()) return;
+  suspended_ = trace_stack.back();
+  trace_stack.pop_back();
+}
+
+SuspendInnermostTrace::~SuspendInnermostTrace() {
+  if (suspended_) trace_stack.push_back(std::move(suspended_));
+}
+
 std::int64_t eager_op_count() {
   return eager_ops.load();
 }

@@ -50,6 +50,20 @@ struct TraceState {
 bool tracing_active();
 std::shared_ptr<TraceState> current_trace();
 
+// For its scope, ops are staged into the trace that encloses the current one (or run eagerly
+// when there is none): a transformation stages primal ops into the outer trace while it traces
+// their linear part in an inner one.
+class SuspendInnermostTrace {
+ public:
+  SuspendInnermostTrace();
+  ~SuspendInnermostTrace();
+  SuspendInnermostTrace(const SuspendInnermostTrace&) = delete;
+  SuspendInnermostTrace& operator=(const SuspendInnermostTrace&) = delete;
+
+ private:
+  std::shared_ptr<TraceState> suspended_;
+};
+
 // Pushes a new trace for the duration of a scope; on exit marks it dead so later uses of its
 // tracers raise EscapedTracerError.
 class TraceScope {
