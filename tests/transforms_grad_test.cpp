@@ -11,6 +11,7 @@
 
 #include "support/device_check.h"
 #include "support/print_capture.h"
+#include "support/transform_check.h"
 #include "weft/hcb.h"
 #include "weft/ops.h"
 #include "weft/transforms/grad.h"
@@ -23,11 +24,11 @@ using testing::PrintCapture;
 using Strings = std::vector<std::string>;
 
 DType float_type() {
-  return default_device().supports(DType::F64) ? DType::F64 : DType::F32;
+  return testing::widest_float();
 }
 
 Array random(const Shape& shape, double lo, double hi, std::mt19937& rng) {
-  return Array::from_host(testing::random_array(float_type(), shape, lo, hi, rng));
+  return testing::random_float(shape, lo, hi, rng);
 }
 
 double dot(const Array& a, const Array& b) {
@@ -220,11 +221,7 @@ TEST(Grad, SmallMlpLossAgreesWithFiniteDifferences) {
   }
 }
 
-Array power3(const Array& x) {
-  const Array y = x * x;
-  hcb::id_print({x, y}, {.what = "x,x²"});
-  return y * x;
-}
+using testing::power3;
 
 TEST(Grad, ATapSeesPrimalValuesOnceAsTheSeedSays) {
   PrintCapture capture;
