@@ -18,6 +18,12 @@ TracedRegion trace_for_transform(
                                  std::to_string(i) + " is an empty Array");
     types.push_back({args[i].dtype(), args[i].shape()});
   }
+  return trace_for_transform(api, f, std::span<const TensorType>(types), loc);
+}
+
+TracedRegion trace_for_transform(
+    const std::string& api, const std::function<std::vector<Array>(const std::vector<Array>&)>& f,
+    std::span<const TensorType> types, const std::source_location& loc) {
   return trace_region(
       {.name = api, .function = "the function given to " + api, .api = api, .loc = loc}, types, f);
 }

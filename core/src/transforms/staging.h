@@ -22,6 +22,11 @@ TracedRegion trace_for_transform(
     const std::string& api, const std::function<std::vector<Array>(const std::vector<Array>&)>& f,
     std::span<const Array> args, const std::source_location& loc);
 
+// The same on parameters of the given types (vmap traces f on one example's shapes).
+TracedRegion trace_for_transform(
+    const std::string& api, const std::function<std::vector<Array>(const std::vector<Array>&)>& f,
+    std::span<const TensorType> types, const std::source_location& loc);
+
 // Inside a trace, calls `fn` (its ops are staged there). Outside, traces `fn` into one program
 // and runs it on its arrays' device with this thread's effect tokens, so a transformed function
 // called eagerly costs one compile and one dispatch, and its callbacks keep program order.

@@ -1,0 +1,175 @@
+// vmap: evaluates a function's graph, traced on one example's shapes, on values that may carry
+// a leading batch axis, staging each node's batching rule into the current context.
+#include "weft/transforms/vmap.h"
+
+#include "trace/array_impl.h"
+#include "transforms/batching_rules.h"
+#include "transforms/staging.h"
+#include "weft/error.h"
+#include "weft/ops.h"
+
+namespace weft {
+
+namespace {
+
+using detail::Batched;
+
+std::vector<Batched> vmap_graph(const Graph& g, std::span<const Batched> params,
+                                std::int64_t batch_size, const std::source_location& loc) {
+  std::vector<std::optional<Batched>> value(g.nodes.size());
+  for (std::size_t i = 0; i < g.params.size(); ++i)
+    value[static_cast<std::size_t>(g.params[i])] = params[i];
+  std::vector<Batched> results;  // of the last multi-result node
+  for (std::size_t id = 0; id < g.nodes.size(); ++id) {
+    const Node& n = g.nodes[id];
+    if (n.op == OpKind::Parameter) continue;
+    if (n.op == OpKind::Result) {
+      value[id] = results.at(static_cast<std::size_t>(n.attrs.get_int("index")));
+      continue;
+    }
+    std::vector<Batched> operands;
+    std::vector<Array> plain;
+    bool any_batched = false;
+    for (ValueId input : n.inputs) {
+      operands.push_back(*value[static_cast<std::size_t>(input)]);
+      plain.push_back(operands.back().value);
+      any_batched = any_batched || operands.back().batched;
+    }
+    const std::source_location where = detail::origin_or(n, loc);
+    const OpClass op_class = op_info(n.op).op_class;
+    if (op_class == OpClass::Control || op_class == OpClass::Host) {
+      if (any_batched && op_class == OpClass::Control)
+        throw TransformError("vmap: " + std::string(op_name(n.op)) + " at " + n.origin.describe() +
+                             " has batched operands; vmap of control flow is not supported yet");
+      if (!any_batched) {
+        results.clear();
+        for (Array& a : detail::apply_node(g, n, plain, loc))
+          results.push_back({std::move(a), false});
+        continue;
+      }
+      // A host op sees the whole batch at once (one callback per batch, as the seed says); its
+      // results carry the batch axis.
+      Node batched = n;
+      for (TensorType& t : batched.results) t.shape.insert(t.shape.begin(), batch_size);
+      results.clear();
+      for (Array& a : detail::apply_node(g, batched, plain, loc))
+        results.push_back({std::move(a), true});
+      continue;
+    }
+    if (!any_batched) {
+      value[id] = Batched{detail::apply_node(g, n, plain, loc).at(0), false};
+      continue;
+    }
+    value[id] = detail::batch_rule(n, operands, batch_size, "vmap", where);
+  }
+  std::vector<Batched> out;
+  for (ValueId o : g.outputs) out.push_back(*value[static_cast<std::size_t>(o)]);
+  return out;
+}
+
+// Moves axis 0 of `x` to `to`.
+Array front_axis_to(const Array& x, std::int64_t to, const std::source_location& loc) {
+  if (to == 0) return x;
+  lax::Axes perm;
+  const auto rank = static_cast<std::int64_t>(x.shape().size());
+  for (std::int64_t j = 0; j < rank; ++j) perm.push_back(j < to ? j + 1 : j == to ? 0 : j);
+  return lax::transpose(x, perm, loc);
+}
+
+std::int64_t normalized_axis(int axis, std::size_t rank, const std::string& what,
+                             const std::source_location& loc) {
+  const auto r = static_cast<std::int64_t>(rank);
+  const std::int64_t a = axis < 0 ? axis + r : axis;
+  if (a < 0 || a >= r)
+    throw InvalidArgumentError("vmap at " + detail::describe_location(loc) + ": " + what +
+                               " is axis " + std::to_string(axis) + " of a rank-" +
+                               std::to_string(rank) + " value; choose one in [-" +
+                               std::to_string(rank) + ", " + std::to_string(rank) + ")");
+  return a;
+}
+
+}  // namespace
+
+ArrayFunction vmap(ArrayFunction f, VmapOptions options, std::source_location loc) {
+  return [f = std::move(f), options = std::move(options), loc](const std::vector<Array>& args) {
+    std::vector<std::optional<int>> in_axes = options.in_axes;
+    if (in_axes.empty()) in_axes.assign(args.size(), 0);
+    if (in_axes.size() != args.size())
+      throw InvalidArgumentError("vmap at " + detail::describe_location(loc) + ": in_axes has " +
+                                 std::to_string(in_axes.size()) + " entries for " +
+                                 std::to_string(args.size()) + " arguments; give one per argument");
+    std::optional<std::int64_t> batch_size;
+    std::vector<TensorType> example_types;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+      if (!args[i].valid())
+        throw InvalidArgumentError("vmap at " + detail::describe_location(loc) + ": argument " +
+                                   std::to_string(i) + " is an empty Array");
+      if (!in_axes[i]) {
+        example_types.push_back({args[i].dtype(), args[i].shape()});
+        continue;
+      }
+      const std::string what = "in_axes[" + std::to_string(i) + "]";
+      const std::int64_t axis = normalized_axis(*in_axes[i], args[i].shape().size(), what, loc);
+      const std::int64_t size = args[i].shape()[static_cast<std::size_t>(axis)];
+      if (batch_size && *batch_size != size)
+        throw ShapeError("vmap at " + detail::describe_location(loc) + ": argument " +
+                         std::to_string(i) + " has " + std::to_string(size) +
+                         " examples along its batch axis " + std::to_string(axis) +
+                         " but an earlier argument has " + std::to_string(*batch_size) +
+                         "; every batched argument needs the same batch size");
+      batch_size = size;
+      Shape example = args[i].shape();
+      example.erase(example.begin() + axis);
+      example_types.push_back({args[i].dtype(), example});
+    }
+    if (!batch_size)
+      throw InvalidArgumentError("vmap at " + detail::describe_location(loc) +
+                                 ": no argument is batched (every in_axes entry is nullopt); "
+                                 "batch at least one");
+    return detail::stage_or_run("vmap", loc, [&] {
+      std::vector<Batched> inputs;
+      for (std::size_t i = 0; i < args.size(); ++i) {
+        if (!in_axes[i]) {
+          inputs.push_back({args[i], false});
+          continue;
+        }
+        const std::int64_t axis = normalized_axis(*in_axes[i], args[i].shape().size(), "", loc);
+        lax::Axes perm{axis};
+        for (std::int64_t d = 0; d < static_cast<std::int64_t>(args[i].shape().size()); ++d)
+          if (d != axis) perm.push_back(d);
+        inputs.push_back({axis == 0 ? args[i] : lax::transpose(args[i], perm, loc), true});
+      }
+      const detail::TracedRegion traced =
+          detail::trace_for_transform("vmap", f, example_types, loc);
+      for (const Array& c : traced.captured) inputs.push_back({c, false});
+      const std::vector<Batched> results = vmap_graph(traced.graph, inputs, *batch_size, loc);
+      std::vector<int> out_axes = options.out_axes;
+      if (out_axes.empty()) out_axes.assign(results.size(), 0);
+      if (out_axes.size() != results.size())
+        throw InvalidArgumentError("vmap at " + detail::describe_location(loc) + ": out_axes has " +
+                                   std::to_string(out_axes.size()) + " entries for " +
+                                   std::to_string(results.size()) +
+                                   " outputs; give one per output");
+      std::vector<Array> out;
+      for (std::size_t k = 0; k < results.size(); ++k) {
+        const Array value = results[k].batched
+                                ? results[k].value
+                                : detail::with_batch_axis(results[k].value, *batch_size, loc);
+        const std::int64_t axis = normalized_axis(out_axes[k], value.shape().size(),
+                                                  "out_axes[" + std::to_string(k) + "]", loc);
+        out.push_back(front_axis_to(value, axis, loc));
+      }
+      return out;
+    });
+  };
+}
+
+std::function<Array(const Array&)> vmap(std::function<Array(const Array&)> f,
+                                        std::source_location loc) {
+  const ArrayFunction batched = vmap(
+      [f = std::move(f)](const std::vector<Array>& a) { return std::vector<Array>{f(a.at(0))}; },
+      VmapOptions{}, loc);
+  return [batched](const Array& x) { return batched({x}).at(0); };
+}
+
+}  // namespace weft
