@@ -119,7 +119,7 @@ TEST(Jvp, EveryBinaryPrimitiveAgreesWithFiniteDifferencesInBothOperands) {
       return std::vector<Array>{c.op(in[0], in[1], std::source_location::current())};
     };
     expect_tangent_matches_differences(f, {x, y}, {tx, ty}, std::string(c.name) + " (both)");
-    expect_tangent_matches_differences(f, {x, y}, {tx, lax::mul(ty, Array::scalar(0, ty.dtype()))},
+    expect_tangent_matches_differences(f, {x, y}, {tx, ty * 0.0},
                                        std::string(c.name) + " (x only)");
   }
 }
