@@ -31,42 +31,8 @@ Array random(const Shape& shape, double lo, double hi, std::mt19937& rng) {
   return testing::random_float(shape, lo, hi, rng);
 }
 
-std::vector<double> values(const Array& a) {
-  const HostArray h = a.to_host();
-  std::vector<double> out(static_cast<std::size_t>(h.size()));
-  for (std::int64_t i = 0; i < h.size(); ++i) out[static_cast<std::size_t>(i)] = h.get_f64(i);
-  return out;
-}
-
-// Central differences of f along `tangents`, elementwise against jvp's tangent.
-void expect_tangent_matches_differences(const ArrayFunction& f, const std::vector<Array>& primals,
-                                        const std::vector<Array>& tangents,
-                                        const std::string& what) {
-  const double h = float_type() == DType::F64 ? 1e-6 : 1e-2;
-  const double tolerance = float_type() == DType::F64 ? 1e-6 : 2e-2;
-  const JvpResult r = jvp(f, primals, tangents);
-  std::vector<Array> plus, minus;
-  for (std::size_t i = 0; i < primals.size(); ++i) {
-    plus.push_back(primals[i] + tangents[i] * h);
-    minus.push_back(primals[i] - tangents[i] * h);
-  }
-  const std::vector<Array> f_plus = f(plus), f_minus = f(minus), f_at = f(primals);
-  ASSERT_EQ(r.tangents_out.size(), f_at.size()) << what;
-  for (std::size_t k = 0; k < f_at.size(); ++k) {
-    const std::vector<double> got = values(r.tangents_out[k]);
-    const std::vector<double> primal = values(r.primals_out[k]);
-    const std::vector<double> expected_primal = values(f_at[k]);
-    const std::vector<double> up = values(f_plus[k]), down = values(f_minus[k]);
-    ASSERT_EQ(got.size(), up.size()) << what;
-    for (std::size_t i = 0; i < got.size(); ++i) {
-      const double fd = (up[i] - down[i]) / (2 * h);
-      EXPECT_NEAR(got[i], fd, tolerance * (1 + std::abs(fd)))
-          << what << ": output " << k << " element " << i;
-      EXPECT_NEAR(primal[i], expected_primal[i], 1e-12 * (1 + std::abs(expected_primal[i])))
-          << what << ": primal output " << k << " element " << i;
-    }
-  }
-}
+using testing::expect_tangent_matches_differences;
+using testing::values;
 
 struct UnaryCase {
   const char* name;

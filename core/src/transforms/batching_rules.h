@@ -4,6 +4,7 @@
 
 #include <source_location>
 #include <span>
+#include <vector>
 
 #include "weft/array.h"
 #include "weft/ir/graph.h"
@@ -18,6 +19,11 @@ struct Batched {
 // `n` is a value node; at least one operand is batched.
 Batched batch_rule(const Node& n, std::span<const Batched> operands, std::int64_t batch_size,
                    const std::string& api, const std::source_location& loc);
+
+// Evaluates `g` on `params` (one per parameter), staging each node's batching rule (control
+// nodes: batch_control) into the current context; returns its outputs.
+std::vector<Batched> vmap_graph(const Graph& g, std::span<const Batched> params,
+                                std::int64_t batch_size, const std::source_location& loc);
 
 // Broadcasts an unbatched value to a leading batch axis of `batch_size`.
 Array with_batch_axis(const Array& value, std::int64_t batch_size, const std::source_location& loc);

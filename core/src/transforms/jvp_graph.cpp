@@ -2,6 +2,7 @@
 
 #include <optional>
 
+#include "transforms/control_rules.h"
 #include "transforms/staging.h"
 #include "weft/error.h"
 #include "weft/ir/host_callback.h"
@@ -67,15 +68,19 @@ JvpValues jvp_graph(const Graph& g, std::span<const Array> primals,
         results = apply_primal(n, operands);
         result_tangents.assign(results.size(), std::nullopt);
         break;
-      case OpClass::Control:
-        if (perturbed)
-          throw TransformError(api + ": " + std::string(op_name(n.op)) + " at " +
-                               n.origin.describe() +
-                               " has no forward-mode rule yet; differentiate outside the loop "
-                               "or branch for now");
-        results = apply_primal(n, operands);
-        result_tangents.assign(results.size(), std::nullopt);
+      case OpClass::Control: {
+        if (!perturbed) {
+          results = apply_primal(n, operands);
+          result_tangents.assign(results.size(), std::nullopt);
+          break;
+        }
+        ControlTangents c = placement == PrimalPlacement::here
+                                ? jvp_control(g, n, operands, operand_tangents, api, where)
+                                : linearize_control(g, n, operands, operand_tangents, api, where);
+        results = std::move(c.results);
+        result_tangents = std::move(c.tangents);
         break;
+      }
       default: {
         Array z = apply_primal(n, operands).at(0);
         tangent[id] = perturbed ? jvp_rule(n, operands, operand_tangents, z, where) : std::nullopt;

@@ -27,6 +27,13 @@ Linearized linearize_graph(const Graph& g, std::span<const Array> primals,
                            const std::vector<bool>& differentiable, const std::string& api,
                            const std::source_location& loc);
 
+// Cotangents of the parameters of `g` marked in `linear_params` (nullopt: zero), in order, from
+// those of its outputs. `nonlinear_args` binds the other parameters, in order.
+std::vector<Tangent> transpose_graph(const Graph& g, const std::vector<bool>& linear_params,
+                                     std::span<const Array> nonlinear_args,
+                                     std::span<const Tangent> output_cotangents,
+                                     const std::string& api, const std::source_location& loc);
+
 // Cotangents of the linear graph's tangent parameters (nullopt: zero) from those of its
 // outputs (nullopt: zero).
 std::vector<Tangent> transpose_graph(const Linearized& linearized,

@@ -1,5 +1,7 @@
 #include "transforms/staging.h"
 
+#include <optional>
+
 #include "trace/array_impl.h"
 #include "weft/callback.h"
 #include "weft/error.h"
@@ -49,13 +51,55 @@ std::source_location origin_or(const Node& n, const std::source_location& fallba
   return n.origin.cpp.line() != 0 ? n.origin.cpp : fallback;
 }
 
+Graph region_of(const Graph& owner, const Node& n, std::size_t k) {
+  Graph region = n.regions.at(k);
+  region.callbacks = owner.callbacks;
+  return region;
+}
+
+Array zeros_of(const TensorType& type, const std::source_location& loc) {
+  const Array zero = lax::constant(0, type.dtype, loc);
+  return type.shape.empty() ? zero : lax::broadcast_in_dim(zero, type.shape, {}, loc);
+}
+
+std::vector<Array> eval_graph(const Graph& g, std::span<const Array> args,
+                              const std::source_location& loc) {
+  std::vector<std::optional<Array>> value(g.nodes.size());
+  for (std::size_t i = 0; i < g.params.size(); ++i)
+    value[static_cast<std::size_t>(g.params[i])] = args[i];
+  std::vector<Array> results;  // of the last multi-result node, read by its Result nodes
+  for (std::size_t id = 0; id < g.nodes.size(); ++id) {
+    const Node& n = g.nodes[id];
+    if (n.op == OpKind::Parameter) continue;
+    if (n.op == OpKind::Result) {
+      value[id] = results.at(static_cast<std::size_t>(n.attrs.get_int("index")));
+      continue;
+    }
+    std::vector<Array> operands;
+    operands.reserve(n.inputs.size());
+    for (ValueId input : n.inputs) operands.push_back(*value[static_cast<std::size_t>(input)]);
+    std::vector<Array> applied = apply_node(g, n, operands, loc);
+    if (is_multi_result(n.op))
+      results = std::move(applied);
+    else
+      value[id] = std::move(applied.at(0));
+  }
+  std::vector<Array> out;
+  out.reserve(g.outputs.size());
+  for (ValueId o : g.outputs) out.push_back(*value[static_cast<std::size_t>(o)]);
+  return out;
+}
+
 std::vector<Array> apply_node(const Graph& g, const Node& n, std::span<const Array> operands,
                               const std::source_location& loc) {
   const std::source_location where = origin_or(n, loc);
   switch (op_info(n.op).op_class) {
-    case OpClass::Control:
-      return bind_control(n.op, operands, n.attrs, n.regions, n.results, std::string(op_name(n.op)),
-                          where);
+    case OpClass::Control: {
+      std::vector<Graph> regions;
+      for (std::size_t k = 0; k < n.regions.size(); ++k) regions.push_back(region_of(g, n, k));
+      return bind_control(n.op, operands, n.attrs, std::move(regions), n.results,
+                          std::string(op_name(n.op)), where);
+    }
     case OpClass::Host: {
       std::shared_ptr<const HostCallback> callback;
       if (n.op == OpKind::HostCall) {

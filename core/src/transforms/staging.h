@@ -39,6 +39,18 @@ std::vector<Array> stage_or_run(const std::string& api, const std::source_locati
 std::vector<Array> apply_node(const Graph& g, const Node& n, std::span<const Array> operands,
                               const std::source_location& loc);
 
+// Evaluates `g` on `args` (one per parameter) in the current context with apply_node; returns
+// its outputs. Host nodes take their callbacks from g.callbacks (see region_of).
+std::vector<Array> eval_graph(const Graph& g, std::span<const Array> args,
+                              const std::source_location& loc);
+
+// Region `k` of control node `n` of `owner`, carrying owner's callback table: host_call nodes in
+// regions name slots of the function's table, so a region evaluated on its own needs it.
+Graph region_of(const Graph& owner, const Node& n, std::size_t k);
+
+// Zeros of a type, staged in the current context.
+Array zeros_of(const TensorType& type, const std::source_location& loc);
+
 // Where an op of a traced graph came from, for messages: its own line, else the transform's.
 std::source_location origin_or(const Node& n, const std::source_location& fallback);
 

@@ -4,15 +4,14 @@
 
 #include "trace/array_impl.h"
 #include "transforms/batching_rules.h"
+#include "transforms/control_rules.h"
 #include "transforms/staging.h"
 #include "weft/error.h"
 #include "weft/ops.h"
 
 namespace weft {
 
-namespace {
-
-using detail::Batched;
+namespace detail {
 
 std::vector<Batched> vmap_graph(const Graph& g, std::span<const Batched> params,
                                 std::int64_t batch_size, const std::source_location& loc) {
@@ -35,16 +34,16 @@ std::vector<Batched> vmap_graph(const Graph& g, std::span<const Batched> params,
       plain.push_back(operands.back().value);
       any_batched = any_batched || operands.back().batched;
     }
-    const std::source_location where = detail::origin_or(n, loc);
+    const std::source_location where = origin_or(n, loc);
     const OpClass op_class = op_info(n.op).op_class;
     if (op_class == OpClass::Control || op_class == OpClass::Host) {
-      if (any_batched && op_class == OpClass::Control)
-        throw TransformError("vmap: " + std::string(op_name(n.op)) + " at " + n.origin.describe() +
-                             " has batched operands; vmap of control flow is not supported yet");
+      if (any_batched && op_class == OpClass::Control) {
+        results = batch_control(g, n, operands, batch_size, "vmap", where);
+        continue;
+      }
       if (!any_batched) {
         results.clear();
-        for (Array& a : detail::apply_node(g, n, plain, loc))
-          results.push_back({std::move(a), false});
+        for (Array& a : apply_node(g, n, plain, loc)) results.push_back({std::move(a), false});
         continue;
       }
       // A host op sees the whole batch at once (one callback per batch, as the seed says); its
@@ -52,20 +51,25 @@ std::vector<Batched> vmap_graph(const Graph& g, std::span<const Batched> params,
       Node batched = n;
       for (TensorType& t : batched.results) t.shape.insert(t.shape.begin(), batch_size);
       results.clear();
-      for (Array& a : detail::apply_node(g, batched, plain, loc))
-        results.push_back({std::move(a), true});
+      for (Array& a : apply_node(g, batched, plain, loc)) results.push_back({std::move(a), true});
       continue;
     }
     if (!any_batched) {
-      value[id] = Batched{detail::apply_node(g, n, plain, loc).at(0), false};
+      value[id] = Batched{apply_node(g, n, plain, loc).at(0), false};
       continue;
     }
-    value[id] = detail::batch_rule(n, operands, batch_size, "vmap", where);
+    value[id] = batch_rule(n, operands, batch_size, "vmap", where);
   }
   std::vector<Batched> out;
   for (ValueId o : g.outputs) out.push_back(*value[static_cast<std::size_t>(o)]);
   return out;
 }
+
+}  // namespace detail
+
+namespace {
+
+using detail::Batched;
 
 // Moves axis 0 of `x` to `to`.
 Array front_axis_to(const Array& x, std::int64_t to, const std::source_location& loc) {
@@ -142,7 +146,8 @@ ArrayFunction vmap(ArrayFunction f, VmapOptions options, std::source_location lo
       const detail::TracedRegion traced =
           detail::trace_for_transform("vmap", f, example_types, loc);
       for (const Array& c : traced.captured) inputs.push_back({c, false});
-      const std::vector<Batched> results = vmap_graph(traced.graph, inputs, *batch_size, loc);
+      const std::vector<Batched> results =
+          detail::vmap_graph(traced.graph, inputs, *batch_size, loc);
       std::vector<int> out_axes = options.out_axes;
       if (out_axes.empty()) out_axes.assign(results.size(), 0);
       if (out_axes.size() != results.size())

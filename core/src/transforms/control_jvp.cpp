@@ -1,0 +1,265 @@
+// Forward mode through while, cond and scan: the same op over (primal, tangent) pairs, its
+// regions the jvp of the original ones.
+#include "transforms/control_rules.h"
+#include "transforms/dependence.h"
+#include "transforms/jvp_graph.h"
+#include "transforms/staging.h"
+#include "weft/error.h"
+
+namespace weft::detail {
+
+namespace {
+
+std::vector<bool> present(std::span<const Tangent> tangents) {
+  std::vector<bool> out;
+  for (const Tangent& t : tangents) out.push_back(t.has_value());
+  return out;
+}
+
+// Widens `carried` (flags of the loop carries, which come first among a body's parameters
+// after `leading` ones and first among its outputs) until the body maps it onto itself: a carry
+// whose next value depends on a perturbed one is perturbed from the first iteration on.
+void fixpoint(const Graph& body, std::size_t leading, std::vector<bool>& carried,
+              const std::vector<bool>& others) {
+  for (;;) {
+    std::vector<bool> marked(leading, false);
+    marked.insert(marked.end(), carried.begin(), carried.end());
+    marked.insert(marked.end(), others.begin(), others.end());
+    const std::vector<bool> out = dependent_outputs(body, marked, DependenceKind::tangent);
+    bool changed = false;
+    for (std::size_t j = 0; j < carried.size(); ++j)
+      if (out[j] && !carried[j]) carried[j] = changed = true;
+    if (!changed) return;
+  }
+}
+
+// Appends, for each flagged entry, its tangent made concrete.
+void append_tangents(std::vector<Array>& out, std::span<const Tangent> tangents,
+                     std::span<const Array> primals, const std::vector<bool>& flags,
+                     const std::source_location& loc) {
+  for (std::size_t j = 0; j < flags.size(); ++j)
+    if (flags[j])
+      out.push_back(instantiate(tangents[j], {primals[j].dtype(), primals[j].shape()}, loc));
+}
+
+// Splits a region's parameters laid out as groups [primals of group 0, their tangents, primals
+// of group 1, their tangents, ...] into primals and (optional) tangents in primal order.
+struct Split {
+  std::vector<Array> primals;
+  std::vector<Tangent> tangents;
+};
+Split split_groups(const std::vector<Array>& params, std::span<const std::vector<bool>> groups) {
+  Split s;
+  std::size_t pos = 0;
+  for (const std::vector<bool>& flags : groups) {
+    const std::size_t first = pos;
+    pos += flags.size();
+    std::size_t next_tangent = pos;
+    for (std::size_t j = 0; j < flags.size(); ++j) {
+      s.primals.push_back(params[first + j]);
+      s.tangents.push_back(flags[j] ? Tangent(params[next_tangent++]) : std::nullopt);
+    }
+    pos = next_tangent;
+  }
+  return s;
+}
+
+ControlTangents jvp_while(const Graph& g, const Node& n, std::span<const Array> operands,
+                          std::span<const Tangent> tangents, const std::string& api,
+                          const std::source_location& loc) {
+  const auto nc = static_cast<std::size_t>(n.attrs.get_int("carries"));
+  const Graph cond = region_of(g, n, 0);
+  const Graph body = region_of(g, n, 1);
+  std::vector<bool> pc = present(tangents.subspan(0, nc));
+  const std::vector<bool> pk = present(tangents.subspan(nc));
+  fixpoint(body, 0, pc, pk);
+  const std::vector<std::vector<bool>> groups{pc, pk};
+
+  std::vector<Array> ops(operands.begin(), operands.begin() + static_cast<std::ptrdiff_t>(nc));
+  append_tangents(ops, tangents.subspan(0, nc), operands.subspan(0, nc), pc, loc);
+  const std::size_t new_carries = ops.size();
+  ops.insert(ops.end(), operands.begin() + static_cast<std::ptrdiff_t>(nc), operands.end());
+  append_tangents(ops, tangents.subspan(nc), operands.subspan(nc), pk, loc);
+  const std::vector<TensorType> types = value_types(ops);
+
+  TracedRegion regions[2] = {
+      trace_region(transformed_region(n, 0, api, loc), types,
+                   [&](const std::vector<Array>& params) {
+                     return eval_graph(cond, split_groups(params, groups).primals, loc);
+                   }),
+      trace_region(
+          transformed_region(n, 1, api, loc), types, [&](const std::vector<Array>& params) {
+            const Split s = split_groups(params, groups);
+            JvpValues v = jvp_graph(body, s.primals, s.tangents, PrimalPlacement::here, api, loc);
+            std::vector<Array> out = v.primals;
+            append_tangents(out, v.tangents, v.primals, pc, loc);
+            return out;
+          })};
+  const std::vector<Array> captured = unify_captures(regions);
+  ops.insert(ops.end(), captured.begin(), captured.end());
+  Attrs attrs = n.attrs;
+  attrs.set("carries", static_cast<std::int64_t>(new_carries));
+  std::vector<TensorType> results(types.begin(),
+                                  types.begin() + static_cast<std::ptrdiff_t>(new_carries));
+  const std::vector<Array> out = bind_control(
+      OpKind::While, ops, attrs, {regions[0].graph, regions[1].graph}, results, api, loc);
+  ControlTangents r;
+  std::size_t next = nc;
+  for (std::size_t j = 0; j < nc; ++j) {
+    r.results.push_back(out[j]);
+    r.tangents.push_back(pc[j] ? Tangent(out[next++]) : std::nullopt);
+  }
+  return r;
+}
+
+ControlTangents jvp_cond(const Graph& g, const Node& n, std::span<const Array> operands,
+                         std::span<const Tangent> tangents, const std::string& api,
+                         const std::source_location& loc) {
+  const std::span<const Array> xs = operands.subspan(1);
+  const std::vector<bool> px = present(tangents.subspan(1));
+  std::vector<bool> pr(n.results.size(), false);
+  std::vector<Graph> branches;
+  for (std::size_t k = 0; k < n.regions.size(); ++k) {
+    branches.push_back(region_of(g, n, k));
+    const std::vector<bool> d = dependent_outputs(branches.back(), px, DependenceKind::tangent);
+    for (std::size_t j = 0; j < pr.size(); ++j) pr[j] = pr[j] || d[j];
+  }
+  const std::vector<std::vector<bool>> groups{px};
+  std::vector<Array> ops(xs.begin(), xs.end());
+  append_tangents(ops, tangents.subspan(1), xs, px, loc);
+  const std::vector<TensorType> types = value_types(ops);
+  std::vector<TracedRegion> regions;
+  for (std::size_t k = 0; k < branches.size(); ++k)
+    regions.push_back(trace_region(
+        transformed_region(n, k, api, loc), types, [&](const std::vector<Array>& params) {
+          const Split s = split_groups(params, groups);
+          JvpValues v =
+              jvp_graph(branches[k], s.primals, s.tangents, PrimalPlacement::here, api, loc);
+          std::vector<Array> out = v.primals;
+          append_tangents(out, v.tangents, v.primals, pr, loc);
+          return out;
+        }));
+  const std::vector<Array> captured = unify_captures(regions);
+  ops.insert(ops.begin(), operands[0]);
+  ops.insert(ops.end(), captured.begin(), captured.end());
+  std::vector<TensorType> results = n.results;
+  for (std::size_t j = 0; j < pr.size(); ++j)
+    if (pr[j]) results.push_back(n.results[j]);
+  std::vector<Graph> graphs;
+  for (TracedRegion& r : regions) graphs.push_back(std::move(r.graph));
+  const std::vector<Array> out =
+      bind_control(OpKind::Cond, ops, n.attrs, std::move(graphs), results, api, loc);
+  ControlTangents r;
+  std::size_t next = n.results.size();
+  for (std::size_t j = 0; j < n.results.size(); ++j) {
+    r.results.push_back(out[j]);
+    r.tangents.push_back(pr[j] ? Tangent(out[next++]) : std::nullopt);
+  }
+  return r;
+}
+
+ControlTangents jvp_scan(const Graph& g, const Node& n, std::span<const Array> operands,
+                         std::span<const Tangent> tangents, const std::string& api,
+                         const std::source_location& loc) {
+  const auto nc = static_cast<std::size_t>(n.attrs.get_int("carries"));
+  const auto nx = static_cast<std::size_t>(n.attrs.get_int("xs"));
+  const Graph body = region_of(g, n, 0);
+  std::vector<bool> pc = present(tangents.subspan(0, nc));
+  const std::vector<bool> px = present(tangents.subspan(nc, nx));
+  const std::vector<bool> pk = present(tangents.subspan(nc + nx));
+  std::vector<bool> others = px;
+  others.insert(others.end(), pk.begin(), pk.end());
+  fixpoint(body, 1, pc, others);
+  std::vector<bool> marked{false};
+  marked.insert(marked.end(), pc.begin(), pc.end());
+  marked.insert(marked.end(), others.begin(), others.end());
+  const std::vector<bool> all_out = dependent_outputs(body, marked, DependenceKind::tangent);
+  const std::vector<bool> py(all_out.begin() + static_cast<std::ptrdiff_t>(nc), all_out.end());
+
+  std::vector<Array> ops;
+  const auto group = [&](std::size_t first, std::size_t count, const std::vector<bool>& flags) {
+    ops.insert(ops.end(), operands.begin() + static_cast<std::ptrdiff_t>(first),
+               operands.begin() + static_cast<std::ptrdiff_t>(first + count));
+    append_tangents(ops, tangents.subspan(first, count), operands.subspan(first, count), flags,
+                    loc);
+  };
+  group(0, nc, pc);
+  const std::size_t new_carries = ops.size();
+  group(nc, nx, px);
+  const std::size_t new_xs = ops.size() - new_carries;
+  group(nc + nx, operands.size() - nc - nx, pk);
+
+  std::vector<TensorType> types{TensorType{DType::I32, {}}};
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    TensorType t{ops[i].dtype(), ops[i].shape()};
+    if (i >= new_carries && i < new_carries + new_xs) t.shape.erase(t.shape.begin());
+    types.push_back(std::move(t));
+  }
+  const std::vector<std::vector<bool>> groups{pc, px, pk};
+  TracedRegion region[1] = {trace_region(
+      transformed_region(n, 0, api, loc), types, [&](const std::vector<Array>& params) {
+        const std::vector<Array> rest(params.begin() + 1, params.end());
+        Split s = split_groups(rest, groups);
+        s.primals.insert(s.primals.begin(), params[0]);
+        s.tangents.insert(s.tangents.begin(), std::nullopt);
+        JvpValues v = jvp_graph(body, s.primals, s.tangents, PrimalPlacement::here, api, loc);
+        const std::span<const Array> primals(v.primals);
+        const std::span<const Tangent> out_tangents(v.tangents);
+        std::vector<Array> out(v.primals.begin(),
+                               v.primals.begin() + static_cast<std::ptrdiff_t>(nc));
+        append_tangents(out, out_tangents.subspan(0, nc), primals.subspan(0, nc), pc, loc);
+        out.insert(out.end(), v.primals.begin() + static_cast<std::ptrdiff_t>(nc), v.primals.end());
+        append_tangents(out, out_tangents.subspan(nc), primals.subspan(nc), py, loc);
+        return out;
+      })};
+  const std::vector<Array> captured = unify_captures(region);
+  ops.insert(ops.end(), captured.begin(), captured.end());
+  Attrs attrs = n.attrs;
+  attrs.set("carries", static_cast<std::int64_t>(new_carries));
+  attrs.set("xs", static_cast<std::int64_t>(new_xs));
+  const std::vector<TensorType> carry_types(n.results.begin(),
+                                            n.results.begin() + static_cast<std::ptrdiff_t>(nc));
+  const std::vector<TensorType> ys_types(n.results.begin() + static_cast<std::ptrdiff_t>(nc),
+                                         n.results.end());
+  std::vector<TensorType> results = carry_types;
+  for (std::size_t j = 0; j < nc; ++j)
+    if (pc[j]) results.push_back(carry_types[j]);
+  results.insert(results.end(), ys_types.begin(), ys_types.end());
+  for (std::size_t j = 0; j < ys_types.size(); ++j)
+    if (py[j]) results.push_back(ys_types[j]);
+  const std::vector<Array> out =
+      bind_control(OpKind::Scan, ops, attrs, {std::move(region[0].graph)}, results, api, loc);
+  ControlTangents r;
+  std::size_t next = nc;
+  for (std::size_t j = 0; j < nc; ++j) {
+    r.results.push_back(out[j]);
+    r.tangents.push_back(pc[j] ? Tangent(out[next++]) : std::nullopt);
+  }
+  const std::size_t ys_at = next;
+  next = ys_at + ys_types.size();
+  for (std::size_t j = 0; j < ys_types.size(); ++j) {
+    r.results.push_back(out[ys_at + j]);
+    r.tangents.push_back(py[j] ? Tangent(out[next++]) : std::nullopt);
+  }
+  return r;
+}
+
+}  // namespace
+
+ControlTangents jvp_control(const Graph& g, const Node& n, std::span<const Array> operands,
+                            std::span<const Tangent> tangents, const std::string& api,
+                            const std::source_location& loc) {
+  switch (n.op) {
+    case OpKind::While:
+      return jvp_while(g, n, operands, tangents, api, loc);
+    case OpKind::Cond:
+      return jvp_cond(g, n, operands, tangents, api, loc);
+    case OpKind::Scan:
+      return jvp_scan(g, n, operands, tangents, api, loc);
+    default:
+      throw TransformError(api + ": " + std::string(op_name(n.op)) + " at " + n.origin.describe() +
+                           " has no forward-mode rule");
+  }
+}
+
+}  // namespace weft::detail
