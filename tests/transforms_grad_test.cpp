@@ -16,6 +16,7 @@
 #include "weft/hcb.h"
 #include "weft/ops.h"
 #include "weft/transforms/grad.h"
+#include "weft/transforms/jacobian.h"
 #include "weft/weft.h"
 
 namespace weft {
@@ -232,6 +233,64 @@ TEST(Grad, ATapSeesPrimalValuesOnceAsTheSeedSays) {
   EXPECT_FLOAT_EQ(grad(power3)(Array::scalar(3.0, DType::F32)).item<float>(), 27);
   hcb::barrier_wait();
   EXPECT_EQ(capture.lines(), Strings{"what: x,x² : (3., 9.)"});
+}
+
+// Each Jacobian entry against central differences of one input element.
+TEST(Jacobian, JacfwdAndJacrevAgreeWithFiniteDifferencesAndHessianWithTheFormula) {
+  std::mt19937 rng(31);
+  const Array x = random({3}, -1, 1, rng), a = random({2, 3}, -1, 1, rng);
+  // f(x, a) = (a · sin(x), sum(x²)): outputs [2] and [].
+  const ArrayFunction f = [](const std::vector<Array>& v) {
+    const Array y = lax::dot_general(
+        v[1], lax::sin(v[0]),
+        {.lhs_contracting = {1}, .rhs_contracting = {0}, .lhs_batch = {}, .rhs_batch = {}});
+    return std::vector<Array>{y, lax::reduce_sum(v[0] * v[0], {0})};
+  };
+  const std::vector<Array> forward = jacfwd(f, {.argnums = {0, 1}})({x, a});
+  const std::vector<Array> reverse = jacrev(f, {.argnums = {0, 1}})({x, a});
+  ASSERT_EQ(forward.size(), 4u);  // (out 0, x), (out 0, a), (out 1, x), (out 1, a)
+  ASSERT_EQ(reverse.size(), 4u);
+  const std::vector<Shape> shapes{{2, 3}, {2, 2, 3}, {3}, {2, 3}};
+  const bool f64 = float_type() == DType::F64;
+  const double h = f64 ? 1e-6 : 1e-2, tolerance = f64 ? 1e-6 : 2e-2;
+  for (std::size_t j = 0; j < 4; ++j) {
+    EXPECT_EQ(forward[j].shape(), shapes[j]) << j;
+    EXPECT_EQ(reverse[j].shape(), shapes[j]) << j;
+    const std::size_t out = j / 2, arg = j % 2;
+    const HostArray fw = forward[j].to_host(), rv = reverse[j].to_host();
+    const HostArray base = (arg == 0 ? x : a).to_host();
+    const std::int64_t inputs = base.size();
+    for (std::int64_t e = 0; e < inputs; ++e) {
+      HostArray up = base, down = base;
+      up.set_f64(e, base.get_f64(e) + h);
+      down.set_f64(e, base.get_f64(e) - h);
+      std::vector<Array> plus{x, a}, minus{x, a};
+      plus[arg] = Array::from_host(up);
+      minus[arg] = Array::from_host(down);
+      const HostArray fp = f(plus)[out].to_host(), fm = f(minus)[out].to_host();
+      for (std::int64_t o = 0; o < fp.size(); ++o) {
+        const double fd = (fp.get_f64(o) - fm.get_f64(o)) / (2 * h);
+        const std::int64_t at = o * inputs + e;
+        EXPECT_NEAR(fw.get_f64(at), fd, tolerance * (1 + std::abs(fd))) << j << " " << at;
+        EXPECT_NEAR(rv.get_f64(at), fd, tolerance * (1 + std::abs(fd))) << j << " " << at;
+      }
+    }
+  }
+  // hessian of x -> xᵀ M x is M + Mᵀ.
+  const Array m = random({3, 3}, -1, 1, rng);
+  const ArrayFunction quadratic = [m](const std::vector<Array>& v) {
+    const Array mx = lax::dot_general(
+        m, v[0],
+        {.lhs_contracting = {1}, .rhs_contracting = {0}, .lhs_batch = {}, .rhs_batch = {}});
+    return std::vector<Array>{lax::reduce_sum(v[0] * mx, {0})};
+  };
+  const Array hess = hessian(quadratic)({x}).at(0);
+  ASSERT_EQ(hess.shape(), (Shape{3, 3}));
+  const HostArray hm = hess.to_host(), mm = m.to_host();
+  for (std::int64_t i = 0; i < 3; ++i)
+    for (std::int64_t k = 0; k < 3; ++k)
+      EXPECT_NEAR(hm.get_f64(i * 3 + k), mm.get_f64(i * 3 + k) + mm.get_f64(k * 3 + i),
+                  f64 ? 1e-9 : 1e-4);
 }
 
 TEST(Grad, ClearErrors) {

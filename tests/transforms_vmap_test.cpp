@@ -193,11 +193,40 @@ TEST(Vmap, ATapReceivesTheWholeBatchOnce) {
   const Array r = vmap(testing::power3)(Array::from_vector<float>({2}, {2, 3}));
   EXPECT_EQ(r.to_vector<float>(), (std::vector<float>{8, 27}));
   hcb::barrier_wait();
-  ASSERT_EQ(capture.lines().size(), 1u);
-  // The seed prints "transforms: [('batch', {'batch_dims': (0, 0)})] what: x,x² : ([2., 3.],
-  // [4., 9.])"; the transforms prefix and list formatting are the next step (issue 12).
-  EXPECT_NE(capture.lines()[0].find("what: x,x² : ([2. 3.], [4. 9.])"), std::string::npos)
-      << capture.lines()[0];
+  // The seed: "transforms: [('batch', {'batch_dims': (0, 0)})] what: x,x² : ([2., 3.], [4., 9.])"
+  // — weft prints the values as numpy's array2string does (as JAX's id_print does), so the
+  // arrays read "[2. 3.]".
+  EXPECT_EQ(
+      capture.lines(),
+      (std::vector<std::string>{
+          "transforms: [('batch', {'batch_dims': (0, 0)})] what: x,x² : ([2. 3.], [4. 9.])"}));
+}
+
+TEST(Vmap, ATapSeesWhichArgumentsAreBatchedInItsContext) {
+  std::vector<std::string> seen;
+  const Array shared = Array::from_vector<float>({3}, {1, 2, 3});
+  const ArrayFunction f = [&](const std::vector<Array>& a) {
+    const std::vector<Array> tapped = hcb::id_tap(
+        [&](const std::vector<HostArray>& v, const HostCallbackContext& context) {
+          seen.push_back(describe_transforms(context.transforms) + " " +
+                         std::to_string(v.at(0).shape().size()) + "," +
+                         std::to_string(v.at(1).shape().size()));
+        },
+        std::vector<Array>{a[0], shared});
+    return std::vector<Array>{tapped[0] + tapped[1]};
+  };
+  const Array xs = Array::from_vector<float>({2, 3}, {1, 2, 3, 4, 5, 6});
+  const Array out = vmap(f)({xs}).at(0);
+  EXPECT_EQ(out.to_vector<float>(), (std::vector<float>{2, 4, 6, 5, 7, 9}));
+  // Nested: the inner vmap's entry first, then the outer's.
+  const Array xss = Array::from_vector<float>({1, 2, 3}, {1, 2, 3, 4, 5, 6});
+  vmap(vmap(f))({xss});
+  hcb::barrier_wait();
+  EXPECT_EQ(
+      seen,
+      (std::vector<std::string>{
+          "[('batch', {'batch_dims': (0, None)})] 2,1",
+          "[('batch', {'batch_dims': (0, None)}), ('batch', {'batch_dims': (0, None)})] 3,1"}));
 }
 
 TEST(Vmap, ClearErrors) {

@@ -48,17 +48,27 @@ Array call(const std::function<HostArray(const HostArray&, const std::string&)>&
 }
 
 std::vector<Array> id_tap(
-    const std::function<void(const std::vector<HostArray>&, const std::string&)>& fn,
+    const std::function<void(const std::vector<HostArray>&, const HostCallbackContext&)>& fn,
     const std::vector<Array>& args, TapOptions options, std::source_location loc) {
   host_callback(
       "hcb.id_tap",
       [fn](std::vector<HostArray>& values, const HostCallbackContext& context) {
-        fn(values, context.device);
+        fn(values, context);
         return std::vector<HostArray>{};
       },
       {}, args, loc);
   if (options.result) return {*options.result};
   return args;
+}
+
+std::vector<Array> id_tap(
+    const std::function<void(const std::vector<HostArray>&, const std::string&)>& fn,
+    const std::vector<Array>& args, TapOptions options, std::source_location loc) {
+  return id_tap(std::function<void(const std::vector<HostArray>&, const HostCallbackContext&)>(
+                    [fn](const std::vector<HostArray>& values, const HostCallbackContext& context) {
+                      fn(values, context.device);
+                    }),
+                args, std::move(options), loc);
 }
 
 std::vector<Array> id_print(const std::vector<Array>& args, IdPrintOptions options,
@@ -70,7 +80,11 @@ std::vector<Array> id_print(const std::vector<Array>& args, IdPrintOptions optio
       "hcb.id_print",
       [stream, what, with_device](std::vector<HostArray>& values,
                                   const HostCallbackContext& context) {
-        std::string text = with_device ? "device: " + context.device + " " : std::string();
+        // The seed's order: transforms first, then the device, then what.
+        std::string text = context.transforms.empty()
+                               ? std::string()
+                               : "transforms: " + describe_transforms(context.transforms) + " ";
+        if (with_device) text += "device: " + context.device + " ";
         if (!what.empty()) text += "what: " + what + " : ";
         if (values.size() == 1) {
           text += format_for_print(values[0]);

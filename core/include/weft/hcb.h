@@ -58,22 +58,34 @@ Array call(F fn, const Array& arg, OneResult result_shape, CallOptions options =
 }
 
 // Calls `fn` on the host with the values of `args` and returns `args` (or options.result).
-// fn: void(const std::vector<HostArray>&), or with tap_with_device also the device name.
+// fn: void(const std::vector<HostArray>&), or with tap_with_device also the device name, or
+// with the whole HostCallbackContext (device and `transforms`: under vmap the values are
+// batched and transforms lists ("batch", {"batch_dims": ...}), as the host-callback seed says).
+std::vector<Array> id_tap(
+    const std::function<void(const std::vector<HostArray>&, const HostCallbackContext&)>& fn,
+    const std::vector<Array>& args, TapOptions options = {},
+    std::source_location loc = std::source_location::current());
 std::vector<Array> id_tap(
     const std::function<void(const std::vector<HostArray>&, const std::string&)>& fn,
     const std::vector<Array>& args, TapOptions options = {},
     std::source_location loc = std::source_location::current());
-// One array: fn(const HostArray&) or fn(const HostArray&, const std::string& device).
+// One array: fn(const HostArray&), fn(const HostArray&, const std::string& device) or
+// fn(const HostArray&, const HostCallbackContext&).
 template <typename F>
 Array id_tap(F fn, const Array& arg, TapOptions options = {},
              std::source_location loc = std::source_location::current()) {
-  std::function<void(const std::vector<HostArray>&, const std::string&)> tap;
-  if constexpr (std::is_invocable_v<const F&, const HostArray&, const std::string&>) {
-    tap = [fn = std::move(fn)](const std::vector<HostArray>& v, const std::string& device) {
-      fn(v.at(0), device);
+  using Tap = std::function<void(const std::vector<HostArray>&, const HostCallbackContext&)>;
+  Tap tap;
+  if constexpr (std::is_invocable_v<const F&, const HostArray&, const HostCallbackContext&>) {
+    tap = [fn = std::move(fn)](const std::vector<HostArray>& v, const HostCallbackContext& c) {
+      fn(v.at(0), c);
+    };
+  } else if constexpr (std::is_invocable_v<const F&, const HostArray&, const std::string&>) {
+    tap = [fn = std::move(fn)](const std::vector<HostArray>& v, const HostCallbackContext& c) {
+      fn(v.at(0), c.device);
     };
   } else {
-    tap = [fn = std::move(fn)](const std::vector<HostArray>& v, const std::string&) {
+    tap = [fn = std::move(fn)](const std::vector<HostArray>& v, const HostCallbackContext&) {
       fn(v.at(0));
     };
     options.tap_with_device = false;

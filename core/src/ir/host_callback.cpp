@@ -23,6 +23,21 @@ std::string types_text(const std::vector<TensorType>& types) {
 
 }  // namespace
 
+std::string CallbackTransform::describe() const {
+  std::string dims = "(";
+  for (std::size_t i = 0; i < batch_dims.size(); ++i)
+    dims += (i ? ", " : "") + (batch_dims[i] ? std::to_string(*batch_dims[i]) : "None");
+  if (batch_dims.size() == 1) dims += ",";  // a Python 1-tuple
+  return "('" + name + "', {'batch_dims': " + dims + ")})";
+}
+
+std::string describe_transforms(const std::vector<CallbackTransform>& transforms) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < transforms.size(); ++i)
+    s += (i ? ", " : "") + transforms[i].describe();
+  return s + "]";
+}
+
 bool inside_host_callback() {
   return t_callback_depth > 0;
 }
@@ -38,7 +53,13 @@ std::vector<HostArray> invoke_host_callback(const HostCallback& callback,
   std::vector<HostArray> results;
   try {
     CallbackDepth depth;
-    results = callback.function(args, context);
+    if (callback.transforms.empty()) {
+      results = callback.function(args, context);
+    } else {
+      HostCallbackContext with_transforms = context;
+      with_transforms.transforms = callback.transforms;
+      results = callback.function(args, with_transforms);
+    }
   } catch (const std::exception& e) {
     throw CallbackException(who + " threw: " + e.what(), e.what());
   } catch (...) {

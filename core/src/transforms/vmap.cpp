@@ -6,7 +6,9 @@
 #include "transforms/batching_rules.h"
 #include "transforms/control_rules.h"
 #include "transforms/staging.h"
+#include "weft/callback.h"
 #include "weft/error.h"
+#include "weft/ir/host_callback.h"
 #include "weft/ops.h"
 
 namespace weft {
@@ -46,12 +48,25 @@ std::vector<Batched> vmap_graph(const Graph& g, std::span<const Batched> params,
         for (Array& a : apply_node(g, n, plain, loc)) results.push_back({std::move(a), false});
         continue;
       }
-      // A host op sees the whole batch at once (one callback per batch, as the seed says); its
-      // results carry the batch axis.
+      // A host op sees the whole batch at once (one callback per batch, as the seed says), told
+      // so by a ("batch", {"batch_dims": ...}) entry in its context's transforms; its results
+      // carry the batch axis.
       Node batched = n;
       for (TensorType& t : batched.results) t.shape.insert(t.shape.begin(), batch_size);
       results.clear();
-      for (Array& a : apply_node(g, batched, plain, loc)) results.push_back({std::move(a), true});
+      if (n.op != OpKind::HostCall) {
+        for (Array& a : apply_node(g, batched, plain, loc)) results.push_back({std::move(a), true});
+        continue;
+      }
+      const auto slot = static_cast<std::size_t>(n.attrs.get_int("callback"));
+      auto callback = std::make_shared<HostCallback>(*g.callbacks.at(slot));
+      CallbackTransform batch{.name = "batch", .batch_dims = {}};
+      for (const Batched& o : operands)
+        batch.batch_dims.push_back(o.batched ? std::optional<int>(0) : std::nullopt);
+      callback->transforms.push_back(std::move(batch));
+      for (Array& a : bind_host(n.op, plain, n.attrs, batched.results, std::move(callback),
+                                std::string(op_name(n.op)), where))
+        results.push_back({std::move(a), true});
       continue;
     }
     if (!any_batched) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,10 +13,24 @@
 
 namespace weft {
 
+// A transformation a callback was staged under (the host-callback seed's `transforms`): vmap
+// adds ("batch", {"batch_dims": ...}), one entry per argument, nullopt for one that is not
+// batched.
+struct CallbackTransform {
+  std::string name;
+  std::vector<std::optional<int>> batch_dims;
+  // "('batch', {'batch_dims': (0, None)})", as the seed prints it.
+  std::string describe() const;
+};
+// "[('batch', {'batch_dims': (0, 0)})]".
+std::string describe_transforms(const std::vector<CallbackTransform>& transforms);
+
 // Where a callback runs from: the device that sent its arguments ("cpu:0"), or "host" in the
-// reference interpreter and for eager calls made without a device.
+// reference interpreter and for eager calls made without a device; and the transformations it
+// was staged under, innermost first.
 struct HostCallbackContext {
   std::string device;
+  std::vector<CallbackTransform> transforms = {};
 };
 
 struct HostCallback {
@@ -26,6 +41,7 @@ struct HostCallback {
   std::string origin;  // the user's line that staged it: "demo.cpp:12 (main)"
   std::vector<TensorType> result_types;
   Function function;
+  std::vector<CallbackTransform> transforms;  // passed to the function in its context
 
   // "io_callback at demo.cpp:12 (main)", for messages.
   std::string describe() const { return api + " at " + origin; }
