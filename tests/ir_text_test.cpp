@@ -135,6 +135,14 @@ ValueId control_graph(Builder& b, OpKind kind) {
             }));
       return b.control(kind, {index, x}, {}, {tt(f, {3})}, std::move(branches));
     }
+    case OpKind::CustomCall: {
+      // A checkpointed sub-function: its body doubles its operand.
+      ValueId x = b.param(f, {3});
+      Graph body = make_region(kind, 0, {tt(f, {3})}, [&](Builder& r, std::vector<ValueId> p) {
+        return std::vector<ValueId>{r.op(OpKind::Add, {p[0], p[0]}, f, {3})};
+      });
+      return b.control(kind, {x}, {{"kind", std::string("checkpoint")}}, {tt(f, {3})}, {body});
+    }
     case OpKind::Scan: {
       // Reverse scan over the rows of xs: carry c + x, stacked c * x.
       ValueId c = b.param(f, {3});

@@ -17,6 +17,11 @@ ScheduleStep::Kind control_kind(const Node& n, const FusionOptions& options) {
                  : ScheduleStep::Kind::Loop;
     case OpKind::While:
       return ScheduleStep::Kind::While;
+    case OpKind::CustomCall:
+      throw InvalidGraphError("schedule: custom_call (" + n.attrs.get_string("kind") + ") at " +
+                              n.origin.describe() +
+                              " cannot be compiled: it exists only while a transformation "
+                              "traces a function; call the function, or transform it");
     default:
       return ScheduleStep::Kind::Cond;
   }

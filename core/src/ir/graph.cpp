@@ -106,6 +106,17 @@ bool Graph::operator==(const Graph& other) const {
   return same_canonical(canonicalized(), other.canonicalized());
 }
 
+void reject_custom_calls(const Graph& graph, const std::string& pass) {
+  for (const Node& n : graph.nodes) {
+    if (n.op == OpKind::CustomCall)
+      throw InvalidGraphError(pass + ": custom_call (" + n.attrs.get_string("kind") + ") at " +
+                              n.origin.describe() +
+                              " cannot be compiled: it exists only while a transformation traces "
+                              "a function; call the function, or transform it");
+    for (const Graph& region : n.regions) reject_custom_calls(region, pass);
+  }
+}
+
 std::vector<int> count_uses(const Graph& graph) {
   std::vector<int> uses(graph.nodes.size(), 0);
   for (const auto& n : graph.nodes)

@@ -75,6 +75,7 @@ constexpr std::array<OpInfo, kNumOpKinds> kOps = {{
     {K::DebugPrint, "debug_print", C::Host, -1},
     {K::HostCall, "host_call", C::Host, -1},
     {K::AfterAll, "after_all", C::Token, -1},
+    {K::CustomCall, "custom_call", C::Control, -1},
 }};
 
 constexpr bool table_in_enum_order() {

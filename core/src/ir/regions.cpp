@@ -106,6 +106,24 @@ std::vector<RegionSignature> scan_signatures(std::span<const TensorType> operand
   return {std::move(body)};
 }
 
+std::vector<RegionSignature> custom_call_signatures(std::span<const TensorType> operands,
+                                                    const Attrs& attrs,
+                                                    std::span<const TensorType> results,
+                                                    std::size_t num_regions) {
+  const std::string kind = attrs.get_string("kind");
+  if (kind == "custom_lin") {
+    expect_regions(OpKind::CustomCall, num_regions, 0);
+    count_attr(OpKind::CustomCall, attrs, "tangents", operands.size());
+    return {};
+  }
+  if (kind != "custom_jvp" && kind != "custom_vjp" && kind != "checkpoint")
+    fail(OpKind::CustomCall,
+         "kind '" + kind + "' is not one of custom_jvp, custom_vjp, checkpoint, custom_lin");
+  expect_regions(OpKind::CustomCall, num_regions, 1);
+  return {{"body", std::vector<TensorType>(operands.begin(), operands.end()),
+           std::vector<TensorType>(results.begin(), results.end())}};
+}
+
 }  // namespace
 
 std::string region_name(OpKind op, std::size_t index) {
@@ -130,6 +148,8 @@ std::vector<RegionSignature> region_signatures(OpKind op, std::span<const Tensor
       return cond_signatures(operands, results, num_regions);
     case OpKind::Scan:
       return scan_signatures(operands, attrs, results, num_regions);
+    case OpKind::CustomCall:
+      return custom_call_signatures(operands, attrs, results, num_regions);
     default:
       if (num_regions != 0) fail(op, "is not a control op and cannot own regions");
       return {};

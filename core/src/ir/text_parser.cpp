@@ -67,13 +67,14 @@ struct GraphLines {
 // The number of regions each control op has: while and scan a fixed number, cond one per
 // branch (at least one).
 std::size_t min_regions(OpKind op) {
-  return op == OpKind::While ? 2 : 1;
+  return op == OpKind::While ? 2 : op == OpKind::CustomCall ? 0 : 1;
 }
 std::size_t max_regions(OpKind op) {
   switch (op) {
     case OpKind::While:
       return 2;
     case OpKind::Scan:
+    case OpKind::CustomCall:
       return 1;
     default:
       return std::numeric_limits<std::size_t>::max();

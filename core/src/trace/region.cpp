@@ -19,6 +19,7 @@ TracedRegion trace_region(const RegionInfo& info, std::span<const TensorType> pa
   state.region = true;
   state.api = info.api;
   state.graph.name = info.name;
+  state.transformed = info.transformed;
   if (parent && !parent->eager_fusion) state.enclosing = parent->describe_function();
   std::vector<Array> tracers;
   tracers.reserve(params.size());
@@ -93,8 +94,9 @@ void renumber_callbacks(Graph& graph, std::int64_t offset) {
 
 ValueId stage_control(TraceState& t, OpKind op, std::span<const Array> operands, const Attrs& attrs,
                       std::vector<Graph> regions, std::vector<TensorType> results,
-                      const std::source_location& loc) {
+                      const std::source_location& loc, std::shared_ptr<const CustomRules> custom) {
   Node n;
+  n.custom = std::move(custom);
   n.op = op;
   n.attrs = attrs;
   n.origin.cpp = loc;
@@ -117,7 +119,8 @@ ValueId stage_control(TraceState& t, OpKind op, std::span<const Array> operands,
 
 std::vector<Array> bind_control(OpKind op, std::span<const Array> operands, const Attrs& attrs,
                                 std::vector<Graph> regions, std::vector<TensorType> results,
-                                const std::string& api, const std::source_location& loc) {
+                                const std::string& api, const std::source_location& loc,
+                                std::shared_ptr<const CustomRules> custom) {
   std::vector<TensorType> types;
   types.reserve(operands.size());
   for (const Array& a : operands) {
@@ -141,8 +144,8 @@ std::vector<Array> bind_control(OpKind op, std::span<const Array> operands, cons
 
   if (std::shared_ptr<TraceState> trace = current_trace()) {
     const std::size_t count = results.size();
-    const ValueId first =
-        stage_control(*trace, op, operands, attrs, std::move(regions), std::move(results), loc);
+    const ValueId first = stage_control(*trace, op, operands, attrs, std::move(regions),
+                                        std::move(results), loc, std::move(custom));
     std::vector<Array> out;
     out.reserve(count);
     for (std::size_t k = 0; k < count; ++k)
@@ -158,8 +161,8 @@ std::vector<Array> bind_control(OpKind op, std::span<const Array> operands, cons
     TraceState& state = *scope.state();
     state.eager_fusion = true;
     const std::size_t count = results.size();
-    const ValueId first =
-        stage_control(state, op, operands, attrs, std::move(regions), std::move(results), loc);
+    const ValueId first = stage_control(state, op, operands, attrs, std::move(regions),
+                                        std::move(results), loc, std::move(custom));
     for (std::size_t k = 0; k < count; ++k)
       state.graph.outputs.push_back(first + static_cast<ValueId>(k));
     graph = state.graph.canonicalized();

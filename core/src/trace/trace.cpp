@@ -76,6 +76,11 @@ bool tracing_active() {
   return !trace_stack.empty();
 }
 
+bool transform_tracing_active() {
+  return std::any_of(trace_stack.begin(), trace_stack.end(),
+                     [](const std::shared_ptr<TraceState>& t) { return t->transformed; });
+}
+
 std::shared_ptr<TraceState> current_trace() {
   return trace_stack.empty() ? nullptr : trace_stack.back();
 }

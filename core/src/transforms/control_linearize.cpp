@@ -274,6 +274,8 @@ ControlTangents linearize_control(const Graph& g, const Node& n, std::span<const
       return linearize_cond(g, n, operands, tangents, api, loc);
     case OpKind::Scan:
       return linearize_scan(g, n, operands, tangents, api, loc);
+    case OpKind::CustomCall:
+      return linearize_custom(g, n, operands, tangents, api, loc);
     case OpKind::While:
       throw TransformError(
           api + ": while_loop at " + n.origin.describe() +

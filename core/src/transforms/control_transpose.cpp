@@ -198,6 +198,8 @@ std::vector<Tangent> transpose_control(const Graph& g, const Node& n,
       return transpose_cond(g, n, result_cotangents, operands, linear, api, loc);
     case OpKind::Scan:
       return transpose_scan(g, n, result_cotangents, operands, linear, api, loc);
+    case OpKind::CustomCall:
+      return transpose_custom(n, result_cotangents, operands, linear, api, loc);
     default:
       throw TransformError(api + ": " + std::string(op_name(n.op)) + " at " + n.origin.describe() +
                            " is applied to a value being differentiated in the linear part of "

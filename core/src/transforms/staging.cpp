@@ -3,6 +3,7 @@
 #include <optional>
 
 #include "trace/array_impl.h"
+#include "transforms/custom_rules.h"
 #include "weft/callback.h"
 #include "weft/error.h"
 #include "weft/ops.h"
@@ -26,8 +27,12 @@ TracedRegion trace_for_transform(
 TracedRegion trace_for_transform(
     const std::string& api, const std::function<std::vector<Array>(const std::vector<Array>&)>& f,
     std::span<const TensorType> types, const std::source_location& loc) {
-  return trace_region(
-      {.name = api, .function = "the function given to " + api, .api = api, .loc = loc}, types, f);
+  return trace_region({.name = api,
+                       .function = "the function given to " + api,
+                       .api = api,
+                       .loc = loc,
+                       .transformed = true},
+                      types, f);
 }
 
 std::vector<Array> stage_or_run(const std::string& api, const std::source_location& loc,
@@ -97,6 +102,9 @@ std::vector<Array> apply_node(const Graph& g, const Node& n, std::span<const Arr
     case OpClass::Control: {
       std::vector<Graph> regions;
       for (std::size_t k = 0; k < n.regions.size(); ++k) regions.push_back(region_of(g, n, k));
+      if (n.op == OpKind::CustomCall)
+        return stage_custom_call(operands, n.attrs, std::move(regions), n.results, n.custom,
+                                 std::string(op_name(n.op)), where);
       return bind_control(n.op, operands, n.attrs, std::move(regions), n.results,
                           std::string(op_name(n.op)), where);
     }

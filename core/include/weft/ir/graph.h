@@ -37,6 +37,7 @@ struct OpOrigin {
 
 struct Graph;
 struct HostCallback;  // weft/ir/host_callback.h
+struct CustomRules;   // a custom_call's rules (core/src/transforms/custom_rules.h)
 
 struct Node {
   OpKind op = OpKind::Constant;
@@ -47,6 +48,8 @@ struct Node {
   OpOrigin origin;
   std::vector<Graph> regions;       // control nodes only: sub-functions (see regions.h)
   std::vector<TensorType> results;  // control nodes only: the types of the Result nodes
+  // custom_call only: its transformation rules. Never printed or compared.
+  std::shared_ptr<const CustomRules> custom;
 
   TensorType type() const { return {dtype, shape}; }
   bool same_as(const Node& other) const;  // equality without origin (regions included)
@@ -80,6 +83,10 @@ struct Graph {
 // regions it sits in. Callback slots are checked where callbacks run, not here (a parsed
 // graph has no callbacks).
 void verify(const Graph& graph);
+
+// Throws InvalidGraphError naming `pass` when `graph` or a region of it holds a custom_call:
+// those exist only while a transformation traces a function, and cannot be compiled.
+void reject_custom_calls(const Graph& graph, const std::string& pass);
 
 // The number of users of each node of this graph, not of its regions (outputs count as
 // users).

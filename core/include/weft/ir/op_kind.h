@@ -103,6 +103,12 @@ enum class OpKind : std::uint8_t {
   HostCall,    // attrs: callback (slot in Graph::callbacks), effect (string; absent: pure),
                // ordered (0/1)
   AfterAll,    // tokens -> one token, ready once all are (none: ready at once)
+  // A sub-function with transformation rules of its own (weft/transforms/custom.h). attrs: kind
+  // ("custom_jvp", "custom_vjp", "checkpoint": one region, body(operands) -> results;
+  // "custom_lin", a custom_vjp's linear part: no region, operands: tangents then residuals,
+  // attrs: tangents). It exists only in graphs that a transformation traces (its rules hang off
+  // Node::custom); it is inlined or rewritten before anything compiles.
+  CustomCall,
 };
 
 enum class OpClass : std::uint8_t {
@@ -136,7 +142,7 @@ std::optional<OpKind> op_from_name(std::string_view name);
 
 // Every primitive, in enum order (tests iterate over it).
 std::string_view all_op_names_csv();
-inline constexpr int kNumOpKinds = static_cast<int>(OpKind::AfterAll) + 1;
+inline constexpr int kNumOpKinds = static_cast<int>(OpKind::CustomCall) + 1;
 
 inline bool is_elementwise(OpKind k) {
   OpClass c = op_info(k).op_class;

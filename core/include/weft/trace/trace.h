@@ -37,6 +37,9 @@ struct TraceState {
   // An eager numpy-level call traced only to run as one program (run_fused_eagerly); its
   // errors speak of the call, not of a traced function.
   bool eager_fusion = false;
+  // A function a transformation will evaluate node by node (jvp, grad, vmap trace one; so is
+  // linearize's linear part): custom_call nodes are kept in it rather than inlined.
+  bool transformed = false;
   // Values the function closed over, hoisted to extra trailing parameters: concrete arrays and,
   // in a region, tracers of enclosing traces.
   std::vector<Array> captured;
@@ -49,6 +52,8 @@ struct TraceState {
 
 bool tracing_active();
 std::shared_ptr<TraceState> current_trace();
+// Whether a trace on this thread's stack is `transformed` (see TraceState).
+bool transform_tracing_active();
 
 // For its scope, ops are staged into the trace that encloses the current one (or run eagerly
 // when there is none): a transformation stages primal ops into the outer trace while it traces
@@ -104,6 +109,7 @@ struct RegionInfo {
   std::string function;
   std::string api;
   std::source_location loc;
+  bool transformed = false;  // TraceState::transformed
 };
 
 // A function traced as a region.
@@ -126,9 +132,11 @@ std::vector<Array> unify_captures(std::span<TracedRegion> regions);
 // Applies a control op (see regions.h for operands, attributes and regions): stages it into the
 // current trace and returns tracers of its results; outside any trace, traces the one op into a
 // throwaway program, compiles it on the operands' device and returns concrete arrays.
+// `custom`: a custom_call's rules (Node::custom).
 std::vector<Array> bind_control(OpKind op, std::span<const Array> operands, const Attrs& attrs,
                                 std::vector<Graph> regions, std::vector<TensorType> results,
-                                const std::string& api, const std::source_location& loc);
+                                const std::string& api, const std::source_location& loc,
+                                std::shared_ptr<const CustomRules> custom = nullptr);
 
 // Runs a program traced to run one call eagerly (a control op, a host op), its parameters
 // being `captured`'s concrete arrays, on their device with this thread's effect tokens.

@@ -1,0 +1,93 @@
+// custom_jvp, custom_vjp and checkpoint: a function traced as the body of a custom_call node
+// that carries its rules, while a transformation traces; the plain function otherwise.
+#include "weft/transforms/custom.h"
+
+#include "trace/array_impl.h"
+#include "transforms/custom_rules.h"
+#include "transforms/staging.h"
+#include "weft/error.h"
+#include "weft/trace/trace.h"
+
+namespace weft {
+
+namespace detail {
+
+std::vector<Array> stage_custom_call(std::span<const Array> operands, const Attrs& attrs,
+                                     std::vector<Graph> regions, std::vector<TensorType> results,
+                                     std::shared_ptr<const CustomRules> rules,
+                                     const std::string& api, const std::source_location& loc) {
+  if (transform_tracing_active())
+    return bind_control(OpKind::CustomCall, operands, attrs, std::move(regions), std::move(results),
+                        api, loc, std::move(rules));
+  if (regions.empty())
+    throw TransformError(api + " at " + describe_location(loc) +
+                         ": the linear part of a custom_vjp function has no forward evaluation "
+                         "(a bug in weft: it should only be transposed)");
+  return eval_graph(regions[0], operands, loc);
+}
+
+namespace {
+
+std::vector<Array> call_custom(const std::string& kind, const ArrayFunction& f,
+                               const std::shared_ptr<const CustomRules>& rules,
+                               const std::vector<Array>& args, const std::source_location& loc) {
+  if (!transform_tracing_active()) return f(args);
+  std::vector<TensorType> types;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (!args[i].valid())
+      throw InvalidArgumentError(kind + " at " + describe_location(loc) + ": argument " +
+                                 std::to_string(i) + " is an empty Array");
+    types.push_back({args[i].dtype(), args[i].shape()});
+  }
+  TracedRegion body = trace_region(
+      {.name = "body", .function = "the function given to " + kind, .api = kind, .loc = loc}, types,
+      f);
+  std::vector<TensorType> results;
+  for (ValueId o : body.graph.outputs) results.push_back(body.graph.node(o).type());
+  std::vector<Array> operands = args;
+  operands.insert(operands.end(), body.captured.begin(), body.captured.end());
+  Attrs attrs;
+  attrs.set("kind", kind);
+  attrs.set("inputs", static_cast<std::int64_t>(args.size()));
+  std::vector<Graph> regions;
+  regions.push_back(std::move(body.graph));
+  return bind_control(OpKind::CustomCall, operands, attrs, std::move(regions), std::move(results),
+                      kind, loc, rules);
+}
+
+}  // namespace
+
+}  // namespace detail
+
+ArrayFunction custom_jvp(ArrayFunction f, CustomJvpRule rule, std::source_location loc) {
+  auto rules = std::make_shared<CustomRules>();
+  rules->describe = "custom_jvp at " + detail::describe_location(loc);
+  rules->jvp = std::move(rule);
+  return [f = std::move(f), rules = std::shared_ptr<const CustomRules>(rules),
+          loc](const std::vector<Array>& args) {
+    return detail::call_custom("custom_jvp", f, rules, args, loc);
+  };
+}
+
+ArrayFunction custom_vjp(ArrayFunction f, CustomVjpForwardRule fwd, CustomVjpBackwardRule bwd,
+                         std::source_location loc) {
+  auto rules = std::make_shared<CustomRules>();
+  rules->describe = "custom_vjp at " + detail::describe_location(loc);
+  rules->fwd = std::move(fwd);
+  rules->bwd = std::move(bwd);
+  return [f = std::move(f), rules = std::shared_ptr<const CustomRules>(rules),
+          loc](const std::vector<Array>& args) {
+    return detail::call_custom("custom_vjp", f, rules, args, loc);
+  };
+}
+
+ArrayFunction checkpoint(ArrayFunction f, std::source_location loc) {
+  auto rules = std::make_shared<CustomRules>();
+  rules->describe = "checkpoint at " + detail::describe_location(loc);
+  return [f = std::move(f), rules = std::shared_ptr<const CustomRules>(rules),
+          loc](const std::vector<Array>& args) {
+    return detail::call_custom("checkpoint", f, rules, args, loc);
+  };
+}
+
+}  // namespace weft
