@@ -111,6 +111,12 @@ std::vector<RegionSignature> custom_call_signatures(std::span<const TensorType> 
                                                     std::span<const TensorType> results,
                                                     std::size_t num_regions) {
   const std::string kind = attrs.get_string("kind");
+  if (kind == "collective") {  // psum, pmean, pmax, all_gather, axis_index under pmap
+    expect_regions(OpKind::CustomCall, num_regions, 0);
+    attrs.get_string("collective");
+    attrs.get_string("axis_name");
+    return {};
+  }
   if (kind == "custom_lin") {
     expect_regions(OpKind::CustomCall, num_regions, 0);
     count_attr(OpKind::CustomCall, attrs, "tangents", operands.size());
@@ -118,7 +124,8 @@ std::vector<RegionSignature> custom_call_signatures(std::span<const TensorType> 
   }
   if (kind != "custom_jvp" && kind != "custom_vjp" && kind != "checkpoint")
     fail(OpKind::CustomCall,
-         "kind '" + kind + "' is not one of custom_jvp, custom_vjp, checkpoint, custom_lin");
+         "kind '" + kind +
+             "' is not one of custom_jvp, custom_vjp, checkpoint, custom_lin, collective");
   expect_regions(OpKind::CustomCall, num_regions, 1);
   return {{"body", std::vector<TensorType>(operands.begin(), operands.end()),
            std::vector<TensorType>(results.begin(), results.end())}};

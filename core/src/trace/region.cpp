@@ -172,8 +172,13 @@ std::vector<Array> bind_control(OpKind op, std::span<const Array> operands, cons
 }
 
 std::vector<Array> run_eager_program(const Graph& graph, const std::vector<Array>& captured,
-                                     const std::string& api, const std::source_location& loc) {
-  Device& device = common_device(captured, api, loc);
+                                     const std::string& api, const std::source_location& loc,
+                                     Device* on) {
+  Device& common = common_device(captured, api, loc);
+  Device& device = on ? *on : common;
+  if (on && !captured.empty() && &common != on)
+    throw InvalidArgumentError(api + " at " + describe_location(loc) + ": its operands live on " +
+                               common.name() + " but it was asked to run on " + on->name());
   std::vector<std::shared_ptr<Buffer>> inputs;
   inputs.reserve(captured.size());
   for (const Array& a : captured) inputs.push_back(a.impl()->buffer);

@@ -16,6 +16,12 @@ namespace weft::detail {
 namespace {
 
 const CustomRules& rules_of(const Node& n, const std::string& api) {
+  if (n.attrs.get_string("kind") == "collective")
+    throw TransformError(api + ": " + n.attrs.get_string("collective") + " at " +
+                         n.origin.describe() + " (over the pmap axis '" +
+                         n.attrs.get_string("axis_name") + "') is under " + api +
+                         "; collectives work at the top level of a pmapped function, not under "
+                         "other transformations inside it yet");
   if (!n.custom)
     throw TransformError(api + ": custom_call at " + n.origin.describe() +
                          " has no rules (a graph parsed from text cannot be transformed through "
@@ -108,6 +114,7 @@ ControlTangents linearize_custom(const Graph& g, const Node& n, std::span<const 
                                  std::span<const Tangent> tangents, const std::string& api,
                                  const std::source_location& loc) {
   const std::string kind = n.attrs.get_string("kind");
+  if (kind == "collective") rules_of(n, api);  // raises: not under grad yet
   if (kind == "checkpoint") {
     // The primal part computes the outputs; the linear part recomputes the body's values from
     // its operands (residuals) instead of storing them.
@@ -259,6 +266,7 @@ std::vector<Tangent> transpose_custom(const Node& n, std::span<const Tangent> re
                                       const std::vector<bool>& linear, const std::string& api,
                                       const std::source_location& loc) {
   const std::string kind = n.attrs.get_string("kind");
+  if (kind == "collective") rules_of(n, api);  // raises: not under grad yet
   if (kind != "custom_lin")
     throw TransformError(api + ": " + kind + " at " + n.origin.describe() +
                          " is applied to a value being differentiated in the linear part of the "
@@ -298,6 +306,7 @@ std::vector<Batched> batch_custom(const Graph& g, const Node& n, std::span<const
                                   std::int64_t batch_size, const std::string& api,
                                   const std::source_location& loc) {
   const std::string kind = n.attrs.get_string("kind");
+  if (kind == "collective") rules_of(n, api);  // raises: not under vmap yet
   if (kind == "custom_lin")
     throw TransformError(api +
                          ": the linear part of a custom_vjp function cannot be batched "

@@ -19,6 +19,11 @@ std::vector<Array> stage_custom_call(std::span<const Array> operands, const Attr
   if (transform_tracing_active())
     return bind_control(OpKind::CustomCall, operands, attrs, std::move(regions), std::move(results),
                         api, loc, std::move(rules));
+  if (attrs.get_string("kind") == "collective")
+    throw TransformError(attrs.get_string("collective") + " at " + describe_location(loc) +
+                         " over the axis '" + attrs.get_string("axis_name") +
+                         "' can only run inside the pmap that binds it, at the top level of its "
+                         "function");
   if (regions.empty())
     throw TransformError(api + " at " + describe_location(loc) +
                          ": the linear part of a custom_vjp function has no forward evaluation "

@@ -106,7 +106,8 @@ enum class OpKind : std::uint8_t {
   // A sub-function with transformation rules of its own (weft/transforms/custom.h). attrs: kind
   // ("custom_jvp", "custom_vjp", "checkpoint": one region, body(operands) -> results;
   // "custom_lin", a custom_vjp's linear part: no region, operands: tangents then residuals,
-  // attrs: tangents). It exists only in graphs that a transformation traces (its rules hang off
+  // attrs: tangents; "collective", a pmap collective: no region, attrs: collective (psum,
+  // pmean, pmax, all_gather, axis_index), axis_name). It exists only in graphs that a transformation traces (its rules hang off
   // Node::custom); it is inlined or rewritten before anything compiles.
   CustomCall,
 };

@@ -139,8 +139,10 @@ std::vector<Array> bind_control(OpKind op, std::span<const Array> operands, cons
                                 std::shared_ptr<const CustomRules> custom = nullptr);
 
 // Runs a program traced to run one call eagerly (a control op, a host op), its parameters
-// being `captured`'s concrete arrays, on their device with this thread's effect tokens.
+// being `captured`'s concrete arrays, on their device (or on `device` when given: they must
+// live there) with this thread's effect tokens.
 std::vector<Array> run_eager_program(const Graph& graph, const std::vector<Array>& captured,
-                                     const std::string& api, const std::source_location& loc);
+                                     const std::string& api, const std::source_location& loc,
+                                     Device* device = nullptr);
 
 }  // namespace weft::detail
