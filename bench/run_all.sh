@@ -18,8 +18,8 @@ log_dir="${2:-$(mktemp -d /tmp/weft-bench.XXXXXX)}"
 mkdir -p "$log_dir"
 
 benches=(bench_dispatch bench_fused_chain bench_select_tril bench_reduce_sum bench_sgemm
-  bench_control_flow bench_effects bench_telemetry bench_cache_startup bench_cache_lookup
-  bench_large_program)
+  bench_control_flow bench_effects bench_telemetry bench_transforms bench_pmap
+  bench_cache_startup bench_cache_lookup bench_large_program)
 status=0
 summary="$log_dir/summary.tsv"
 : >"$summary"
@@ -38,7 +38,10 @@ for name in "${benches[@]}"; do
     continue
   fi
   start=$(date +%s.%N)
-  if ! "$exe" >"$log" 2>&1; then
+  # bench_pmap maps over two devices.
+  env=()
+  [[ $name == bench_pmap ]] && env=(env POCL_DEVICES="pthread pthread")
+  if ! "${env[@]}" "$exe" >"$log" 2>&1; then
     echo "$name failed; the end of $log:" >&2
     tail -n 20 "$log" >&2
     status=1

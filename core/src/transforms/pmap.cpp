@@ -75,15 +75,39 @@ void check_no_nested_collectives(const Graph& g, const std::string& where) {
     }
 }
 
+// The per-device values stacked along a new leading axis on `first`: copied there, then one
+// program.
 Array stacked_on(const std::vector<Array>& per_device, Device& first,
                  const std::source_location& loc) {
-  std::vector<Array> rows;
-  for (const Array& a : per_device) {
-    Shape shape{1};
-    shape.insert(shape.end(), a.shape().begin(), a.shape().end());
-    rows.push_back(lax::reshape(device_put(a, first), shape, loc));
-  }
-  return rows.size() == 1 ? rows[0] : lax::concatenate(rows, 0, loc);
+  std::vector<Array> here;
+  for (const Array& a : per_device) here.push_back(device_put(a, first));
+  return detail::stage_or_run("pmap", loc,
+                              [&] {
+                                std::vector<Array> rows;
+                                for (const Array& a : here) {
+                                  Shape shape{1};
+                                  shape.insert(shape.end(), a.shape().begin(), a.shape().end());
+                                  rows.push_back(lax::reshape(a, shape, loc));
+                                }
+                                return std::vector<Array>{
+                                    rows.size() == 1 ? rows[0] : lax::concatenate(rows, 0, loc)};
+                              })
+      .at(0);
+}
+
+// The rows of `a` along its leading axis, as one program on a's device.
+std::vector<Array> rows_of(const Array& a, const std::source_location& loc) {
+  return detail::stage_or_run("pmap", loc, [&] {
+    const Shape row(a.shape().begin() + 1, a.shape().end());
+    std::vector<Array> out;
+    for (std::int64_t d = 0; d < a.shape()[0]; ++d) {
+      Shape start(a.shape().size(), 0), limit = a.shape();
+      start[0] = d;
+      limit[0] = d + 1;
+      out.push_back(lax::reshape(lax::slice(a, start, limit, {}, loc), row, loc));
+    }
+    return out;
+  });
 }
 
 }  // namespace
@@ -221,15 +245,10 @@ ArrayFunction pmap(ArrayFunction f, PmapOptions options, std::source_location lo
         for (std::size_t d = 0; d < n_dev; ++d) per_device[d].push_back(device_put(a, *devices[d]));
         continue;
       }
-      const Shape row(a.shape().begin() + 1, a.shape().end());
-      slice_types.push_back({a.dtype(), row});
-      for (std::size_t d = 0; d < n_dev; ++d) {
-        Shape start(a.shape().size(), 0), limit = a.shape();
-        start[0] = static_cast<std::int64_t>(d);
-        limit[0] = static_cast<std::int64_t>(d) + 1;
-        const Array slice = lax::reshape(lax::slice(a, start, limit, {}, loc), row, loc);
-        per_device[d].push_back(device_put(slice, *devices[d]));
-      }
+      slice_types.push_back({a.dtype(), Shape(a.shape().begin() + 1, a.shape().end())});
+      const std::vector<Array> rows = rows_of(a, loc);
+      for (std::size_t d = 0; d < n_dev; ++d)
+        per_device[d].push_back(device_put(rows[d], *devices[d]));
     }
     detail::TracedRegion traced;
     {
