@@ -66,7 +66,9 @@ TEST(Vmap, EveryBatchingRuleMatchesThePerExampleCalls) {
   std::mt19937 rng(31);
   auto r = [&](const Shape& s) { return testing::random_float(s, -1, 1, rng); };
   const Array xs = r({5, 3, 4}), ys = r({5, 3, 4}), vs = r({5, 4}), m = r({4, 2}),
-              shared = r({3, 4});
+              shared = r({3, 4}), pad_values = r({5});
+  // Per-example start indices, some out of range (clamped) and negative (wrapped).
+  const Array starts = Array::from_vector<std::int32_t>({5}, {0, 1, 2, -1, 7});
   struct Case {
     const char* name;
     ArrayFunction f;
@@ -118,6 +120,25 @@ TEST(Vmap, EveryBatchingRuleMatchesThePerExampleCalls) {
        }),
        {xs},
        {true}},
+      {"dynamic_slice/update with per-example starts",
+       one([](auto& a) {
+         const Array piece = lax::dynamic_slice(a[0], {a[1], Array::scalar_int(0)}, {2, 3});
+         return lax::dynamic_update_slice(a[0], piece * 2.0, {Array::scalar_int(1), a[1]});
+       }),
+       {xs, starts},
+       {true, true}},
+      {"dynamic_slice of a shared operand at per-example starts",
+       one([](auto& a) {
+         return lax::dynamic_slice(a[0], {a[1], a[1]}, {2, 2});
+       }),
+       {shared, starts},
+       {false, true}},
+      {"pad with a per-example value",
+       one([](auto& a) {
+         return lax::pad(a[0], a[1], {1, -1}, {0, 2}, {1, 0});
+       }),
+       {xs, pad_values},
+       {true, true}},
       {"reductions",
        one([](auto& a) {
          return lax::reduce_sum(a[0], {1}) +

@@ -252,7 +252,7 @@ case("concatenate_three_axis1", "concatenate",
      [Arg((2, 1, 2), uniform(-2, 2)), Arg((2, 3, 2), uniform(-2, 2), None),
       Arg((2, 2, 2), uniform(-2, 2), 1)], {"dimension": 1}, jit=True)
 # dynamic_slice and dynamic_update_slice: in-range, negative (wraps) and too-large (clamped)
-# starts. weft's vmap needs starts shared across the batch, so they are in_axes None.
+# starts, shared across the batch (per-example starts: at the end).
 case("dynamic_slice_in_range", "dynamic_slice",
      [Arg((5, 4), uniform(-2, 2)), Arg((), fixed(1), None), Arg((), fixed(2), None)],
      {"sizes": [3, 2]}, jit=True)
@@ -322,6 +322,17 @@ case("dense_tanh", "dense_tanh",
      [Arg((3, 4), uniform(-1, 1)), Arg((4, 2), uniform(-1, 1), None), Arg((2,), uniform(-1, 1))],
      jit=True)
 case("two_outputs", "two_outputs", [Arg((2, 3), uniform(-2, 2)), Arg((2, 3), uniform(-2, 2), 1)])
+
+# vmap with start indices and a padding value that differ per example (weft runs these as a
+# scan over the examples). Last, so that the cases above keep their random values.
+case("dynamic_slice_batched_starts", "dynamic_slice",
+     [Arg((5, 4), uniform(-2, 2)), Arg((), ints(-2, 6)), Arg((), ints(0, 3), None)],
+     {"sizes": [2, 3]})
+case("dynamic_update_slice_batched_starts", "dynamic_update_slice",
+     [Arg((4, 5), uniform(-2, 2), None), Arg((2, 2), uniform(-2, 2)), Arg((), ints(-1, 4)),
+      Arg((), ints(0, 5))])
+case("pad_batched_value", "pad", [Arg((3, 2), uniform(-2, 2)), Arg((), uniform(-2, 2))],
+     {"low": [1, -1], "high": [0, 2], "interior": [1, 0]})
 
 
 # --- running JAX -----------------------------------------------------------------------------
