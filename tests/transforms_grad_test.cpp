@@ -14,6 +14,8 @@
 #include "support/print_capture.h"
 #include "support/transform_check.h"
 #include "weft/hcb.h"
+#include "weft/interp/interpreter.h"
+#include "weft/ir/text.h"
 #include "weft/ops.h"
 #include "weft/transforms/grad.h"
 #include "weft/transforms/jacobian.h"
@@ -291,6 +293,35 @@ TEST(Jacobian, JacfwdAndJacrevAgreeWithFiniteDifferencesAndHessianWithTheFormula
     for (std::int64_t k = 0; k < 3; ++k)
       EXPECT_NEAR(hm.get_f64(i * 3 + k), mm.get_f64(i * 3 + k) + mm.get_f64(k * 3 + i),
                   f64 ? 1e-9 : 1e-4);
+}
+
+// grad(f) under jit is an ordinary program: its IR text parses back, the reference interpreter
+// runs it to the same gradient, and it goes through the persistent cache with a stable key.
+TEST(Grad, LowersToOrdinaryIrThatTheInterpreterAndTheCacheTakeLikeAnyProgram) {
+  const Array x = Array::from_vector<float>({3}, {0.5f, -1, 2});
+  const auto df = jit(grad(ArrayFunction([](const std::vector<Array>& a) {
+    return std::vector<Array>{lax::reduce_sum(lax::sin(a[0]) * a[0], {0})};
+  })));
+  const Lowered lowered = df.lower(std::vector<Array>{x});
+  const std::string text = lowered.as_text();
+  EXPECT_EQ(text.find("custom_call"), std::string::npos) << text;
+  const Graph parsed = parse_graph(text);
+  verify(parsed);
+  const HostArray input = x.to_host();
+  const std::vector<HostArray> interpreted =
+      interpret(parsed, std::span<const HostArray>(&input, 1));
+  const std::vector<float> on_device = df(std::vector<Array>{x}).at(0).to_vector<float>();
+  ASSERT_EQ(interpreted.size(), 1u);
+  for (std::int64_t i = 0; i < 3; ++i) {
+    const double v = input.get_f64(i);
+    EXPECT_NEAR(interpreted[0].get_f64(i), std::cos(v) * v + std::sin(v), 1e-5) << i;
+    EXPECT_NEAR(on_device[static_cast<std::size_t>(i)], interpreted[0].get_f64(i), 1e-5) << i;
+  }
+  const auto first = lowered.compile();
+  const auto second = df.lower(std::vector<Array>{x}).compile();
+  EXPECT_NE(first->info().cache_status, "off");
+  EXPECT_EQ(first->info().cache_key.size(), 32u);
+  EXPECT_EQ(first->info().cache_key, second->info().cache_key);
 }
 
 TEST(Grad, ClearErrors) {
