@@ -107,8 +107,9 @@ enum class OpKind : std::uint8_t {
   // ("custom_jvp", "custom_vjp", "checkpoint": one region, body(operands) -> results;
   // "custom_lin", a custom_vjp's linear part: no region, operands: tangents then residuals,
   // attrs: tangents; "collective", a pmap collective: no region, attrs: collective (psum,
-  // pmean, pmax, all_gather, axis_index), axis_name). It exists only in graphs that a transformation traces (its rules hang off
-  // Node::custom); it is inlined or rewritten before anything compiles.
+  // pmean, pmax, all_gather, axis_index), axis_name). It exists only in graphs that a
+  // transformation traces (its rules hang off Node::custom); it is inlined or rewritten before
+  // anything compiles.
   CustomCall,
 };
 
