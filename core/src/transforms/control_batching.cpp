@@ -64,12 +64,6 @@ Array filled(double value, DType dtype, const Shape& shape, const std::source_lo
   return shape.empty() ? scalar : lax::broadcast_in_dim(scalar, shape, {}, loc);
 }
 
-std::vector<Graph> graphs_of(std::vector<TracedRegion>& regions) {
-  std::vector<Graph> out;
-  for (TracedRegion& r : regions) out.push_back(std::move(r.graph));
-  return out;
-}
-
 std::vector<Batched> batch_cond(const Graph& g, const Node& n, std::span<const Batched> operands,
                                 std::int64_t batch_size, const std::string& api,
                                 const std::source_location& loc) {
@@ -152,13 +146,7 @@ std::vector<Batched> batch_while(const Graph& g, const Node& n, std::span<const 
   const Graph cond = region_of(g, n, 0);
   const Graph body = region_of(g, n, 1);
   std::vector<bool> flags = batched_flags(operands);  // carries, then constants
-  for (;;) {
-    const std::vector<bool> out = dependent_outputs(body, flags, DependenceKind::batch);
-    bool changed = false;
-    for (std::size_t j = 0; j < nc; ++j)
-      if (out[j] && !flags[j]) flags[j] = changed = true;
-    if (!changed) break;
-  }
+  widen_carries(body, flags, 0, nc, DependenceKind::batch);
   const bool predicate_batched = dependent_outputs(cond, flags, DependenceKind::batch)[0];
   if (predicate_batched) {
     // Runs while any example goes on; an example that is done keeps its carry. Every carry is
@@ -226,14 +214,7 @@ std::vector<Batched> batch_scan(const Graph& g, const Node& n, std::span<const B
   const Graph body = region_of(g, n, 0);
   std::vector<bool> flags{false};  // the body's parameters: iteration, carries, xs, constants
   for (const Batched& b : operands) flags.push_back(b.batched);
-  for (;;) {
-    const std::vector<bool> out = dependent_outputs(body, flags, DependenceKind::batch);
-    bool changed = false;
-    for (std::size_t j = 0; j < nc; ++j)
-      if (out[j] && !flags[1 + j]) flags[1 + j] = changed = true;
-    if (!changed) break;
-  }
-  const std::vector<bool> out_flags = dependent_outputs(body, flags, DependenceKind::batch);
+  const std::vector<bool> out_flags = widen_carries(body, flags, 1, nc, DependenceKind::batch);
   // xs are scanned along their leading axis, so a batched x has its batch axis second.
   std::vector<Array> ops;
   std::vector<TensorType> types{TensorType{DType::I32, {}}};

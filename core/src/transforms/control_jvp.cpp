@@ -10,29 +10,6 @@ namespace weft::detail {
 
 namespace {
 
-std::vector<bool> present(std::span<const Tangent> tangents) {
-  std::vector<bool> out;
-  for (const Tangent& t : tangents) out.push_back(t.has_value());
-  return out;
-}
-
-// Widens `carried` (flags of the loop carries, which come first among a body's parameters
-// after `leading` ones and first among its outputs) until the body maps it onto itself: a carry
-// whose next value depends on a perturbed one is perturbed from the first iteration on.
-void fixpoint(const Graph& body, std::size_t leading, std::vector<bool>& carried,
-              const std::vector<bool>& others) {
-  for (;;) {
-    std::vector<bool> marked(leading, false);
-    marked.insert(marked.end(), carried.begin(), carried.end());
-    marked.insert(marked.end(), others.begin(), others.end());
-    const std::vector<bool> out = dependent_outputs(body, marked, DependenceKind::tangent);
-    bool changed = false;
-    for (std::size_t j = 0; j < carried.size(); ++j)
-      if (out[j] && !carried[j]) carried[j] = changed = true;
-    if (!changed) return;
-  }
-}
-
 // Appends, for each flagged entry, its tangent made concrete.
 void append_tangents(std::vector<Array>& out, std::span<const Tangent> tangents,
                      std::span<const Array> primals, const std::vector<bool>& flags,
@@ -70,9 +47,10 @@ ControlTangents jvp_while(const Graph& g, const Node& n, std::span<const Array> 
   const auto nc = static_cast<std::size_t>(n.attrs.get_int("carries"));
   const Graph cond = region_of(g, n, 0);
   const Graph body = region_of(g, n, 1);
-  std::vector<bool> pc = present(tangents.subspan(0, nc));
-  const std::vector<bool> pk = present(tangents.subspan(nc));
-  fixpoint(body, 0, pc, pk);
+  std::vector<bool> marked = present(tangents);  // carries, then constants
+  widen_carries(body, marked, 0, nc, DependenceKind::tangent);
+  const std::vector<bool> pc(marked.begin(), marked.begin() + static_cast<std::ptrdiff_t>(nc));
+  const std::vector<bool> pk(marked.begin() + static_cast<std::ptrdiff_t>(nc), marked.end());
   const std::vector<std::vector<bool>> groups{pc, pk};
 
   std::vector<Array> ops(operands.begin(), operands.begin() + static_cast<std::ptrdiff_t>(nc));
@@ -164,16 +142,15 @@ ControlTangents jvp_scan(const Graph& g, const Node& n, std::span<const Array> o
   const auto nc = static_cast<std::size_t>(n.attrs.get_int("carries"));
   const auto nx = static_cast<std::size_t>(n.attrs.get_int("xs"));
   const Graph body = region_of(g, n, 0);
-  std::vector<bool> pc = present(tangents.subspan(0, nc));
-  const std::vector<bool> px = present(tangents.subspan(nc, nx));
-  const std::vector<bool> pk = present(tangents.subspan(nc + nx));
-  std::vector<bool> others = px;
-  others.insert(others.end(), pk.begin(), pk.end());
-  fixpoint(body, 1, pc, others);
-  std::vector<bool> marked{false};
-  marked.insert(marked.end(), pc.begin(), pc.end());
-  marked.insert(marked.end(), others.begin(), others.end());
-  const std::vector<bool> all_out = dependent_outputs(body, marked, DependenceKind::tangent);
+  std::vector<bool> marked{false};  // iteration, carries, xs, constants
+  for (bool p : present(tangents)) marked.push_back(p);
+  const std::vector<bool> all_out = widen_carries(body, marked, 1, nc, DependenceKind::tangent);
+  const std::vector<bool> pc(marked.begin() + 1,
+                             marked.begin() + static_cast<std::ptrdiff_t>(1 + nc));
+  const std::vector<bool> px(marked.begin() + static_cast<std::ptrdiff_t>(1 + nc),
+                             marked.begin() + static_cast<std::ptrdiff_t>(1 + nc + nx));
+  const std::vector<bool> pk(marked.begin() + static_cast<std::ptrdiff_t>(1 + nc + nx),
+                             marked.end());
   const std::vector<bool> py(all_out.begin() + static_cast<std::ptrdiff_t>(nc), all_out.end());
 
   std::vector<Array> ops;

@@ -14,12 +14,6 @@ namespace weft::detail {
 
 namespace {
 
-std::vector<bool> present(std::span<const Tangent> tangents) {
-  std::vector<bool> out;
-  for (const Tangent& t : tangents) out.push_back(t.has_value());
-  return out;
-}
-
 std::vector<Array> present_values(std::span<const Tangent> tangents) {
   std::vector<Array> out;
   for (const Tangent& t : tangents)
@@ -29,12 +23,6 @@ std::vector<Array> present_values(std::span<const Tangent> tangents) {
 
 std::size_t count(const std::vector<bool>& flags) {
   return static_cast<std::size_t>(std::count(flags.begin(), flags.end(), true));
-}
-
-std::vector<Graph> graphs_of(std::vector<TracedRegion>& regions) {
-  std::vector<Graph> out;
-  for (TracedRegion& r : regions) out.push_back(std::move(r.graph));
-  return out;
 }
 
 // Every branch computes its results and its own residuals; since the branches of one cond must
@@ -139,23 +127,16 @@ ControlTangents linearize_scan(const Graph& g, const Node& n, std::span<const Ar
   const std::size_t nk = operands.size() - nc - nx;
   const std::int64_t length = n.attrs.get_int("length");
   const Graph body = region_of(g, n, 0);
-  std::vector<bool> pc = present(tangents.subspan(0, nc));
-  const std::vector<bool> px = present(tangents.subspan(nc, nx));
-  const std::vector<bool> pk = present(tangents.subspan(nc + nx));
   // The carries that get tangents: a fixpoint over the body.
-  std::vector<bool> marked;
-  for (;;) {
-    marked = {false};
-    marked.insert(marked.end(), pc.begin(), pc.end());
-    marked.insert(marked.end(), px.begin(), px.end());
-    marked.insert(marked.end(), pk.begin(), pk.end());
-    const std::vector<bool> out = dependent_outputs(body, marked, DependenceKind::tangent);
-    bool changed = false;
-    for (std::size_t j = 0; j < nc; ++j)
-      if (out[j] && !pc[j]) pc[j] = changed = true;
-    if (!changed) break;
-  }
-  const std::vector<bool> all_out = dependent_outputs(body, marked, DependenceKind::tangent);
+  std::vector<bool> marked{false};  // iteration, carries, xs, constants
+  for (bool p : present(tangents)) marked.push_back(p);
+  const std::vector<bool> all_out = widen_carries(body, marked, 1, nc, DependenceKind::tangent);
+  const std::vector<bool> pc(marked.begin() + 1,
+                             marked.begin() + static_cast<std::ptrdiff_t>(1 + nc));
+  const std::vector<bool> px(marked.begin() + static_cast<std::ptrdiff_t>(1 + nc),
+                             marked.begin() + static_cast<std::ptrdiff_t>(1 + nc + nx));
+  const std::vector<bool> pk(marked.begin() + static_cast<std::ptrdiff_t>(1 + nc + nx),
+                             marked.end());
   const std::vector<bool> py(all_out.begin() + static_cast<std::ptrdiff_t>(nc), all_out.end());
   const std::size_t ny = py.size();
 

@@ -36,6 +36,10 @@ Array instantiate(const Tangent& t, const TensorType& type, const std::source_lo
 // How region k of `n` is named in a transformed op: "body (jvp of while at demo.cpp:12)".
 RegionInfo transformed_region(const Node& n, std::size_t k, const std::string& api,
                               const std::source_location& loc);
+// Which tangents are there (not symbolic zeros).
+std::vector<bool> present(std::span<const Tangent> tangents);
+// The regions' graphs, moved out.
+std::vector<Graph> graphs_of(std::vector<TracedRegion>& regions);
 // Picks the entries of `values` whose flag is set.
 template <typename T>
 std::vector<T> pick(std::span<const T> values, const std::vector<bool>& flags) {

@@ -11,6 +11,18 @@ std::vector<TensorType> value_types(std::span<const Array> values) {
   return out;
 }
 
+std::vector<bool> present(std::span<const Tangent> tangents) {
+  std::vector<bool> out;
+  for (const Tangent& t : tangents) out.push_back(t.has_value());
+  return out;
+}
+
+std::vector<Graph> graphs_of(std::vector<TracedRegion>& regions) {
+  std::vector<Graph> out;
+  for (TracedRegion& r : regions) out.push_back(std::move(r.graph));
+  return out;
+}
+
 Array instantiate(const Tangent& t, const TensorType& type, const std::source_location& loc) {
   return t ? *t : zeros_of(type, loc);
 }

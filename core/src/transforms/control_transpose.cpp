@@ -11,12 +11,6 @@ namespace weft::detail {
 
 namespace {
 
-std::vector<Graph> graphs_of(std::vector<TracedRegion>& regions) {
-  std::vector<Graph> out;
-  for (TracedRegion& r : regions) out.push_back(std::move(r.graph));
-  return out;
-}
-
 TensorType type_of(const Graph& g, const Node& n, std::size_t operand) {
   return g.node(n.inputs[operand]).type();
 }

@@ -40,4 +40,15 @@ std::vector<bool> dependent_outputs(const Graph& g, const std::vector<bool>& mar
   return out;
 }
 
+std::vector<bool> widen_carries(const Graph& body, std::vector<bool>& marked, std::size_t first,
+                                std::size_t count, DependenceKind kind) {
+  for (;;) {
+    std::vector<bool> out = dependent_outputs(body, marked, kind);
+    bool changed = false;
+    for (std::size_t j = 0; j < count; ++j)
+      if (out[j] && !marked[first + j]) marked[first + j] = changed = true;
+    if (!changed) return out;
+  }
+}
+
 }  // namespace weft::detail

@@ -19,4 +19,11 @@ enum class DependenceKind {
 std::vector<bool> dependent_outputs(const Graph& g, const std::vector<bool>& marked,
                                     DependenceKind kind);
 
+// For a loop body whose carries are parameters [first, first + count) and outputs [0, count):
+// widens the carries' flags in `marked` (one per parameter) until the body maps them onto
+// themselves (a carry whose next value depends on a marked value is marked from the first
+// iteration on). Returns the body's output flags at that fixpoint.
+std::vector<bool> widen_carries(const Graph& body, std::vector<bool>& marked, std::size_t first,
+                                std::size_t count, DependenceKind kind);
+
 }  // namespace weft::detail
