@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "support/oracle_json.h"
 #include "weft/ops.h"
 #include "weft/transforms/grad.h"
 #include "weft/transforms/jvp.h"
@@ -28,6 +29,8 @@ namespace weft {
 namespace {
 
 using nlohmann::json;
+using testing::device_arrays;
+using testing::host_arrays;
 using Arrays = std::vector<Array>;
 using Hosts = std::vector<HostArray>;
 
@@ -40,30 +43,6 @@ struct Case {
   Hosts vmap_inputs, vmap_outputs;
   bool jit = false;
 };
-
-HostArray host_array(const json& spec) {
-  const std::optional<DType> dtype = dtype_from_name(spec.at("dtype").get<std::string>());
-  if (!dtype) throw std::runtime_error("unknown dtype in " + spec.dump());
-  HostArray h(*dtype, spec.at("shape").get<Shape>());
-  const json& values = spec.at("values");
-  if (values.size() != static_cast<std::size_t>(h.size()))
-    throw std::runtime_error("wrong number of values in " + spec.dump());
-  for (std::int64_t i = 0; i < h.size(); ++i) {
-    const json& v = values.at(static_cast<std::size_t>(i));
-    if (is_float(*dtype)) {
-      h.set_f64(i, v.get<double>());
-    } else {
-      h.set_i64(i, v.get<std::int64_t>());
-    }
-  }
-  return h;
-}
-
-Hosts host_arrays(const json& specs) {
-  Hosts out;
-  for (const json& s : specs) out.push_back(host_array(s));
-  return out;
-}
 
 std::vector<Case> load_cases() {
   const auto path = std::filesystem::path(WEFT_TRANSFORMS_ORACLE_DIR) / "cases.json";
@@ -234,46 +213,10 @@ double tolerance_for(const std::string& op) {
   return transcendental.contains(op) ? 5e-5 : 1e-5;
 }
 
-std::string describe(const HostArray& h) {
-  std::ostringstream out;
-  out << dtype_name(h.dtype()) << shape_to_string(h.shape()) << " [";
-  for (std::int64_t i = 0; i < h.size(); ++i) out << (i ? ", " : "") << h.get_f64(i);
-  out << "]";
-  return out.str();
-}
-
-// Empty when `got` has want's dtype and shape and values within the tolerance above.
-std::string compare(const HostArray& got, const HostArray& want, double rtol) {
-  if (got.dtype() != want.dtype() || got.shape() != want.shape())
-    return "got " + describe(got) + ", want " + describe(want);
-  double scale = 0;
-  for (std::int64_t i = 0; i < want.size(); ++i) scale = std::max(scale, std::abs(want.get_f64(i)));
-  for (std::int64_t i = 0; i < want.size(); ++i) {
-    const double g = got.get_f64(i), w = want.get_f64(i);
-    // The values are O(1): 1e-7 (about an f32 epsilon) lets an all-zero array be off by
-    // rounding noise.
-    const double allowed = is_float(want.dtype()) ? rtol * (std::abs(w) + scale) + 1e-7 : 0;
-    if (!(std::abs(g - w) <= allowed)) {
-      std::ostringstream out;
-      out.precision(9);
-      out << "element " << i << ": got " << g << ", want " << w << " (allowed " << allowed
-          << ")\n  got  " << describe(got) << "\n  want " << describe(want);
-      return out.str();
-    }
-  }
-  return {};
-}
-
 void expect_all_match(const Arrays& got, const Hosts& want, double rtol, const std::string& what) {
   ASSERT_EQ(got.size(), want.size()) << what;
   for (std::size_t k = 0; k < want.size(); ++k)
-    EXPECT_EQ(compare(got[k].to_host(), want[k], rtol), "") << what << " " << k;
-}
-
-Arrays device_arrays(const Hosts& hosts) {
-  Arrays out;
-  for (const HostArray& h : hosts) out.push_back(Array::from_host(h));
-  return out;
+    EXPECT_EQ(testing::compare_values(got[k].to_host(), want[k], rtol), "") << what << " " << k;
 }
 
 // ---- the transformations, as one function of device arrays each (for eager and jit) ------------

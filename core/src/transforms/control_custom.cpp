@@ -20,8 +20,7 @@ const CustomRules& rules_of(const Node& n, const std::string& api) {
     throw TransformError(api + ": " + n.attrs.get_string("collective") + " at " +
                          n.origin.describe() + " (over the pmap axis '" +
                          n.attrs.get_string("axis_name") + "') is under " + api +
-                         "; collectives work at the top level of a pmapped function, not under "
-                         "other transformations inside it yet");
+                         "; it has no rules of that kind");
   if (!n.custom)
     throw TransformError(api + ": custom_call at " + n.origin.describe() +
                          " has no rules (a graph parsed from text cannot be transformed through "
@@ -80,12 +79,48 @@ ControlTangents from_rule_outputs(const Node& n, std::vector<Array> outputs,
   return r;
 }
 
+// The collectives that are linear (psum, pmean, all_gather) applied to a tangent or a
+// cotangent; pmax has no rule here.
+Array linear_collective(const Node& n, const Array& x, const std::string& api,
+                        const std::source_location& loc) {
+  const std::string which = n.attrs.get_string("collective");
+  if (which != "psum" && which != "pmean" && which != "all_gather")
+    throw TransformError(api + ": " + which + " at " + n.origin.describe() +
+                         " has no derivative rule under " + api +
+                         " (psum, pmean and all_gather have)");
+  const TensorType type = n.results.at(0);
+  return stage_collective(which, {x}, type, n.attrs.get_string("axis_name"), loc);
+}
+
+// Forward mode through a collective: the same collective of the tangent.
+ControlTangents jvp_collective(const Node& n, std::span<const Array> operands,
+                               std::span<const Tangent> tangents, bool primal_outside,
+                               const std::string& api, const std::source_location& loc) {
+  const std::string which = n.attrs.get_string("collective");
+  const std::string axis = n.attrs.get_string("axis_name");
+  std::vector<Array> ops(operands.begin(), operands.end());
+  Array primal;
+  if (primal_outside) {
+    SuspendInnermostTrace outer;
+    primal = stage_collective(which, ops, n.results.at(0), axis, loc);
+  } else {
+    primal = stage_collective(which, ops, n.results.at(0), axis, loc);
+  }
+  ControlTangents r;
+  r.results.push_back(primal);
+  r.tangents.push_back(tangents.empty() || !tangents[0]
+                           ? std::nullopt
+                           : Tangent(linear_collective(n, *tangents[0], api, loc)));
+  return r;
+}
+
 }  // namespace
 
 ControlTangents jvp_custom(const Graph& g, const Node& n, std::span<const Array> operands,
                            std::span<const Tangent> tangents, const std::string& api,
                            const std::source_location& loc) {
   const std::string kind = n.attrs.get_string("kind");
+  if (kind == "collective") return jvp_collective(n, operands, tangents, false, api, loc);
   if (kind == "checkpoint") {
     JvpValues v =
         jvp_graph(region_of(g, n, 0), operands, tangents, PrimalPlacement::here, api, loc);
@@ -114,7 +149,7 @@ ControlTangents linearize_custom(const Graph& g, const Node& n, std::span<const 
                                  std::span<const Tangent> tangents, const std::string& api,
                                  const std::source_location& loc) {
   const std::string kind = n.attrs.get_string("kind");
-  if (kind == "collective") rules_of(n, api);  // raises: not under grad yet
+  if (kind == "collective") return jvp_collective(n, operands, tangents, true, api, loc);
   if (kind == "checkpoint") {
     // The primal part computes the outputs; the linear part recomputes the body's values from
     // its operands (residuals) instead of storing them.
@@ -266,7 +301,28 @@ std::vector<Tangent> transpose_custom(const Node& n, std::span<const Tangent> re
                                       const std::vector<bool>& linear, const std::string& api,
                                       const std::source_location& loc) {
   const std::string kind = n.attrs.get_string("kind");
-  if (kind == "collective") rules_of(n, api);  // raises: not under grad yet
+  if (kind == "collective") {
+    // psum and pmean are their own transposes across the devices; all_gather's is the sum of
+    // every device's cotangent row for this device.
+    const std::string which = n.attrs.get_string("collective");
+    std::vector<Tangent> out(operands.size());
+    if (!result_cotangents[0] || operands.empty() || !linear[0]) return out;
+    const std::string axis = n.attrs.get_string("axis_name");
+    const Array& ct = *result_cotangents[0];
+    if (which == "all_gather") {
+      const Array summed = stage_collective("psum", {ct}, {ct.dtype(), ct.shape()}, axis, loc);
+      const Array index = stage_collective("axis_index", {}, {DType::I32, {}}, axis, loc);
+      std::vector<Array> starts{index};
+      Shape sizes = ct.shape();
+      sizes[0] = 1;
+      for (std::size_t d = 1; d < sizes.size(); ++d) starts.push_back(Array::scalar_int(0));
+      const Array row = lax::dynamic_slice(summed, starts, sizes, loc);
+      out[0] = lax::reshape(row, Shape(ct.shape().begin() + 1, ct.shape().end()), loc);
+    } else {
+      out[0] = linear_collective(n, ct, api, loc);
+    }
+    return out;
+  }
   if (kind != "custom_lin")
     throw TransformError(api + ": " + kind + " at " + n.origin.describe() +
                          " is applied to a value being differentiated in the linear part of the "
@@ -306,7 +362,11 @@ std::vector<Batched> batch_custom(const Graph& g, const Node& n, std::span<const
                                   std::int64_t batch_size, const std::string& api,
                                   const std::source_location& loc) {
   const std::string kind = n.attrs.get_string("kind");
-  if (kind == "collective") rules_of(n, api);  // raises: not under vmap yet
+  if (kind == "collective")
+    throw TransformError(api + ": " + n.attrs.get_string("collective") + " at " +
+                         n.origin.describe() + " (over the pmap axis '" +
+                         n.attrs.get_string("axis_name") +
+                         "') is under vmap inside the pmapped function; not supported yet");
   if (kind == "custom_lin")
     throw TransformError(api +
                          ": the linear part of a custom_vjp function cannot be batched "

@@ -33,5 +33,11 @@ std::vector<Array> stage_custom_call(std::span<const Array> operands, const Attr
                                      std::shared_ptr<const CustomRules> rules,
                                      const std::string& api, const std::source_location& loc);
 
+// Stages a pmap collective (kind "collective"): "psum", "pmean", "pmax", "all_gather" on
+// `operands` (one array), "axis_index" on none (pmap.cpp).
+Array stage_collective(const std::string& which, std::vector<Array> operands,
+                       const TensorType& result, const std::string& axis_name,
+                       const std::source_location& loc);
+
 }  // namespace detail
 }  // namespace weft

@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "trace/array_impl.h"
+#include "transforms/custom_rules.h"
 #include "transforms/staging.h"
 #include "weft/error.h"
 #include "weft/ops.h"
@@ -42,19 +43,6 @@ std::int64_t axis_size(const std::string& axis_name, const std::string& api,
                        "' is not bound here; call it inside a function given to pmap with "
                        "{.axis_name = \"" +
                        axis_name + "\"}");
-}
-
-Array collective(const std::string& which, std::vector<Array> operands, const TensorType& result,
-                 const std::string& axis_name, const std::source_location& loc) {
-  for (const Array& a : operands)
-    if (!a.valid())
-      throw InvalidArgumentError(which + " at " + detail::describe_location(loc) +
-                                 ": the array is empty");
-  Attrs attrs;
-  attrs.set("kind", std::string("collective"));
-  attrs.set("collective", which);
-  attrs.set("axis_name", axis_name);
-  return detail::bind_control(OpKind::CustomCall, operands, attrs, {}, {result}, which, loc).at(0);
 }
 
 bool is_collective(const Node& n) {
@@ -112,30 +100,47 @@ std::vector<Array> rows_of(const Array& a, const std::source_location& loc) {
 
 }  // namespace
 
+namespace detail {
+
+Array stage_collective(const std::string& which, std::vector<Array> operands,
+                       const TensorType& result, const std::string& axis_name,
+                       const std::source_location& loc) {
+  for (const Array& a : operands)
+    if (!a.valid())
+      throw InvalidArgumentError(which + " at " + describe_location(loc) + ": the array is empty");
+  Attrs attrs;
+  attrs.set("kind", std::string("collective"));
+  attrs.set("collective", which);
+  attrs.set("axis_name", axis_name);
+  return bind_control(OpKind::CustomCall, operands, attrs, {}, {result}, which, loc).at(0);
+}
+
+}  // namespace detail
+
 Array psum(const Array& x, const std::string& axis_name, std::source_location loc) {
   axis_size(axis_name, "psum", loc);
-  return collective("psum", {x}, {x.dtype(), x.shape()}, axis_name, loc);
+  return detail::stage_collective("psum", {x}, {x.dtype(), x.shape()}, axis_name, loc);
 }
 
 Array pmean(const Array& x, const std::string& axis_name, std::source_location loc) {
   axis_size(axis_name, "pmean", loc);
-  return collective("pmean", {x}, {x.dtype(), x.shape()}, axis_name, loc);
+  return detail::stage_collective("pmean", {x}, {x.dtype(), x.shape()}, axis_name, loc);
 }
 
 Array pmax(const Array& x, const std::string& axis_name, std::source_location loc) {
   axis_size(axis_name, "pmax", loc);
-  return collective("pmax", {x}, {x.dtype(), x.shape()}, axis_name, loc);
+  return detail::stage_collective("pmax", {x}, {x.dtype(), x.shape()}, axis_name, loc);
 }
 
 Array all_gather(const Array& x, const std::string& axis_name, std::source_location loc) {
   Shape shape{axis_size(axis_name, "all_gather", loc)};
   shape.insert(shape.end(), x.shape().begin(), x.shape().end());
-  return collective("all_gather", {x}, {x.dtype(), shape}, axis_name, loc);
+  return detail::stage_collective("all_gather", {x}, {x.dtype(), shape}, axis_name, loc);
 }
 
 Array axis_index(const std::string& axis_name, std::source_location loc) {
   axis_size(axis_name, "axis_index", loc);
-  return collective("axis_index", {}, {DType::I32, {}}, axis_name, loc);
+  return detail::stage_collective("axis_index", {}, {DType::I32, {}}, axis_name, loc);
 }
 
 namespace {
