@@ -71,23 +71,9 @@ std::vector<Case> load_cases() {
   return cases;
 }
 
-// Loaded once. A file that fails to load leaves no cases and the reason, which
-// CaseTable.CoversThePrimitives reports (the test list is built before any test runs).
-struct Oracle {
-  std::vector<Case> cases;
-  std::string error;
-};
-
-const Oracle& oracle() {
-  static const Oracle loaded = [] {
-    Oracle o;
-    try {
-      o.cases = load_cases();
-    } catch (const std::exception& e) {
-      o.error = e.what();
-    }
-    return o;
-  }();
+// Loaded once (a load failure is reported by the table test).
+const testing::LoadedCases<Case>& oracle() {
+  static const testing::LoadedCases<Case> loaded = testing::load_or_explain(&load_cases);
   return loaded;
 }
 

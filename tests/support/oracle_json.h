@@ -76,4 +76,22 @@ inline std::string compare_values(const HostArray& got, const HostArray& want, d
   return {};
 }
 
+// A case file loaded once: a file that fails to load leaves no cases and the reason, which a
+// table test reports (the list of parameterised tests is built before any test runs).
+template <typename Case>
+struct LoadedCases {
+  std::vector<Case> cases;
+  std::string error;
+};
+template <typename Case>
+LoadedCases<Case> load_or_explain(std::vector<Case> (*load)()) {
+  LoadedCases<Case> loaded;
+  try {
+    loaded.cases = load();
+  } catch (const std::exception& e) {
+    loaded.error = e.what();
+  }
+  return loaded;
+}
+
 }  // namespace weft::testing
