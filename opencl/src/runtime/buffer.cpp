@@ -46,8 +46,24 @@ Device& OpenCLBuffer::device() const {
 }
 
 void OpenCLBuffer::set_failure(std::exception_ptr failure) {
-  std::lock_guard lock(failure_mutex_);
-  failure_ = std::move(failure);
+  std::vector<std::function<void()>> listeners;
+  {
+    std::lock_guard lock(failure_mutex_);
+    failure_ = std::move(failure);
+    listeners.swap(failure_listeners_);
+  }
+  for (const auto& listener : listeners) listener();
+}
+
+void OpenCLBuffer::on_failure(std::function<void()> listener) {
+  {
+    std::lock_guard lock(failure_mutex_);
+    if (!failure_) {
+      failure_listeners_.push_back(std::move(listener));
+      return;
+    }
+  }
+  listener();
 }
 
 std::exception_ptr OpenCLBuffer::failure() const {

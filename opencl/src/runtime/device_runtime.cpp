@@ -1,6 +1,10 @@
 #include "runtime/device_runtime.h"
 
+#include <atomic>
+#include <memory>
+
 #include "weft/log.h"
+#include "weft/opencl/buffer.h"
 #include "weft/opencl/cl_error.h"
 #include "weft/telemetry/telemetry.h"
 
@@ -8,20 +12,29 @@ namespace weft::opencl::detail {
 
 namespace {
 
+// One paused run waiting for an event. Several parties may resume it: the driver's callback,
+// resume_after itself when the event has already finished by the time the callback is
+// registered, and the source buffer's failure (a driver need not call a callback of a user
+// event set to an error). The first claim resumes.
 struct Resumption {
   DeviceRuntime* runtime;
   std::coroutine_handle<> paused;
   cl_int* status;
+  std::atomic<bool> claimed{false};
+
+  void resume(cl_int final_status) {
+    if (claimed.exchange(true)) return;
+    *status = final_status;
+    std::coroutine_handle<> run = paused;
+    runtime->post([run] { run.resume(); });
+  }
 };
 
 // Called by the driver on one of its threads: only hands the coroutine over.
 void CL_CALLBACK on_event_done(cl_event, cl_int status, void* user_data) {
-  auto* resumption = static_cast<Resumption*>(user_data);
-  *resumption->status = status;
-  std::coroutine_handle<> paused = resumption->paused;
-  DeviceRuntime* runtime = resumption->runtime;
-  delete resumption;
-  runtime->post([paused] { paused.resume(); });
+  auto* holder = static_cast<std::shared_ptr<Resumption>*>(user_data);
+  (*holder)->resume(status);
+  delete holder;
 }
 
 }  // namespace
@@ -49,12 +62,37 @@ void DeviceRuntime::post(std::function<void()> work) {
   wake_.notify_one();
 }
 
-void DeviceRuntime::resume_after(cl_event event, std::coroutine_handle<> paused, cl_int* status) {
-  auto* resumption = new Resumption{this, paused, status};
-  if (cl_int err = clSetEventCallback(event, CL_COMPLETE, on_event_done, resumption)) {
-    delete resumption;
+bool EventPause::await_ready() noexcept {
+  if (!event) return true;  // nothing to wait for: status stays CL_COMPLETE
+  if (source && source->failure()) {
+    status = CL_INVALID_OPERATION;
+    return true;
+  }
+  cl_int now = CL_QUEUED;
+  if (clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof now, &now, nullptr) !=
+      CL_SUCCESS)
+    return false;
+  if (now > CL_COMPLETE) return false;
+  status = now;
+  return true;
+}
+
+void DeviceRuntime::resume_after(cl_event event, std::coroutine_handle<> paused, cl_int* status,
+                                 OpenCLBuffer* source) {
+  auto resumption = std::make_shared<Resumption>(this, paused, status);
+  auto* holder = new std::shared_ptr<Resumption>(resumption);
+  if (cl_int err = clSetEventCallback(event, CL_COMPLETE, on_event_done, holder)) {
+    delete holder;
     throw_cl_error(err, "clSetEventCallback", label_);
   }
+  if (source) source->on_failure([resumption] { resumption->resume(CL_INVALID_OPERATION); });
+  // The event may have finished (failed, above all) between the caller's check and the
+  // registration; then the callback may never come.
+  cl_int now = CL_QUEUED;
+  if (clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof now, &now, nullptr) ==
+          CL_SUCCESS &&
+      now <= CL_COMPLETE)
+    resumption->resume(now);
 }
 
 void DeviceRuntime::run_started() {

@@ -15,6 +15,10 @@
 #include <string>
 #include <thread>
 
+namespace weft::opencl {
+class OpenCLBuffer;
+}
+
 namespace weft::opencl::detail {
 
 class DeviceRuntime {
@@ -29,8 +33,10 @@ class DeviceRuntime {
   // on the device: it enqueues and, to wait for a value, pauses with resume_after.
   void post(std::function<void()> work);
   // Resumes `paused` on the runtime thread once `event` has completed or failed; `*status`
-  // then holds the event's final status (CL_COMPLETE or a negative error).
-  void resume_after(cl_event event, std::coroutine_handle<> paused, cl_int* status);
+  // then holds the event's final status (CL_COMPLETE or a negative error). `source`, when
+  // given, is the runtime output whose ready event `event` is: its failure resumes too.
+  void resume_after(cl_event event, std::coroutine_handle<> paused, cl_int* status,
+                    OpenCLBuffer* source = nullptr);
 
   // Counts runs in flight, for wait_idle.
   void run_started();
@@ -64,20 +70,12 @@ struct EventPause {
   DeviceRuntime* runtime;
   cl_event event;
   cl_int status = CL_COMPLETE;
+  OpenCLBuffer* source = nullptr;  // the runtime output `event` readies, if it is one
   // An event that has already completed or failed needs no pause (and a callback registered
   // on an event that has already failed is not called by every driver).
-  bool await_ready() noexcept {
-    if (!event) return true;  // nothing to wait for: status stays CL_COMPLETE
-    cl_int now = CL_QUEUED;
-    if (clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof now, &now, nullptr) !=
-        CL_SUCCESS)
-      return false;
-    if (now > CL_COMPLETE) return false;
-    status = now;
-    return true;
-  }
+  bool await_ready() noexcept;
   void await_suspend(std::coroutine_handle<> paused) {
-    runtime->resume_after(event, paused, &status);
+    runtime->resume_after(event, paused, &status, source);
   }
   cl_int await_resume() const noexcept { return status; }
 };

@@ -384,7 +384,8 @@ Detached drive_run(std::shared_ptr<OpenCLExecutable> executable, std::vector<det
       const detail::Slot& param = params[p];
       // Host steps wait for tokens on the host themselves.
       if (!param || executable->is_token_input(p) || !param->pending_runtime_output()) continue;
-      const cl_int status = co_await detail::EventPause{&device.runtime(), param->ready_event()};
+      const cl_int status = co_await detail::EventPause{&device.runtime(), param->ready_event(),
+                                                        CL_COMPLETE, param.get()};
       if (status != CL_COMPLETE) {
         param->rethrow_failure();
         throw_cl_error(status, "an input of this run", device.label());

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <exception>
+#include <functional>
 #include <mutex>
 #include <vector>
 
@@ -46,6 +47,11 @@ class OpenCLBuffer final : public Buffer {
   void set_failure(std::exception_ptr failure);
   void rethrow_failure() const;  // no-op when none was set
   std::exception_ptr failure() const;
+  // For the runtime: calls `listener` once set_failure is called (at once if it has been;
+  // never if the run succeeds). A run waiting for this buffer listens here as well as on the
+  // ready event, since a driver need not call an event callback when a user event is set to
+  // an error.
+  void on_failure(std::function<void()> listener);
   // An output of a run on the device's runtime thread: its ready event is a user event the
   // runtime sets when the run has filled it. No command may wait on such an event in a queue
   // (a driver may never start it if the event fails, and clFinish would wait for it): users
@@ -78,6 +84,7 @@ class OpenCLBuffer final : public Buffer {
   std::vector<ClEvent> prior_uses_;
   bool runtime_output_ = false;
   mutable std::mutex failure_mutex_;
+  std::vector<std::function<void()>> failure_listeners_;
   std::exception_ptr failure_;
   mutable std::mutex readers_mutex_;
   mutable std::vector<ClEvent> readers_;
