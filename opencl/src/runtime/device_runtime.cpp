@@ -17,6 +17,8 @@ namespace {
 // registered, and the source buffer's failure (a driver need not call a callback of a user
 // event set to an error). The first claim resumes.
 struct Resumption {
+  Resumption(DeviceRuntime* r, std::coroutine_handle<> p, cl_int* s)
+      : runtime(r), paused(p), status(s) {}
   DeviceRuntime* runtime;
   std::coroutine_handle<> paused;
   cl_int* status;
