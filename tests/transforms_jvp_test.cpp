@@ -285,5 +285,42 @@ TEST(Jvp, MismatchedTangentsAreClearErrors) {
   EXPECT_THROW(jvp([](const std::vector<Array>& a) { return a; }, {x}, {}), InvalidArgumentError);
 }
 
+// linearize runs f once (its tap prints once) and each jvp only the linear part, which agrees
+// with jvp; eagerly and inside jit.
+TEST(Linearize, RunsTheForwardPassOnceAndAgreesWithJvp) {
+  PrintCapture capture;
+  std::mt19937 rng(41);
+  const Array x = random({4}, -1, 1, rng), w = random({4}, 0.5, 1.5, rng);
+  const ArrayFunction f = [](const std::vector<Array>& a) {
+    hcb::id_print(a[0], {.what = "x"});
+    return std::vector<Array>{lax::sin(a[0]) * a[1], lax::reduce_sum(a[0] * a[0], {0})};
+  };
+  const LinearizeResult lin = linearize(f, {x, w});
+  hcb::barrier_wait();
+  EXPECT_EQ(capture.lines().size(), 1u);
+  for (int k = 0; k < 2; ++k) {
+    const std::vector<Array> t{random({4}, -1, 1, rng), random({4}, -1, 1, rng)};
+    const std::vector<Array> got = lin.jvp(t);
+    const JvpResult want = jvp(f, {x, w}, t);
+    ASSERT_EQ(got.size(), 2u);
+    for (std::size_t o = 0; o < 2; ++o) {
+      const std::vector<double> g = values(got[o]), e = values(want.tangents_out[o]);
+      for (std::size_t i = 0; i < e.size(); ++i)
+        EXPECT_NEAR(g[i], e[i], 1e-9 + 1e-6 * std::abs(e[i]));
+    }
+  }
+  hcb::barrier_wait();
+  EXPECT_EQ(capture.lines().size(), 3u);  // the two jvp calls above printed once each, lin.jvp none
+  // Inside jit: linearize and its jvp in the same trace.
+  const Array t = random({4}, -1, 1, rng);
+  const auto jitted = jit([&](const Array& a, const Array& b) {
+    const LinearizeResult l = linearize(f, {a, b});
+    return l.jvp({t, t}).at(1);
+  });
+  const double want = values(jvp(f, {x, w}, {t, t}).tangents_out[1])[0];
+  EXPECT_NEAR(values(jitted(x, w))[0], want, 1e-9 + 1e-6 * std::abs(want));
+  EXPECT_THROW(lin.jvp({x}), InvalidArgumentError);
+}
+
 }  // namespace
 }  // namespace weft

@@ -2,10 +2,13 @@
 // primal op and its tangent rule into the current context.
 #include "weft/transforms/jvp.h"
 
+#include <algorithm>
+#include <memory>
 #include <optional>
 
 #include "trace/array_impl.h"
 #include "transforms/jvp_graph.h"
+#include "transforms/linearize.h"
 #include "transforms/staging.h"
 #include "weft/error.h"
 
@@ -68,6 +71,55 @@ JvpResult jvp(const ArrayFunction& f, const std::vector<Array>& primals,
   JvpResult result;
   result.primals_out.assign(flat.begin(), flat.begin() + static_cast<std::ptrdiff_t>(outputs));
   result.tangents_out.assign(flat.begin() + static_cast<std::ptrdiff_t>(outputs), flat.end());
+  return result;
+}
+
+LinearizeResult linearize(const ArrayFunction& f, const std::vector<Array>& primals,
+                          std::source_location loc) {
+  auto lin = std::make_shared<detail::Linearized>();
+  const bool eager = !detail::tracing_active();
+  std::size_t outputs = 0;
+  std::vector<Array> flat = detail::stage_or_run("linearize", loc, [&] {
+    const detail::TracedRegion traced = detail::trace_for_transform("linearize", f, primals, loc);
+    std::vector<Array> all = primals;
+    all.insert(all.end(), traced.captured.begin(), traced.captured.end());
+    std::vector<bool> flags(all.size(), false);
+    std::fill(flags.begin(), flags.begin() + static_cast<std::ptrdiff_t>(primals.size()), true);
+    *lin = detail::linearize_graph(traced.graph, all, flags, "linearize", loc);
+    outputs = lin->primals_out.size();
+    // Eagerly the residuals are values of this program: they come out with the results.
+    std::vector<Array> out = lin->primals_out;
+    out.insert(out.end(), lin->residuals.begin(), lin->residuals.end());
+    return out;
+  });
+  if (eager) lin->residuals.assign(flat.begin() + static_cast<std::ptrdiff_t>(outputs), flat.end());
+  LinearizeResult result;
+  result.primals_out.assign(flat.begin(), flat.begin() + static_cast<std::ptrdiff_t>(outputs));
+  std::vector<TensorType> in_types;
+  for (const Array& p : primals) in_types.push_back({p.dtype(), p.shape()});
+  result.jvp = [lin, in_types, loc](const std::vector<Array>& tangents) {
+    if (tangents.size() != in_types.size())
+      throw InvalidArgumentError("linearize's jvp (linearize at " + detail::describe_location(loc) +
+                                 "): " + std::to_string(tangents.size()) + " tangents for " +
+                                 std::to_string(in_types.size()) + " primals; give one per primal");
+    std::vector<Array> args;
+    for (std::size_t i = 0; i < tangents.size(); ++i) {
+      const Array& t = tangents[i];
+      if (!t.valid() || t.dtype() != in_types[i].dtype || t.shape() != in_types[i].shape)
+        throw ShapeError(
+            "linearize's jvp (linearize at " + detail::describe_location(loc) + "): tangent " +
+            std::to_string(i) + " is " +
+            (t.valid() ? type_to_string({t.dtype(), t.shape()}) : std::string("an empty Array")) +
+            " but its primal is " + type_to_string(in_types[i]) +
+            "; a tangent has its primal's dtype and shape");
+      if (detail::has_tangent(t.dtype())) args.push_back(t);
+    }
+    return detail::stage_or_run("linearize jvp", loc, [&] {
+      std::vector<Array> all = args;
+      all.insert(all.end(), lin->residuals.begin(), lin->residuals.end());
+      return detail::eval_graph(lin->linear, all, loc);
+    });
+  };
   return result;
 }
 

@@ -32,6 +32,19 @@ JvpResult jvp(const ArrayFunction& f, const std::vector<Array>& primals,
               const std::vector<Array>& tangents,
               std::source_location loc = std::source_location::current());
 
+struct LinearizeResult {
+  std::vector<Array> primals_out;
+  // Tangents (one per primal, its dtype and shape) to the outputs' tangents: f's Jacobian at
+  // the primals applied to them, without recomputing f. Call it in the context linearize was
+  // called in: eagerly after an eager linearize, or inside the same trace.
+  ArrayFunction jvp;
+};
+
+// f evaluated at `primals` and linearized there (as jax.linearize): the forward pass runs
+// once; each call of `jvp` runs only its linear part.
+LinearizeResult linearize(const ArrayFunction& f, const std::vector<Array>& primals,
+                          std::source_location loc = std::source_location::current());
+
 // One argument, one result.
 std::pair<Array, Array> jvp(const std::function<Array(const Array&)>& f, const Array& primal,
                             const Array& tangent,
