@@ -10,6 +10,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstddef>
+#include <cstdlib>
+#include <mutex>
 #include <sstream>
 #include <vector>
 
@@ -32,6 +34,24 @@ telemetry::Span transfer_span(const char* name, std::size_t bytes, const std::st
   span.name = name;
   span.args = {{"bytes", std::to_string(bytes)}, {"device", device}};
   return span;
+}
+
+// WEFT_MATH=weft|builtin picks who computes f32 transcendentals; unset, weft's functions on
+// CPUs (they vectorise, the drivers' do not) and the driver's on GPUs. Read at each compile, so
+// a program compiled after a change uses the new choice (it is part of the cache key).
+bool use_builtin_math(bool is_gpu) {
+  const char* value = std::getenv("WEFT_MATH");
+  if (!value || !*value) return is_gpu;
+  const std::string_view choice(value);
+  if (choice == "builtin") return true;
+  if (choice == "weft") return false;
+  static std::once_flag warned;
+  std::call_once(warned, [&] {
+    log::warning("codegen", "WEFT_MATH=\"" + std::string(choice) +
+                                "\" is neither \"weft\" nor \"builtin\"; using the default (" +
+                                (is_gpu ? "builtin" : "weft") + ")");
+  });
+  return is_gpu;
 }
 
 }  // namespace
@@ -130,6 +150,7 @@ DeviceCaps OpenCLDevice::caps() const {
   caps.local_mem_bytes = static_cast<std::size_t>(info_.local_mem_bytes);
   caps.compute_units = info_.compute_units;
   caps.is_gpu = info_.type == DeviceType::Gpu;
+  caps.builtin_math = use_builtin_math(caps.is_gpu);
   return caps;
 }
 

@@ -278,6 +278,8 @@ std::string ExprEmitter::convert(DType from, DType to, const std::string& a) {
 std::string ExprEmitter::unary(const Node& n, const std::string& a) {
   const DType t = n.dtype;
   const std::string T = cl_type(t);
+  if (math_ && t == DType::F32 && MathFunctions::provides(n.op))
+    return math_->call(n.op, is_vector(n.shape) ? vector_width_ : 1, a);
   if (const char* fn = builtin_unary(n.op)) return std::string(fn) + "(" + a + ")";
   switch (n.op) {
     case OpKind::Neg:
@@ -294,8 +296,12 @@ std::string ExprEmitter::unary(const Node& n, const std::string& a) {
                " < 0 ? (" + T + ")-1 : " + a + ")))";
       if (t == DType::U32) return "((uint)(" + a + " > 0u))";
       return "((" + T + ")((" + a + " > 0) - (" + a + " < 0)))";
-    case OpKind::Logistic:
-      return "((" + T + ")1 / ((" + T + ")1 + exp(-" + a + ")))";
+    case OpKind::Logistic: {
+      // From e^-|x|, which cannot overflow: e / (1 + e) keeps the denormal results of x < -87.
+      const std::string e = "exp(-fabs(" + a + "))";
+      return "(" + a + " < (" + T + ")0 ? " + e + " / ((" + T + ")1 + " + e + ") : (" + T +
+             ")1 / ((" + T + ")1 + " + e + "))";
+    }
     case OpKind::Not:
       if (t == DType::Bool) return "(!" + a + ")";
       return "((" + T + ")(~" + a + "))";

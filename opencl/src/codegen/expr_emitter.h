@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "codegen/emit_task.h"
+#include "codegen/math_library.h"
 #include "weft/ir/graph.h"
 
 namespace weft::opencl {
@@ -47,6 +48,9 @@ class ExprEmitter {
   // Node v is the variable `name` at every index: a loop carry held in a register, or the
   // iteration number (only for kernels whose values all share one index).
   void bind(ValueId v, std::string name) { bound_[v] = std::move(name); }
+
+  // f32 transcendentals call weft's own functions (recorded in `math`) instead of the driver's.
+  void use_math(MathFunctions* math) { math_ = math; }
 
   void push_scope();  // values emitted inside a loop body must not leak out of it
   void pop_scope();
@@ -92,6 +96,7 @@ class ExprEmitter {
   std::string delivered_;                  // the operand a compute() resumes with
   int counter_ = 0;
   bool uses_fp64_ = false;
+  MathFunctions* math_ = nullptr;
   int vector_width_ = 1;
   Shape vector_shape_;
   bool is_vector(const Shape& shape) const { return vector_width_ > 1 && shape == vector_shape_; }

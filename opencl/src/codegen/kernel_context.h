@@ -20,6 +20,7 @@ struct ProgramContext {
   // Set by kernels that pass vectors wider than 256 bits (float16, double8, long8) to builtin
   // functions, which clang reports under -Wpsabi on CPUs without AVX-512.
   bool wide_vector_calls = false;
+  MathFunctions math;  // weft's f32 functions the kernels call (unless caps.builtin_math)
   std::vector<KernelSummary> kernels;  // one per fused kernel, in launch order
 };
 

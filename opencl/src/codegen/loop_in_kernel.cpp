@@ -53,6 +53,7 @@ void emit_loop_in_kernel(KernelContext& ctx, ValueId scan_id, const std::string&
   // values, loaded once before the loop (p0, p1, ...; scalars or this work-item's element).
   ExprEmitter emit(
       body, [](ValueId) { return std::string(); }, idx_t);
+  if (!ctx.caps.builtin_math) emit.use_math(&ctx.program.math);
   emit.set_indent("    ");
   const bool reads_iteration = reads(body, body.params[0]);
   if (reads_iteration) emit.bind(body.params[0], "iteration");

@@ -33,7 +33,7 @@ std::string input_params(const KernelContext& ctx, const FusionGroup& group,
 
 ExprEmitter group_emitter(const KernelContext& ctx, const FusionGroup& group,
                           const std::string& index_type) {
-  return ExprEmitter(
+  ExprEmitter emit(
       ctx.graph(),
       [&group](ValueId v) -> std::string {
         for (std::size_t i = 0; i < group.inputs.size(); ++i)
@@ -41,18 +41,20 @@ ExprEmitter group_emitter(const KernelContext& ctx, const FusionGroup& group,
         return "";
       },
       index_type);
+  if (!ctx.caps.builtin_math) emit.use_math(&ctx.program.math);
+  return emit;
 }
 
 namespace {
 
-// Transcendental builtins are compute-bound on CPUs; 16 lanes beat PoCL's preferred 8 there.
+// Transcendental functions are compute-bound on CPUs; 16 lanes beat PoCL's preferred 8 there.
 // Cheap arithmetic stays scalar, where PoCL's own work-item vectoriser does better.
 constexpr int kVectorWidth = 16;
 
 // Whether the group is pure f32 arithmetic with transcendental functions, on same-shaped
 // inputs (and scalars): then each work-item can compute kVectorWidth neighbouring elements
-// with vector types, which reaches the vectorised builtins (exp, tanh, ...) that CPU drivers
-// do not use across work-items.
+// with vector types: weft's math functions (math_library.h) and the drivers' vector builtins
+// then run as vector code, which PoCL does not make of them across work-items.
 bool vectorizable(const KernelContext& ctx, const FusionGroup& group) {
   const Node& root = ctx.graph().node(group.root);
   if (ctx.caps.is_gpu || root.dtype != DType::F32) return false;

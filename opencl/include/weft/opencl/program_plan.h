@@ -113,6 +113,9 @@ struct DeviceCaps {
   std::size_t local_mem_bytes = 32768;
   std::uint32_t compute_units = 1;
   bool is_gpu = false;
+  // f32 exp, log, tanh, ... by the driver's builtins instead of weft's vectorisable ones
+  // (WEFT_MATH; the default on GPUs, whose builtins already run on vector hardware).
+  bool builtin_math = false;
 };
 
 }  // namespace weft::opencl
