@@ -51,7 +51,53 @@ TEST(Fusion, ReductionsFuseTheirProducersAndConsumersReadTheirBuffer) {
   const auto& sum_ops = kernels[1].fused_ops;
   EXPECT_NE(std::find(sum_ops.begin(), sum_ops.end(), "exp"), sum_ops.end());
   EXPECT_EQ(kernels[2].kind, "loop");
-  EXPECT_EQ(exe->info().intermediate_buffers, 2);  // the two reduction results only
+  // Multi-output fusion: the sum kernel also writes exp(x - max), which the normalising loop
+  // reads instead of computing exp again.
+  const auto& loop_ops = kernels[2].fused_ops;
+  EXPECT_EQ(std::find(loop_ops.begin(), loop_ops.end(), "exp"), loop_ops.end());
+  EXPECT_EQ(exe->info().intermediate_buffers, 3);  // the two reduction results and the exp
+}
+
+TEST(Fusion, CostlyProducerOfAReductionIsItsSideOutput) {
+  FusionPlan p = plan(R"(
+    func @f(%0: f32[8,100]) -> (f32[8,100]) {
+      %1 = exp %0 : f32[8,100]
+      %2 = reduce_sum[axes=[1]] %1 : f32[8]
+      %3 = broadcast_in_dim[dims=[0]] %2 : f32[8,100]
+      %4 = div %1, %3 : f32[8,100]
+      return %4
+    })");
+  ASSERT_EQ(p.groups.size(), 2u);
+  EXPECT_EQ(p.groups[0].kind, FusionGroup::Kind::Reduce);
+  EXPECT_EQ(p.groups[0].side_outputs, std::vector<ValueId>{1});
+  EXPECT_TRUE(p.has_buffer[1]);
+  // The loop reads the exp's buffer; only the reduction's kernel computes it.
+  EXPECT_NE(std::find(p.groups[1].inputs.begin(), p.groups[1].inputs.end(), 1),
+            p.groups[1].inputs.end());
+  EXPECT_EQ(std::find(p.groups[1].members.begin(), p.groups[1].members.end(), 1),
+            p.groups[1].members.end());
+}
+
+TEST(Fusion, CheapOrEarlierUsedProducersAreNotSideOutputs) {
+  // A cheap producer is recomputed: writing and reading it back would cost more.
+  FusionPlan cheap = plan(R"(
+    func @f(%0: f32[8,100]) -> (f32[8,100]) {
+      %1 = add %0, %0 : f32[8,100]
+      %2 = reduce_sum[axes=[1]] %1 : f32[8]
+      %3 = broadcast_in_dim[dims=[0]] %2 : f32[8,100]
+      %4 = div %1, %3 : f32[8,100]
+      return %4
+    })");
+  for (const FusionGroup& g : cheap.groups) EXPECT_TRUE(g.side_outputs.empty());
+  // A kernel that runs before the reduction cannot read what the reduction writes.
+  FusionPlan earlier = plan(R"(
+    func @f(%0: f32[8,100]) -> (f32[8,100], f32[8]) {
+      %1 = exp %0 : f32[8,100]
+      %2 = mul %1, %1 : f32[8,100]
+      %3 = reduce_sum[axes=[1]] %1 : f32[8]
+      return %2, %3
+    })");
+  for (const FusionGroup& g : earlier.groups) EXPECT_TRUE(g.side_outputs.empty());
 }
 
 TEST(Fusion, LongElementwiseChainIsOneKernel) {

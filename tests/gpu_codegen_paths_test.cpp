@@ -53,14 +53,13 @@ TEST(GpuCodegenPaths, ReductionsDotsAndLoops) {
       testing::random_array(DType::I32, {30, 19}, -9, 9, rng),
   };
   auto fn = [](const V& x) {
-    return V{lax::reduce_sum(x[0], {1}),
-             lax::argmax(x[0], {1}),
-             lax::reduce_max(x[0], {0}),
-             lax::reduce_sum(x[1], {0}),
-             lax::argmin(x[1], {0}),
+    return V{lax::reduce_sum(x[0], {1}), lax::argmax(x[0], {1}), lax::reduce_max(x[0], {0}),
+             lax::reduce_sum(x[1], {0}), lax::argmin(x[1], {0}),
              lax::dot_general(x[2], x[3], {{1}, {0}, {}, {}}),
-             lax::dot_general(x[4], x[5], {{1}, {0}, {}, {}}),
-             np::tanh(x[0]) * 2.0};
+             lax::dot_general(x[4], x[5], {{1}, {0}, {}, {}}), np::tanh(x[0]) * 2.0,
+             // Softmax: cooperative rows and two-stage (few long rows), each writing its exp
+             // as a side output for the normalising kernel.
+             np::softmax(x[0], 1), np::softmax(np::reshape(x[1], {1, (1 << 19) + 3}), 1)};
   };
   EXPECT_EQ(check_gpu_plan(fn, inputs, 1e-4, 1e-2), "");
 }

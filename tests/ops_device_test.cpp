@@ -244,6 +244,35 @@ TEST_F(OpsOnDevice, RowReductionsUseOneWorkGroupPerRow) {
   EXPECT_EQ(check_against_interpreter(fn, {x, i}, 1e-5, 1e-4), "");
 }
 
+// Softmax-shaped programs on every reduction kernel shape: rows folded 16 lanes at a time
+// (with a remainder), short rows, an outer axis, few long rows (two-stage); the exp is the
+// sum kernel's side output (multi-output fusion) that the normalising kernel reads. Rows hold
+// NaN and -inf (a masked row), a layer norm shares the centred values.
+TEST_F(OpsOnDevice, SoftmaxShapedProgramsOnEveryReductionPath) {
+  HostArray rows = rand(DType::F32, {37, 1000}, -30, 30);
+  rows.set_f64(1234, std::numeric_limits<double>::quiet_NaN());
+  for (int c = 0; c < 1000; c += 3)
+    rows.set_f64(5 * 1000 + c, -std::numeric_limits<double>::infinity());
+  HostArray short_rows = rand(DType::F32, {50, 40}, -5, 5);
+  HostArray cube = rand(DType::F32, {13, 7, 129}, -5, 5);
+  HostArray long_rows = rand(DType::F32, {3, 20000}, -5, 5);
+  auto fn = [](const V& v) {
+    auto softmax = [](const Array& x, std::int64_t axis) {
+      const Array m = np::max(x, {axis}, true);
+      const Array e = np::exp(x - m);
+      return e / np::sum(e, {axis}, true);
+    };
+    auto layer_norm = [](const Array& x) {
+      const Array centred = x - np::mean(x, {-1}, true);
+      return centred * np::rsqrt(np::mean(centred * centred, {-1}, true) + 1e-5f);
+    };
+    return V{softmax(v[0], 1), softmax(v[1], 1), softmax(v[2], 2),
+             softmax(v[2], 0), softmax(v[3], 1), np::logsumexp(v[0], 1),
+             layer_norm(v[1]), layer_norm(v[3]), np::exp(v[1]) / np::sum(np::exp(v[1]))};
+  };
+  EXPECT_EQ(check_against_interpreter(fn, {rows, short_rows, cube, long_rows}, 1e-5, 1e-6), "");
+}
+
 TEST_F(OpsOnDevice, DotGeneral) {
   auto fn = [](const V& x) {
     return V{

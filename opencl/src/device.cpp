@@ -150,6 +150,7 @@ DeviceCaps OpenCLDevice::caps() const {
   caps.local_mem_bytes = static_cast<std::size_t>(info_.local_mem_bytes);
   caps.compute_units = info_.compute_units;
   caps.is_gpu = info_.type == DeviceType::Gpu;
+  caps.native_float_vector_width = info_.native_float_vector_width;
   caps.builtin_math = use_builtin_math(caps.is_gpu);
   return caps;
 }

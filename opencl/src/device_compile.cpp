@@ -38,7 +38,9 @@ std::string codegen_options(const DeviceCaps& caps) {
          " max_work_group=" + std::to_string(caps.max_work_group_size) +
          " local_mem=" + std::to_string(caps.local_mem_bytes) +
          " compute_units=" + std::to_string(caps.compute_units) +
-         " gpu=" + (caps.is_gpu ? "1" : "0") + " math=" + (caps.builtin_math ? "builtin" : "weft");
+         " gpu=" + (caps.is_gpu ? "1" : "0") +
+         " float_vector=" + std::to_string(caps.native_float_vector_width) +
+         " math=" + (caps.builtin_math ? "builtin" : "weft");
 }
 
 std::int64_t nanoseconds(double seconds) {

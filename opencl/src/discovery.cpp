@@ -155,6 +155,8 @@ DeviceInfo describe(cl_device_id device, const std::string& platform_name,
   info.global_mem_bytes = device_value<cl_ulong>(device, CL_DEVICE_GLOBAL_MEM_SIZE);
   info.max_alloc_bytes = device_value<cl_ulong>(device, CL_DEVICE_MAX_MEM_ALLOC_SIZE);
   info.local_mem_bytes = device_value<cl_ulong>(device, CL_DEVICE_LOCAL_MEM_SIZE);
+  info.native_float_vector_width =
+      device_value<cl_uint>(device, CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT);
   info.fp64 = has_fp64(device);
   return info;
 }

@@ -14,6 +14,8 @@ constexpr int kMaxDuplicatedCost = 8;
 // A producer feeding a broadcast is recomputed for every broadcast copy; past this cost it
 // is materialised at its own (smaller) size instead.
 constexpr int kMaxBroadcastCost = 2;
+// Multi-output fusion decisions per graph (each re-assigns the groups).
+constexpr int kMaxSideOutputs = 32;
 
 int op_cost(OpKind op) {
   switch (op_info(op).op_class) {
@@ -41,6 +43,8 @@ struct Planner {
   // and its results, a token).
   std::vector<bool> is_param, is_root;
   std::vector<ValueId> alias_of;
+  // Per node: the reduction root whose kernel computes it and writes its buffer, or -1.
+  std::vector<ValueId> side_of;
   std::vector<std::string> why_buffer;       // per root
   std::vector<std::set<ValueId>> groups_of;  // per node: the roots of the kernels computing it
 
@@ -51,6 +55,7 @@ struct Planner {
         is_param(n, false),
         is_root(n, false),
         alias_of(n, -1),
+        side_of(n, -1),
         why_buffer(n),
         groups_of(n) {
     for (std::size_t i = 0; i < n; ++i)
@@ -119,7 +124,7 @@ struct Planner {
       if (is_param[i] || alias_of[i] >= 0) continue;
       int c = op_cost(g.nodes[i].op);
       for (ValueId in : g.nodes[i].inputs)
-        if (!is_param[in] && !is_root[in]) c += cost[in];
+        if (!is_param[in] && !is_root[in] && side_of[in] < 0) c += cost[in];
       cost[i] = std::min(c, 1 << 20);
     }
     for (std::size_t i = n; i-- > 0;) {
@@ -128,11 +133,17 @@ struct Planner {
         groups_of[i] = {static_cast<ValueId>(i)};
         continue;
       }
+      if (side_of[i] >= 0) {
+        groups_of[i] = {side_of[i]};
+        continue;
+      }
       std::set<ValueId> groups;
       bool feeds_broadcast = false;
       for (ValueId u : users[i]) {
         if (is_root[u]) {
           groups.insert(u);
+        } else if (side_of[u] >= 0) {
+          groups.insert(side_of[u]);
         } else {
           groups.insert(groups_of[u].begin(), groups_of[u].end());
         }
@@ -160,8 +171,59 @@ struct Planner {
 
   std::vector<bool> has_buffer() const {
     std::vector<bool> has(n, false);
-    for (std::size_t i = 0; i < n; ++i) has[i] = is_param[i] || is_root[i] || alias_of[i] >= 0;
+    for (std::size_t i = 0; i < n; ++i)
+      has[i] = is_param[i] || is_root[i] || alias_of[i] >= 0 || side_of[i] >= 0;
     return has;
+  }
+
+  // Multi-output fusion. A producer computed both in a reduction's kernel and, again, in
+  // later kernels becomes the reduction kernel's second output when it holds a transcendental
+  // or a division (recomputing it costs more than writing and reading it back), the reduction
+  // visits each of its elements (it reaches the reduced operand through elementwise ops of the
+  // operand's shape), and every other kernel using it runs after the reduction. Chooses the
+  // last such node (a costly node's costly producers then stop being shared) and returns
+  // whether there was one; the groups must then be assigned again.
+  bool choose_side_output() {
+    std::vector<bool> costly(n, false);
+    for (std::size_t i = 0; i < n; ++i) {
+      if (is_param[i] || alias_of[i] >= 0 || is_root[i] || side_of[i] >= 0) continue;
+      costly[i] = op_cost(g.nodes[i].op) >= 4;
+      for (ValueId in : g.nodes[i].inputs) costly[i] = costly[i] || costly[in];
+    }
+    for (std::size_t i = n; i-- > 0;) {
+      if (!costly[i] || groups_of[i].size() < 2 || side_of[i] >= 0) continue;
+      if (g.nodes[i].dtype == DType::Bool || g.nodes[i].dtype == DType::Token) continue;
+      ValueId reduction = -1;
+      for (ValueId root : groups_of[i])
+        if (is_reduction(g.nodes[root].op)) reduction = reduction < 0 ? root : -2;
+      if (reduction < 0) continue;
+      bool later = true;
+      for (ValueId root : groups_of[i]) later = later && (root == reduction || root > reduction);
+      if (!later || !aligned_with_operand(static_cast<ValueId>(i), reduction)) continue;
+      side_of[i] = reduction;
+      return true;
+    }
+    return false;
+  }
+
+  // Whether `reduction`'s operand is `v` or reaches it through elementwise ops of its shape
+  // that its kernel computes (so the kernel computes every element of v once).
+  bool aligned_with_operand(ValueId v, ValueId reduction) const {
+    const ValueId operand = g.nodes[reduction].inputs[0];
+    const Shape& shape = g.nodes[operand].shape;
+    if (g.nodes[v].shape != shape) return false;
+    std::vector<ValueId> work{operand};
+    std::set<ValueId> seen;
+    while (!work.empty()) {
+      const ValueId at = work.back();
+      work.pop_back();
+      if (at == v) return true;
+      if (!seen.insert(at).second || is_param[at] || is_root[at] || alias_of[at] >= 0) continue;
+      const Node& node = g.nodes[at];
+      if (node.shape != shape || !is_elementwise(node.op)) continue;
+      for (ValueId in : node.inputs) work.push_back(in);
+    }
+    return false;
   }
   // Control and host nodes have no buffer of their own (their results do) but, like buffers,
   // end every kernel's producer tree.
@@ -195,6 +257,9 @@ FusionPlan plan_fusion_of_optimized(Graph graph, const FusionOptions& options) {
                                      has_buffer, planner.is_root, planner.why_buffer) > 0)
       planner.assign_groups();
   }
+  // Each choice can end the sharing of others; a bound keeps huge graphs linear.
+  for (int chosen = 0; chosen < kMaxSideOutputs && planner.choose_side_output(); ++chosen)
+    planner.assign_groups();
   plan.alias_of = planner.alias_of;
   plan.has_buffer = planner.has_buffer_for_plan();
 
@@ -215,6 +280,10 @@ FusionPlan plan_fusion_of_optimized(Graph graph, const FusionOptions& options) {
   for (std::size_t v = 0; v < g.nodes.size(); ++v) {
     if (planner.is_root[v]) {
       plan.groups[group_index[v]].members.push_back(static_cast<ValueId>(v));
+    } else if (const ValueId computed_by = planner.side_of[v]; computed_by >= 0) {
+      FusionGroup& group = plan.groups[group_index[computed_by]];
+      group.members.push_back(static_cast<ValueId>(v));
+      group.side_outputs.push_back(static_cast<ValueId>(v));
     } else if (!plan.has_buffer[v] && !is_multi_result(g.nodes[v].op)) {
       for (ValueId root : planner.groups_of[v])
         plan.groups[group_index[root]].members.push_back(static_cast<ValueId>(v));
@@ -227,7 +296,8 @@ FusionPlan plan_fusion_of_optimized(Graph graph, const FusionOptions& options) {
     for (ValueId m : group.members) {
       group.size += kernel_size_weight(g, g.nodes[m]) * (m == group.root ? 1 : copies);
       for (ValueId in : g.nodes[m].inputs)
-        if (plan.has_buffer[in] && in != group.root && seen.insert(in).second)
+        if (plan.has_buffer[in] && in != group.root && planner.side_of[in] != group.root &&
+            seen.insert(in).second)
           group.inputs.push_back(in);
     }
   }

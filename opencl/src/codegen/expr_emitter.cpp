@@ -86,7 +86,8 @@ ExprEmitter::ExprEmitter(const Graph& graph, std::function<std::string(ValueId)>
 }
 
 std::string ExprEmitter::fresh(const char* prefix) {
-  return prefix + std::to_string(counter_++);
+  // Vector-mode names differ from scalar ones: a kernel may hold code of both emitters.
+  return prefix + std::string(vector_width_ > 1 ? "w" : "") + std::to_string(counter_++);
 }
 
 std::string ExprEmitter::take_code() {
@@ -217,22 +218,38 @@ std::string ExprEmitter::value(ValueId v, const Index& idx_in) {
   struct Pending {
     EmitTask task;
     std::string key;
+    ValueId v;
+    Index idx;
   };
   std::vector<Pending> stack;
-  stack.push_back({compute(v, std::move(idx)), std::move(key)});
+  stack.push_back({compute(v, idx), std::move(key), v, idx});
   while (true) {
     stack.back().task.resume();
     if (!stack.back().task.done()) {  // paused on an operand that must be computed first
       OperandRequest request = std::move(*request_);
       request_.reset();
-      stack.push_back({compute(request.v, std::move(request.idx)), std::move(request.key)});
+      stack.push_back({compute(request.v, request.idx), std::move(request.key), request.v,
+                       std::move(request.idx)});
       continue;
     }
     std::string expr = stack.back().task.take_value();
+    if (side_outputs_.count(stack.back().v)) store_side(stack.back().v, stack.back().idx, expr);
     remember(stack.back().key, expr);
     stack.pop_back();
     if (stack.empty()) return expr;
     delivered_ = std::move(expr);  // what the paused task below awaits
+  }
+}
+
+void ExprEmitter::store_side(ValueId v, Index& idx, const std::string& value) {
+  const std::string& arg = side_outputs_.at(v);
+  const std::string lin = linear_of(idx);
+  if (is_vector(idx.shape)) {
+    const std::string w = std::to_string(vector_width_);
+    line("vstore" + w + "(" + value + ", " +
+         (element_index_ ? "0, " + arg + " + " + lin : lin + ", " + arg) + ");");
+  } else {
+    line(arg + "[" + lin + "] = " + value + ";");
   }
 }
 
@@ -242,8 +259,8 @@ std::string ExprEmitter::load(ValueId v, const std::string& arg, Index& idx) {
   std::string var = fresh("v");
   if (is_vector(idx.shape)) {
     const std::string w = std::to_string(vector_width_);
-    line("const " + cl_type(n.dtype) + w + " " + var + " = vload" + w + "(" + lin + ", " + arg +
-         ");");
+    const std::string at = element_index_ ? "0, " + arg + " + " + lin : lin + ", " + arg;
+    line("const " + cl_type(n.dtype) + w + " " + var + " = vload" + w + "(" + at + ");");
     return var;
   }
   std::string e = arg + "[" + lin + "]";

@@ -40,14 +40,22 @@ class ExprEmitter {
   // Vector mode: values of `full_shape` are `width`-wide vectors (the kernel handles `width`
   // consecutive elements per work-item and its linear index counts vectors); other values
   // (scalars) stay scalar and widen where they meet vectors.
-  void set_vector_mode(int width, Shape full_shape) {
+  // With `element_index`, an index of `full_shape` counts elements instead (the first lane's):
+  // its vectors need not be aligned, and per-axis indices stay valid, so broadcasts that are
+  // uniform across the lanes work (row reductions use it for chunks of one row).
+  void set_vector_mode(int width, Shape full_shape, bool element_index = false) {
     vector_width_ = width;
     vector_shape_ = std::move(full_shape);
+    element_index_ = element_index;
   }
 
   // Node v is the variable `name` at every index: a loop carry held in a register, or the
   // iteration number (only for kernels whose values all share one index).
   void bind(ValueId v, std::string name) { bound_[v] = std::move(name); }
+
+  // Whenever node v is computed, its element is also stored into the kernel argument `arg`
+  // (a multi-output kernel's side output, FusionGroup::side_outputs).
+  void store_side_output(ValueId v, std::string arg) { side_outputs_[v] = std::move(arg); }
 
   // f32 transcendentals call weft's own functions (recorded in `math`) instead of the driver's.
   void use_math(MathFunctions* math) { math_ = math; }
@@ -92,12 +100,15 @@ class ExprEmitter {
   std::string indent_ = "  ";
   std::vector<std::map<std::string, std::string>> memo_;
   std::map<ValueId, std::string> bound_;
+  std::map<ValueId, std::string> side_outputs_;
+  void store_side(ValueId v, Index& idx, const std::string& value);
   std::optional<OperandRequest> request_;  // set by a compute() that has just paused
   std::string delivered_;                  // the operand a compute() resumes with
   int counter_ = 0;
   bool uses_fp64_ = false;
   MathFunctions* math_ = nullptr;
   int vector_width_ = 1;
+  bool element_index_ = false;
   Shape vector_shape_;
   bool is_vector(const Shape& shape) const { return vector_width_ > 1 && shape == vector_shape_; }
 };

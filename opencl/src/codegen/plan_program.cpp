@@ -185,6 +185,10 @@ BlockPlan plan_block(const ScheduleBlock& schedule, ProgramContext& program, boo
   for (const FusionGroup& group : fusion.groups) {
     block.buffers.push_back(written_buffer(group.root));
     ctx.buffer_of[group.root] = static_cast<int>(block.buffers.size()) - 1;
+    for (ValueId side : group.side_outputs) {
+      block.buffers.push_back(written_buffer(side));
+      ctx.buffer_of[side] = static_cast<int>(block.buffers.size()) - 1;
+    }
   }
   for (std::size_t v = 0; v < g.nodes.size(); ++v)
     if (fusion.alias_of[v] >= 0)

@@ -92,6 +92,47 @@ std::string element_at(ExprEmitter& emit, const Node& root, const Shape& in_shap
   return emit.value(operand, at);
 }
 
+constexpr int kRowVectorWidth = 16;
+
+// Whether a CPU reduction over the innermost axis alone can fold kRowVectorWidth neighbouring
+// elements of a row at a time: f32 sum, max or min, and every fused producer of the operand's
+// shape either f32 arithmetic or a broadcast that is the same across a row (a per-row value
+// such as softmax's max). Values of other shapes are reached only through such broadcasts, so
+// they stay scalar; the operand's buffers are read with unaligned vector loads.
+bool row_vectorizable(const KernelContext& ctx, const FusionGroup& group, const Shape& in_shape) {
+  const Graph& g = ctx.graph();
+  const Node& root = g.node(group.root);
+  const auto& axes = root.attrs.get_ints("axes");
+  const bool sum_or_extreme =
+      root.op == OpKind::ReduceSum || root.op == OpKind::ReduceMax || root.op == OpKind::ReduceMin;
+  if (ctx.caps.is_gpu || !sum_or_extreme || root.dtype != DType::F32 || axes.size() != 1 ||
+      axes[0] != static_cast<std::int64_t>(in_shape.size()) - 1 ||
+      in_shape.back() < 4 * kRowVectorWidth)
+    return false;
+  for (ValueId m : group.members) {
+    const Node& n = g.node(m);
+    if (m == group.root || n.shape != in_shape) continue;
+    const OpClass c = op_info(n.op).op_class;
+    if ((c == OpClass::Unary || c == OpClass::Binary) && n.dtype == DType::F32) continue;
+    if (n.op != OpKind::BroadcastInDim) return false;
+    const Shape& from = g.node(n.inputs[0]).shape;
+    const auto& map = n.attrs.get_ints("dims");
+    for (std::size_t i = 0; i < from.size(); ++i)
+      if (map[i] == static_cast<std::int64_t>(in_shape.size()) - 1 && from[i] != 1) return false;
+  }
+  return true;
+}
+
+// The lanes of vector `v` folded into `acc` one by one, in order.
+std::string fold_lanes(const ReduceOp& rop, const std::string& v, const std::string& acc) {
+  std::string code;
+  for (int lane = 0; lane < kRowVectorWidth; ++lane) {
+    const std::string l = v + ".s" + std::string(1, "0123456789abcdef"[lane]);
+    code += "  " + acc + " = " + rop.combine(acc, l) + ";\n";
+  }
+  return code;
+}
+
 }  // namespace
 
 int reduction_body_copies(const DeviceCaps& caps) {
@@ -111,7 +152,24 @@ void emit_reduce_kernel(KernelContext& ctx, const FusionGroup& group, const std:
   const std::string out_store_t = cl_storage_type(root.dtype);
   const int out_buffer = ctx.buffer_of.at(group.root);
 
-  auto make_emitter = [&] { return group_emitter(ctx, group, idx_t); };
+  auto make_emitter = [&] {
+    ExprEmitter emit = group_emitter(ctx, group, idx_t);
+    for (std::size_t i = 0; i < group.side_outputs.size(); ++i)
+      emit.store_side_output(group.side_outputs[i], "side" + std::to_string(i));
+    return emit;
+  };
+  // Inputs, then the side outputs (written where the fused producers are computed).
+  auto kernel_params = [&](LaunchPlan& launch) {
+    std::string params = input_params(ctx, group, launch.args);
+    for (std::size_t i = 0; i < group.side_outputs.size(); ++i) {
+      const Node& side = ctx.graph().node(group.side_outputs[i]);
+      params +=
+          "__global " + cl_storage_type(side.dtype) + "* restrict side" + std::to_string(i) + ", ";
+      launch.args.push_back(ctx.buffer_of.at(group.side_outputs[i]));
+      launch.writes.push_back(launch.args.back());
+    }
+    return params;
+  };
   // The loop body that folds element `r` into (acc[, acc_i]).
   // Folds element `r` into accumulator `acc` (and `acc`_i for arg-reductions).
   auto fold_into = [&](ExprEmitter& emit, Index& out, const std::string& r,
@@ -184,7 +242,7 @@ void emit_reduce_kernel(KernelContext& ctx, const FusionGroup& group, const std:
   if (!two_stage && !cooperative) {
     LaunchPlan launch;
     launch.kernel = name;
-    std::string params = input_params(ctx, group, launch.args);
+    std::string params = kernel_params(launch);
     launch.args.push_back(out_buffer);
     launch.writes.push_back(out_buffer);
     ExprEmitter emit = make_emitter();
@@ -192,7 +250,31 @@ void emit_reduce_kernel(KernelContext& ctx, const FusionGroup& group, const std:
     emit.dims_of(out);
     std::string head = emit.take_code();
     std::string loop;
-    if (unrolled_serial) {
+    if (unrolled_serial && row_vectorizable(ctx, group, in_shape)) {
+      // Whole vectors of the row into one vector accumulator, its lanes into acc, then the
+      // row's remainder element by element.
+      ctx.wide_vector_calls = true;
+      const std::string W = std::to_string(kRowVectorWidth);
+      ExprEmitter vemit = make_emitter();
+      vemit.set_vector_mode(kRowVectorWidth, in_shape, true);
+      Index vout{"gid", {}, root.shape};
+      vemit.dims_of(vout);
+      head += vemit.take_code();
+      vemit.push_scope();
+      vemit.set_indent("    ");
+      const std::string v = element_at(vemit, root, in_shape, operand, vout, "r");
+      vemit.line("vacc = " + rop.combine("vacc", v) + ";");
+      vemit.pop_scope();
+      loop = "  " + T + W + " vacc = (" + T + W + ")(" + rop.identity() + ");\n  " + idx_t +
+             " r = 0;\n  for (; r + " + W + " <= " + std::to_string(reduced) + "; r += " + W +
+             ") {\n" + vemit.take_code() + "  }\n" + fold_lanes(rop, "vacc", "acc");
+      emit.push_scope();
+      emit.set_indent("    ");
+      fold_into(emit, out, "r", "acc");
+      emit.pop_scope();
+      emit.set_indent("  ");
+      loop += "  for (; r < " + std::to_string(reduced) + "; ++r) {\n" + emit.take_code() + "  }\n";
+    } else if (unrolled_serial) {
       loop = unrolled_loop(emit, out, "0", std::to_string(reduced));
     } else {
       fold(emit, out, "r");
@@ -230,7 +312,7 @@ void emit_reduce_kernel(KernelContext& ctx, const FusionGroup& group, const std:
       rop.is_arg() && !cooperative ? ctx.add_temp(static_cast<std::size_t>(partial_count) * 8) : -1;
   LaunchPlan stage1;
   stage1.kernel = cooperative ? name : name + "_partial";
-  std::string params = input_params(ctx, group, stage1.args);
+  std::string params = kernel_params(stage1);
   stage1.args.push_back(partial);
   stage1.writes.push_back(partial);
   if (partial_i >= 0) {

@@ -2,6 +2,8 @@
 
 #include <atomic>
 #include <memory>
+#include <mutex>
+#include <unordered_set>
 
 #include "weft/log.h"
 #include "weft/opencl/buffer.h"
@@ -32,11 +34,35 @@ struct Resumption {
   }
 };
 
+// What each registered callback receives, kept here until the callback comes: a driver may
+// never call back for a user event set to an error (PoCL does not), and such a holder must
+// stay reachable rather than leak. A handful of bytes per failed wait, for the process's life.
+std::mutex holders_mutex;
+std::unordered_set<std::shared_ptr<Resumption>*>& pending_holders() {
+  static auto* holders = new std::unordered_set<std::shared_ptr<Resumption>*>;
+  return *holders;
+}
+
+std::shared_ptr<Resumption>* hold(std::shared_ptr<Resumption> resumption) {
+  auto* holder = new std::shared_ptr<Resumption>(std::move(resumption));
+  std::lock_guard lock(holders_mutex);
+  pending_holders().insert(holder);
+  return holder;
+}
+
+void release(std::shared_ptr<Resumption>* holder) {
+  {
+    std::lock_guard lock(holders_mutex);
+    pending_holders().erase(holder);
+  }
+  delete holder;
+}
+
 // Called by the driver on one of its threads: only hands the coroutine over.
 void CL_CALLBACK on_event_done(cl_event, cl_int status, void* user_data) {
   auto* holder = static_cast<std::shared_ptr<Resumption>*>(user_data);
   (*holder)->resume(status);
-  delete holder;
+  release(holder);
 }
 
 }  // namespace
@@ -82,9 +108,9 @@ bool EventPause::await_ready() noexcept {
 void DeviceRuntime::resume_after(cl_event event, std::coroutine_handle<> paused, cl_int* status,
                                  OpenCLBuffer* source) {
   auto resumption = std::make_shared<Resumption>(this, paused, status);
-  auto* holder = new std::shared_ptr<Resumption>(resumption);
+  auto* holder = hold(resumption);
   if (cl_int err = clSetEventCallback(event, CL_COMPLETE, on_event_done, holder)) {
-    delete holder;
+    release(holder);
     throw_cl_error(err, "clSetEventCallback", label_);
   }
   if (source) source->on_failure([resumption] { resumption->resume(CL_INVALID_OPERATION); });

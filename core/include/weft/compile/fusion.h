@@ -34,6 +34,10 @@ struct FusionGroup {
   ValueId root = -1;             // the node the kernel writes to its buffer
   std::vector<ValueId> members;  // nodes computed inside the kernel, topological, root last
   std::vector<ValueId> inputs;   // buffers read: parameters or roots of earlier groups
+  // Members the kernel also writes to buffers of their own, for later kernels to read instead
+  // of computing them again (multi-output fusion: a reduction's costly producer, such as
+  // softmax's exp, shared with the elementwise kernel after it). Reduce groups only.
+  std::vector<ValueId> side_outputs;
   // kernel_size_weight summed over the members (times reduction_body_copies for reductions)
   int size = 0;
   // Why the root has a buffer of its own instead of fusing into its users, e.g. "it is a
@@ -45,7 +49,7 @@ struct FusionGroup {
 struct FusionPlan {
   Graph graph;                      // the optimised graph the groups refer to
   std::vector<FusionGroup> groups;  // in dependency order
-  std::vector<bool> has_buffer;     // per node: a parameter, a group root or an alias
+  std::vector<bool> has_buffer;     // per node: a parameter, a group root or side output, an alias
   // Per node: the node whose buffer it shares (a row-major reshape of a buffer is a view, not
   // a copy), or -1.
   std::vector<ValueId> alias_of;

@@ -31,6 +31,8 @@ struct DeviceInfo {
   std::uint64_t global_mem_bytes = 0;
   std::uint64_t max_alloc_bytes = 0;  // CL_DEVICE_MAX_MEM_ALLOC_SIZE
   std::uint64_t local_mem_bytes = 0;
+  // CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT: floats per native vector register (16 with AVX-512).
+  std::uint32_t native_float_vector_width = 1;
   bool fp64 = false;
   bool out_of_order = false;  // whether weft's queue for it executes out of order
 };

@@ -113,6 +113,7 @@ struct DeviceCaps {
   std::size_t local_mem_bytes = 32768;
   std::uint32_t compute_units = 1;
   bool is_gpu = false;
+  std::uint32_t native_float_vector_width = 1;  // floats per native vector register
   // f32 exp, log, tanh, ... by the driver's builtins instead of weft's vectorisable ones
   // (WEFT_MATH; the default on GPUs, whose builtins already run on vector hardware).
   bool builtin_math = false;
