@@ -273,6 +273,37 @@ TEST_F(OpsOnDevice, SoftmaxShapedProgramsOnEveryReductionPath) {
   EXPECT_EQ(check_against_interpreter(fn, {rows, short_rows, cube, long_rows}, 1e-5, 1e-6), "");
 }
 
+// Loop kernels over rows, 16 lanes at a time (CPU devices): per-column values (a bias),
+// per-row values (a max, a mean), both at once, a rank-3 array, rows not a multiple of 16
+// long, transcendentals, and NaN.
+TEST_F(OpsOnDevice, RowKernelsWithPerRowAndPerColumnValues) {
+  HostArray x = rand(DType::F32, {37, 1000}, -3, 3);
+  x.set_f64(777, std::numeric_limits<double>::quiet_NaN());
+  HostArray bias = rand(DType::F32, {1000}, -1, 1);
+  HostArray cube = rand(DType::F32, {5, 7, 100}, -3, 3);
+  HostArray plane = rand(DType::F32, {7, 100}, -1, 1);
+  HostArray narrow = rand(DType::F32, {40, 33}, -3, 3);
+  auto fn = [](const V& v) {
+    const Array biased = v[0] + lax::broadcast_in_dim(v[1], {37, 1000}, {1});
+    return V{
+        np::tanh(biased), biased / np::max(v[0], {1}, true),
+        np::erf(biased * 0.7f) * (biased - np::mean(v[0], {1}, true)),
+        np::exp(v[2] - lax::broadcast_in_dim(v[3], {5, 7, 100}, {1, 2})) + np::sum(v[2], {2}, true),
+        np::sigmoid(v[4] * np::max(v[4], {1}, true))};
+  };
+  // atol: output 3 adds row sums of 100 terms near 3 in f32 (ulp 2e-6) to small values.
+  EXPECT_EQ(check_against_interpreter(fn, {x, bias, cube, plane, narrow}, 1e-5, 2e-5), "");
+  // On CPU devices the biased tanh is one row kernel with 16-lane chunks.
+  if (default_device().name().rfind("cpu:", 0) == 0) {
+    auto f = jit([](const Array& a, const Array& b) {
+      return np::tanh(a + lax::broadcast_in_dim(b, {37, 1000}, {1}));
+    });
+    const std::string source =
+        f.lower(Array::from_host(x), Array::from_host(bias)).compile()->info().source;
+    EXPECT_NE(source.find("c + 16 <= 1000"), std::string::npos) << source;
+  }
+}
+
 TEST_F(OpsOnDevice, DotGeneral) {
   auto fn = [](const V& x) {
     return V{

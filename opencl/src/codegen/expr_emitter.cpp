@@ -1,5 +1,8 @@
 #include "codegen/expr_emitter.h"
 
+#include <algorithm>
+#include <set>
+
 #include "codegen/cl_types.h"
 #include "weft/error.h"
 
@@ -17,8 +20,9 @@ std::string join(const std::vector<std::string>& v) {
 }
 
 std::string index_key(const Index& idx) {
-  if (!idx.linear.empty()) return "L" + idx.linear + shape_to_string(idx.shape);
-  return "D" + join(idx.dims);
+  const std::string lanes = idx.lanes ? "~" : "";
+  if (!idx.linear.empty()) return lanes + "L" + idx.linear + shape_to_string(idx.shape);
+  return lanes + "D" + join(idx.dims);
 }
 
 const char* builtin_unary(OpKind op) {
@@ -244,10 +248,10 @@ std::string ExprEmitter::value(ValueId v, const Index& idx_in) {
 void ExprEmitter::store_side(ValueId v, Index& idx, const std::string& value) {
   const std::string& arg = side_outputs_.at(v);
   const std::string lin = linear_of(idx);
-  if (is_vector(idx.shape)) {
+  if (vector_at(idx)) {
     const std::string w = std::to_string(vector_width_);
     line("vstore" + w + "(" + value + ", " +
-         (element_index_ ? "0, " + arg + " + " + lin : lin + ", " + arg) + ");");
+         (lane_mode_ ? "0, " + arg + " + " + lin : lin + ", " + arg) + ");");
   } else {
     line(arg + "[" + lin + "] = " + value + ";");
   }
@@ -257,9 +261,9 @@ std::string ExprEmitter::load(ValueId v, const std::string& arg, Index& idx) {
   const Node& n = graph_.node(v);
   std::string lin = linear_of(idx);
   std::string var = fresh("v");
-  if (is_vector(idx.shape)) {
+  if (vector_at(idx)) {
     const std::string w = std::to_string(vector_width_);
-    const std::string at = element_index_ ? "0, " + arg + " + " + lin : lin + ", " + arg;
+    const std::string at = lane_mode_ ? "0, " + arg + " + " + lin : lin + ", " + arg;
     line("const " + cl_type(n.dtype) + w + " " + var + " = vload" + w + "(" + at + ");");
     return var;
   }
@@ -292,11 +296,11 @@ std::string ExprEmitter::convert(DType from, DType to, const std::string& a) {
   return "((" + cl_type(to) + ")(" + a + "))";
 }
 
-std::string ExprEmitter::unary(const Node& n, const std::string& a) {
+std::string ExprEmitter::unary(const Node& n, const std::string& a, bool vector) {
   const DType t = n.dtype;
   const std::string T = cl_type(t);
   if (math_ && t == DType::F32 && MathFunctions::provides(n.op))
-    return math_->call(n.op, is_vector(n.shape) ? vector_width_ : 1, a);
+    return math_->call(n.op, vector ? vector_width_ : 1, a);
   if (const char* fn = builtin_unary(n.op)) return std::string(fn) + "(" + a + ")";
   switch (n.op) {
     case OpKind::Neg:
@@ -386,9 +390,15 @@ EmitTask ExprEmitter::compute(ValueId v, Index idx) {
   const Node& n = graph_.node(v);
   const std::string T = cl_type(n.dtype);
   if (n.dtype == DType::F64) uses_fp64_ = true;
+  const bool vector = vector_at(idx);
+  if (lane_mode_ && idx.lanes && op_info(n.op).op_class != OpClass::Unary &&
+      op_info(n.op).op_class != OpClass::Binary && n.op != OpKind::BroadcastInDim &&
+      n.op != OpKind::Constant)
+    throw Error("codegen: " + std::string(op_name(n.op)) +
+                " cannot vary across lanes (lane_vectorizable should have refused the group)");
   auto bind_var = [&](const std::string& expr) {
     std::string var = fresh("v");
-    if (is_vector(n.shape)) {
+    if (vector) {
       // The cast widens an expression made only of scalars; on a vector it changes nothing.
       const std::string VT = T + std::to_string(vector_width_);
       line("const " + VT + " " + var + " = (" + VT + ")(" + expr + ");");
@@ -403,7 +413,7 @@ EmitTask ExprEmitter::compute(ValueId v, Index idx) {
   switch (op_info(n.op).op_class) {
     case OpClass::Unary: {
       std::string a = co_await input(0, idx);
-      co_return bind_var(unary(n, a));
+      co_return bind_var(unary(n, a, vector));
     }
     case OpClass::Binary:
     case OpClass::Compare: {
@@ -444,6 +454,9 @@ EmitTask ExprEmitter::compute(ValueId v, Index idx) {
       const auto& map = n.attrs.get_ints("dims");
       Index at{{}, {}, in};
       for (std::size_t i = 0; i < in.size(); ++i) at.dims.push_back(in[i] == 1 ? "0" : d[map[i]]);
+      // Lanes run along the last axis: they reach the input only through its own last axis.
+      at.lanes =
+          idx.lanes && in.back() > 1 && map.back() == static_cast<std::int64_t>(n.shape.size()) - 1;
       std::string a = co_await input(0, at);
       co_return a;
     }
@@ -555,6 +568,38 @@ EmitTask ExprEmitter::compute(ValueId v, Index idx) {
   throw Error("codegen: op " + std::string(op_name(n.op)) +
               " cannot be computed inside a fused kernel (it needs its own buffer); this is a "
               "weft fusion bug, please report it with the IR text");
+}
+
+}  // namespace weft::opencl
+
+namespace weft::opencl {
+
+bool lane_vectorizable(const Graph& graph, ValueId start, const std::vector<ValueId>& inputs) {
+  std::vector<std::pair<ValueId, bool>> work{{start, true}};
+  std::set<std::pair<ValueId, bool>> seen;
+  while (!work.empty()) {
+    const auto [v, lanes] = work.back();
+    work.pop_back();
+    // Values the same for every lane are computed as scalars, whatever they are.
+    if (!lanes || !seen.insert({v, lanes}).second) continue;
+    const Node& n = graph.node(v);
+    if (n.dtype != DType::F32) return false;
+    if (std::find(inputs.begin(), inputs.end(), v) != inputs.end()) continue;  // a vector load
+    const OpClass c = op_info(n.op).op_class;
+    if (c == OpClass::Unary || c == OpClass::Binary) {
+      for (ValueId in : n.inputs) work.push_back({in, true});
+      continue;
+    }
+    if (n.op != OpKind::BroadcastInDim) return false;
+    const Shape& in = graph.node(n.inputs[0]).shape;
+    const auto& map = n.attrs.get_ints("dims");
+    const auto last = static_cast<std::int64_t>(n.shape.size()) - 1;
+    // Only the input's last axis may feed the lanes' axis: then the lanes are contiguous.
+    for (std::size_t i = 0; i + 1 < in.size(); ++i)
+      if (map[i] == last && in[i] > 1) return false;
+    work.push_back({n.inputs[0], !in.empty() && in.back() > 1 && map.back() == last});
+  }
+  return true;
 }
 
 }  // namespace weft::opencl

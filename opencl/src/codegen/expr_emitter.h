@@ -22,6 +22,10 @@ struct Index {
   std::string linear;             // empty when unknown
   std::vector<std::string> dims;  // empty when unknown (or rank 0)
   Shape shape;
+  // Lane mode (set_vector_mode with lanes_along_last_axis): the index is that of the first of
+  // `width` neighbouring elements along the last axis, and the value differs between lanes.
+  // Without it the value is the same for every lane (a per-row value, a scalar).
+  bool lanes = false;
 };
 
 class ExprEmitter {
@@ -40,13 +44,18 @@ class ExprEmitter {
   // Vector mode: values of `full_shape` are `width`-wide vectors (the kernel handles `width`
   // consecutive elements per work-item and its linear index counts vectors); other values
   // (scalars) stay scalar and widen where they meet vectors.
-  // With `element_index`, an index of `full_shape` counts elements instead (the first lane's):
-  // its vectors need not be aligned, and per-axis indices stay valid, so broadcasts that are
-  // uniform across the lanes work (row reductions use it for chunks of one row).
-  void set_vector_mode(int width, Shape full_shape, bool element_index = false) {
+  void set_vector_mode(int width, Shape full_shape) {
     vector_width_ = width;
     vector_shape_ = std::move(full_shape);
-    element_index_ = element_index;
+  }
+  // Lane mode: which values are vectors is said by Index::lanes instead of by shape, and
+  // indices count elements (the first lane's), so vectors need not be aligned and per-axis
+  // indices stay valid: a broadcast is a vector load when it maps the input's last axis to the
+  // lanes' axis, else one value for all lanes. Kernels that fold or write chunks of rows use
+  // it; lane_vectorizable() says which groups it can compute.
+  void set_lane_mode(int width) {
+    vector_width_ = width;
+    lane_mode_ = true;
   }
 
   // Node v is the variable `name` at every index: a loop carry held in a register, or the
@@ -83,7 +92,7 @@ class ExprEmitter {
   // The memoised or loaded expression of v at idx into `out`; false when it must be computed.
   bool resolve_without_compute(ValueId v, Index& idx, const std::string& key, std::string& out);
   EmitTask compute(ValueId v, Index idx);
-  std::string unary(const Node& n, const std::string& a);
+  std::string unary(const Node& n, const std::string& a, bool vector);
   std::string binary(const Node& n, const std::string& a, const std::string& b);
   std::string convert(DType from, DType to, const std::string& a);
   std::string load(ValueId v, const std::string& arg, Index& idx);
@@ -108,9 +117,19 @@ class ExprEmitter {
   bool uses_fp64_ = false;
   MathFunctions* math_ = nullptr;
   int vector_width_ = 1;
-  bool element_index_ = false;
+  bool lane_mode_ = false;
   Shape vector_shape_;
   bool is_vector(const Shape& shape) const { return vector_width_ > 1 && shape == vector_shape_; }
+  // Whether the value at idx is a vector.
+  bool vector_at(const Index& idx) const {
+    return lane_mode_ ? vector_width_ > 1 && idx.lanes : is_vector(idx.shape);
+  }
 };
+
+// Whether `start` (computed at lane indices) and the members of `group` it reaches can be
+// computed in lane mode: f32 arithmetic, loads of the group's inputs, and broadcasts whose
+// lanes stay contiguous, while lanes vary; anything once the value is the same for all lanes.
+// `inputs` are the group's buffers.
+bool lane_vectorizable(const Graph& graph, ValueId start, const std::vector<ValueId>& inputs);
 
 }  // namespace weft::opencl

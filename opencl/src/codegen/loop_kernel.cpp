@@ -77,6 +77,66 @@ bool vectorizable(const KernelContext& ctx, const FusionGroup& group) {
   return true;
 }
 
+// Whether a CPU kernel of f32[..., C] runs one work-item per row, 16 lanes of the row at a
+// time (lane mode), then the row's remainder element by element: when its values vary along
+// rows only through contiguous broadcasts (a bias per column, a per-row max or mean), and it
+// has such broadcasts or transcendentals, which PoCL's own vectoriser handles poorly (index
+// division per element, scalar calls).
+bool by_rows(const KernelContext& ctx, const FusionGroup& group) {
+  const Graph& g = ctx.graph();
+  const Node& root = g.node(group.root);
+  if (ctx.caps.is_gpu || root.dtype != DType::F32 || root.shape.size() < 2 ||
+      root.shape.back() < 2 * kVectorWidth || num_elements(root.shape) / root.shape.back() < 2)
+    return false;
+  bool worth_it = false;
+  for (ValueId m : group.members) {
+    const Node& n = g.node(m);
+    worth_it |=
+        op_info(n.op).op_class == OpClass::Unary && n.op != OpKind::Neg && n.op != OpKind::Abs;
+    worth_it |= n.op == OpKind::BroadcastInDim && !g.node(n.inputs[0]).shape.empty();
+  }
+  return worth_it && lane_vectorizable(g, group.root, group.inputs);
+}
+
+void emit_rows_kernel(KernelContext& ctx, const FusionGroup& group, const std::string& name,
+                      const std::string& params, const std::vector<int>& args, int out) {
+  const Node& root = ctx.graph().node(group.root);
+  const std::int64_t C = root.shape.back(), R = num_elements(root.shape) / C;
+  const std::string idx_t = index_type_for(ctx, group);
+  const std::string Cs = std::to_string(C), W = std::to_string(kVectorWidth);
+  const Shape leading(root.shape.begin(), root.shape.end() - 1);
+  auto body = [&](ExprEmitter& emit, bool lanes, std::string& head) {
+    Index outer{"row", {}, leading};
+    Index at{{}, emit.dims_of(outer), root.shape};
+    head += emit.take_code();
+    at.dims.push_back("c");
+    at.lanes = lanes;
+    emit.push_scope();
+    emit.set_indent("    ");
+    const std::string v = emit.value(group.root, at);
+    emit.line(lanes ? "vstore" + W + "(" + v + ", 0, out + row * " + Cs + " + c);"
+                    : "out[row * " + Cs + " + c] = " + v + ";");
+    emit.pop_scope();
+    return emit.take_code();
+  };
+  ExprEmitter vemit = group_emitter(ctx, group, idx_t);
+  vemit.set_lane_mode(kVectorWidth);
+  ExprEmitter emit = group_emitter(ctx, group, idx_t);
+  std::string head;
+  const std::string vector_body = body(vemit, true, head);
+  const std::string scalar_body = body(emit, false, head);
+  ctx.wide_vector_calls = true;
+  ctx.source << "__kernel void " << name << "(" << params << "__global float* restrict out) {\n"
+             << "  const " << idx_t << " row = (" << idx_t << ")get_global_id(0);\n"
+             << "  if (row >= " << R << ") return;\n"
+             << head << "  " << idx_t << " c = 0;\n"
+             << "  for (; c + " << W << " <= " << Cs << "; c += " << W << ") {\n"
+             << vector_body << "  }\n  for (; c < " << Cs << "; ++c) {\n"
+             << scalar_body << "  }\n}\n\n";
+  const std::size_t local = std::min<std::size_t>(8, ctx.caps.max_work_group_size);
+  ctx.add_launch({name, args, {out}, round_up(static_cast<std::size_t>(R), local), local});
+}
+
 }  // namespace
 
 // A bounds check in the kernel body keeps PoCL from vectorising across work-items, so the
@@ -90,6 +150,10 @@ void emit_loop_kernel(KernelContext& ctx, const FusionGroup& group, const std::s
   std::vector<int> args;
   const std::string params = input_params(ctx, group, args);
   args.push_back(out);
+  if (!vectorizable(ctx, group) && by_rows(ctx, group)) {
+    emit_rows_kernel(ctx, group, name, params, args, out);
+    return;
+  }
 
   ExprEmitter emit = group_emitter(ctx, group, idx_t);
   Index idx{"gid", {}, root.shape};

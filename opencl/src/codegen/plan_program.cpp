@@ -282,6 +282,9 @@ BlockPlan plan_block(const ScheduleBlock& schedule, ProgramContext& program, boo
     summary.elements = num_elements(root.shape);
     summary.launches = static_cast<int>(block.steps.size() - first_step);
     summary.why_buffer = group.why_buffer;
+    for (ValueId side : group.side_outputs)
+      summary.why_buffer += "; also writes its " + std::string(op_name(g.node(side).op)) + " %" +
+                            std::to_string(side) + " for later kernels (multi-output fusion)";
   }
   return block;
 }

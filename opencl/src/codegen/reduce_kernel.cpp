@@ -73,7 +73,7 @@ struct ReduceOp {
 
 // Emits, into `emit`, the reduced element at reduction counter `r` for output index `out`.
 std::string element_at(ExprEmitter& emit, const Node& root, const Shape& in_shape, ValueId operand,
-                       Index& out, const std::string& r) {
+                       Index& out, const std::string& r, bool lanes = false) {
   const auto& axes = root.attrs.get_ints("axes");
   Shape reduced_shape;
   for (auto a : axes) reduced_shape.push_back(in_shape[a]);
@@ -81,6 +81,7 @@ std::string element_at(ExprEmitter& emit, const Node& root, const Shape& in_shap
   const auto& rd = emit.dims_of(red);
   const auto& od = emit.dims_of(out);
   Index at{{}, {}, in_shape};
+  at.lanes = lanes;
   std::size_t ri = 0, oi = 0;
   for (std::size_t k = 0; k < in_shape.size(); ++k) {
     if (ri < axes.size() && axes[ri] == static_cast<std::int64_t>(k)) {
@@ -95,32 +96,17 @@ std::string element_at(ExprEmitter& emit, const Node& root, const Shape& in_shap
 constexpr int kRowVectorWidth = 16;
 
 // Whether a CPU reduction over the innermost axis alone can fold kRowVectorWidth neighbouring
-// elements of a row at a time: f32 sum, max or min, and every fused producer of the operand's
-// shape either f32 arithmetic or a broadcast that is the same across a row (a per-row value
-// such as softmax's max). Values of other shapes are reached only through such broadcasts, so
-// they stay scalar; the operand's buffers are read with unaligned vector loads.
+// elements of a row at a time: f32 sum, max or min of an operand that lane mode computes (a
+// per-row value such as softmax's max, or a per-column one, broadcast into the row is fine).
 bool row_vectorizable(const KernelContext& ctx, const FusionGroup& group, const Shape& in_shape) {
-  const Graph& g = ctx.graph();
-  const Node& root = g.node(group.root);
+  const Node& root = ctx.graph().node(group.root);
   const auto& axes = root.attrs.get_ints("axes");
   const bool sum_or_extreme =
       root.op == OpKind::ReduceSum || root.op == OpKind::ReduceMax || root.op == OpKind::ReduceMin;
-  if (ctx.caps.is_gpu || !sum_or_extreme || root.dtype != DType::F32 || axes.size() != 1 ||
-      axes[0] != static_cast<std::int64_t>(in_shape.size()) - 1 ||
-      in_shape.back() < 4 * kRowVectorWidth)
-    return false;
-  for (ValueId m : group.members) {
-    const Node& n = g.node(m);
-    if (m == group.root || n.shape != in_shape) continue;
-    const OpClass c = op_info(n.op).op_class;
-    if ((c == OpClass::Unary || c == OpClass::Binary) && n.dtype == DType::F32) continue;
-    if (n.op != OpKind::BroadcastInDim) return false;
-    const Shape& from = g.node(n.inputs[0]).shape;
-    const auto& map = n.attrs.get_ints("dims");
-    for (std::size_t i = 0; i < from.size(); ++i)
-      if (map[i] == static_cast<std::int64_t>(in_shape.size()) - 1 && from[i] != 1) return false;
-  }
-  return true;
+  return !ctx.caps.is_gpu && sum_or_extreme && root.dtype == DType::F32 && axes.size() == 1 &&
+         axes[0] == static_cast<std::int64_t>(in_shape.size()) - 1 &&
+         in_shape.back() >= 4 * kRowVectorWidth &&
+         lane_vectorizable(ctx.graph(), root.inputs[0], group.inputs);
 }
 
 // The lanes of vector `v` folded into `acc` one by one, in order.
@@ -256,13 +242,13 @@ void emit_reduce_kernel(KernelContext& ctx, const FusionGroup& group, const std:
       ctx.wide_vector_calls = true;
       const std::string W = std::to_string(kRowVectorWidth);
       ExprEmitter vemit = make_emitter();
-      vemit.set_vector_mode(kRowVectorWidth, in_shape, true);
+      vemit.set_lane_mode(kRowVectorWidth);
       Index vout{"gid", {}, root.shape};
       vemit.dims_of(vout);
       head += vemit.take_code();
       vemit.push_scope();
       vemit.set_indent("    ");
-      const std::string v = element_at(vemit, root, in_shape, operand, vout, "r");
+      const std::string v = element_at(vemit, root, in_shape, operand, vout, "r", true);
       vemit.line("vacc = " + rop.combine("vacc", v) + ";");
       vemit.pop_scope();
       loop = "  " + T + W + " vacc = (" + T + W + ")(" + rop.identity() + ");\n  " + idx_t +
