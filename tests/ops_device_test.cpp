@@ -2,6 +2,7 @@
 // interpreter. Sizes are deliberately not multiples of any work-group or tile size.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <limits>
 
 #include "support/device_check.h"
@@ -340,6 +341,42 @@ TEST_F(OpsOnDevice, DotBlocksAlignedAndDouble) {
                                        rand(DType::F32, {2, 8, 3}), rand(DType::F32, {2, 3, 16})},
                                       1e-4, 1e-4),
             "");
+}
+
+// The CPU register-blocked dot in each of its shapes: C narrower than a vector (one vector per
+// row, reading past each row of B except in the last rows, which go through a private array:
+// K from 1 up), one or two vectors per row with edge blocks, row-block groups that end part
+// way (130 rows: groups of 8, 8 and 1 blocks of 8 rows, the last one partial), batches.
+TEST_F(OpsOnDevice, DotRegisterBlockShapes) {
+  const std::vector<std::array<std::int64_t, 3>> mnk = {
+      {5, 1, 1},   {9, 3, 2},     {64, 10, 256}, {16, 15, 5}, {17, 7, 40},
+      {24, 20, 9}, {130, 40, 33}, {64, 72, 17},  {8, 32, 1},  {70, 96, 12}};
+  std::vector<HostArray> inputs;
+  for (const auto& [m, n, k] : mnk) {
+    inputs.push_back(rand(DType::F32, {m, k}));
+    inputs.push_back(rand(DType::F32, {k, n}));
+  }
+  inputs.push_back(rand(DType::F32, {3, 9, 7}));
+  inputs.push_back(rand(DType::F32, {3, 7, 10}));
+  auto fn = [&](const V& x) {
+    V out;
+    for (std::size_t i = 0; i < mnk.size(); ++i)
+      out.push_back(lax::dot_general(x[2 * i], x[2 * i + 1], {{1}, {0}, {}, {}}));
+    out.push_back(lax::dot_general(x[2 * mnk.size()], x[2 * mnk.size() + 1], {{2}, {1}, {0}, {0}}));
+    return out;
+  };
+  EXPECT_EQ(check_against_interpreter(fn, inputs, 1e-4, 1e-4), "");
+  if (default_device().name().rfind("cpu:", 0) == 0) {
+    auto narrow = jit([](const Array& a, const Array& b) {
+      return lax::dot_general(a, b, {{1}, {0}, {}, {}});
+    });
+    const std::string source =
+        narrow.lower(Array::from_host(inputs[2]), Array::from_host(inputs[3]))
+            .compile()
+            ->info()
+            .source;
+    EXPECT_NE(source.find(" out["), std::string::npos) << source;  // the narrow store
+  }
 }
 
 TEST_F(OpsOnDevice, EmptyArraysAndScalars) {

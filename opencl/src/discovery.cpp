@@ -7,6 +7,7 @@
 #include "runtime/device_runtime.h"
 
 #include "cache_writer.h"
+#include "pocl_affinity.h"
 #include "runtime/run_telemetry.h"
 
 #include <sys/stat.h>
@@ -246,6 +247,7 @@ struct Devices {
 };
 
 Devices discover() {
+  detail::pin_pocl_workers_by_default();
   cl_uint count = 0;
   cl_int status = clGetPlatformIDs(0, nullptr, &count);
   // The ICD loader answers CL_PLATFORM_NOT_FOUND_KHR when no driver is installed, or when

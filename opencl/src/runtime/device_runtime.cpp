@@ -3,7 +3,6 @@
 #include <atomic>
 #include <memory>
 #include <mutex>
-#include <unordered_set>
 
 #include "weft/log.h"
 #include "weft/opencl/buffer.h"
@@ -37,31 +36,42 @@ struct Resumption {
 // What each registered callback receives, kept here until the callback comes: a driver may
 // never call back for a user event set to an error (PoCL does not), and such a holder must
 // stay reachable rather than leak. A handful of bytes per failed wait, for the process's life.
-std::mutex holders_mutex;
-std::unordered_set<std::shared_ptr<Resumption>*>& pending_holders() {
-  static auto* holders = new std::unordered_set<std::shared_ptr<Resumption>*>;
-  return *holders;
-}
+// An intrusive list: linking and unlinking allocate nothing and hash nothing on this per-wait
+// path.
+struct Holder {
+  std::shared_ptr<Resumption> resumption;
+  Holder* prev = nullptr;
+  Holder* next = nullptr;
+};
 
-std::shared_ptr<Resumption>* hold(std::shared_ptr<Resumption> resumption) {
-  auto* holder = new std::shared_ptr<Resumption>(std::move(resumption));
+std::mutex holders_mutex;
+Holder* pending_holders = nullptr;  // the list's head
+
+Holder* hold(std::shared_ptr<Resumption> resumption) {
+  auto* holder = new Holder{std::move(resumption)};
   std::lock_guard lock(holders_mutex);
-  pending_holders().insert(holder);
+  holder->next = pending_holders;
+  if (pending_holders) pending_holders->prev = holder;
+  pending_holders = holder;
   return holder;
 }
 
-void release(std::shared_ptr<Resumption>* holder) {
+void release(Holder* holder) {
   {
     std::lock_guard lock(holders_mutex);
-    pending_holders().erase(holder);
+    if (holder->prev)
+      holder->prev->next = holder->next;
+    else
+      pending_holders = holder->next;
+    if (holder->next) holder->next->prev = holder->prev;
   }
   delete holder;
 }
 
 // Called by the driver on one of its threads: only hands the coroutine over.
 void CL_CALLBACK on_event_done(cl_event, cl_int status, void* user_data) {
-  auto* holder = static_cast<std::shared_ptr<Resumption>*>(user_data);
-  (*holder)->resume(status);
+  auto* holder = static_cast<Holder*>(user_data);
+  holder->resumption->resume(status);
   release(holder);
 }
 
