@@ -305,6 +305,65 @@ TEST_F(OpsOnDevice, RowKernelsWithPerRowAndPerColumnValues) {
   }
 }
 
+// Row chains (CPU devices): consecutive kernels over the rows of one matrix run as one kernel,
+// each work-item running every phase for its row. Softmax with NaN and a masked row, a layer
+// norm with scale and offset, rank 3, a per-row logsumexp; a transposed read of a chain's
+// result and a dot after it must stay kernels of their own (they read other rows).
+TEST_F(OpsOnDevice, RowChainsRunOneKernelPerChain) {
+  HostArray x = rand(DType::F32, {256, 1000}, -20, 20);
+  x.set_f64(3 * 1000 + 17, std::numeric_limits<double>::quiet_NaN());
+  for (int c = 0; c < 1000; c += 2)
+    x.set_f64(9 * 1000 + c, -std::numeric_limits<double>::infinity());
+  HostArray act = rand(DType::F32, {64, 771}, -3, 3);
+  HostArray scale = rand(DType::F32, {771}, 0.5, 1.5);
+  HostArray offset = rand(DType::F32, {771}, -1, 1);
+  HostArray cube = rand(DType::F32, {6, 7, 300}, -5, 5);
+  HostArray square = rand(DType::F32, {128, 128}, -5, 5);
+  auto layer_norm = [](const Array& a, const Array& s, const Array& o) {
+    const Array centred = a - np::mean(a, {-1}, true);
+    const Array inv = np::rsqrt(np::mean(centred * centred, {-1}, true) + 1e-5f);
+    return centred * inv * lax::broadcast_in_dim(s, a.shape(), {1}) +
+           lax::broadcast_in_dim(o, a.shape(), {1});
+  };
+  auto mixes_rows = [](const Array& a) {
+    const Array e = np::exp(a - np::max(a, {1}, true));
+    const Array row_sums = np::sum(e, {1});
+    const Array y = e / lax::broadcast_in_dim(row_sums, a.shape(), {0});
+    // Divides by other rows' sums: a row phase in lane mode, reading a per-column value.
+    const Array by_columns = e / lax::broadcast_in_dim(row_sums, a.shape(), {1});
+    return V{by_columns, y + np::transpose(y), np::matmul(y, a)};
+  };
+  auto fn = [&](const V& v) {
+    V out{np::softmax(v[0], 1), layer_norm(v[1], v[2], v[3]), np::softmax(v[4], 2),
+          np::logsumexp(v[0], 1)};
+    for (const Array& m : mixes_rows(v[5])) out.push_back(m);
+    return out;
+  };
+  EXPECT_EQ(check_against_interpreter(fn, {x, act, scale, offset, cube, square}, 1e-5, 1e-5), "");
+  if (default_device().name().rfind("cpu:", 0) != 0) return;
+  auto kinds = [](const CompiledInfo& info) {
+    std::string all;
+    for (const KernelSummary& k : info.kernels) all += (all.empty() ? "" : " ") + k.kind;
+    return all;
+  };
+  auto softmax = jit([](const Array& a) { return np::softmax(a, 1); });
+  EXPECT_EQ(kinds(softmax.lower(Array::from_host(x)).compile()->info()), "rows");
+  auto norm = jit(layer_norm);
+  EXPECT_EQ(
+      kinds(norm.lower(Array::from_host(act), Array::from_host(scale), Array::from_host(offset))
+                .compile()
+                ->info()),
+      "rows");
+  auto lse = jit([](const Array& a) { return np::logsumexp(a, 1); });
+  EXPECT_EQ(kinds(lse.lower(Array::from_host(x)).compile()->info()), "rows");
+  auto mixed = jit([&](const Array& a) { return mixes_rows(a); });
+  const CompiledInfo info = mixed.lower(Array::from_host(square)).compile()->info();
+  ASSERT_GE(info.kernels.size(), 3u) << kinds(info);
+  EXPECT_EQ(info.kernels[0].kind, "rows") << kinds(info);
+  for (std::size_t k = 1; k < info.kernels.size(); ++k)
+    EXPECT_NE(info.kernels[k].kind, "rows") << kinds(info);
+}
+
 TEST_F(OpsOnDevice, DotGeneral) {
   auto fn = [](const V& x) {
     return V{

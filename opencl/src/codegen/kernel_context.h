@@ -70,6 +70,12 @@ int reduction_body_copies(const DeviceCaps& caps);
 void emit_loop_kernel(KernelContext& ctx, const FusionGroup& group, const std::string& name);
 void emit_reduce_kernel(KernelContext& ctx, const FusionGroup& group, const std::string& name);
 void emit_dot_kernel(KernelContext& ctx, const FusionGroup& group, const std::string& name);
+// How many of `groups` (consecutive kernel steps of a block, in order) one row-chain kernel
+// runs (row_chain_kernel.cpp); below 2, none.
+std::size_t row_chain_length(const KernelContext& ctx,
+                             const std::vector<const FusionGroup*>& groups);
+void emit_row_chain_kernel(KernelContext& ctx, const std::vector<const FusionGroup*>& groups,
+                           const std::string& name);
 // A LoopKernel step: the scan node `scan` of the block's graph, its carries' Result nodes
 // already holding buffers (loop_in_kernel.cpp).
 void emit_loop_in_kernel(KernelContext& ctx, ValueId scan, const std::string& name);

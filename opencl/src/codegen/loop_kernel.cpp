@@ -3,6 +3,7 @@
 #include "codegen/cl_types.h"
 #include "codegen/expr_emitter.h"
 #include "codegen/kernel_context.h"
+#include "codegen/row_phases.h"
 
 namespace weft::opencl {
 
@@ -45,6 +46,80 @@ ExprEmitter group_emitter(const KernelContext& ctx, const FusionGroup& group,
   return emit;
 }
 
+PhaseArgs positional_args(const FusionGroup& group) {
+  PhaseArgs args;
+  args.input = [&group](ValueId v) -> std::string {
+    for (std::size_t i = 0; i < group.inputs.size(); ++i)
+      if (group.inputs[i] == v) return "a" + std::to_string(i);
+    return "";
+  };
+  for (std::size_t i = 0; i < group.side_outputs.size(); ++i)
+    args.side.push_back("side" + std::to_string(i));
+  args.out = "out";
+  return args;
+}
+
+ExprEmitter phase_emitter(const KernelContext& ctx, const FusionGroup& group, const PhaseArgs& args,
+                          const std::string& index_type) {
+  ExprEmitter emit(
+      ctx.graph(),
+      [&group, input = args.input](ValueId v) -> std::string {
+        return std::find(group.inputs.begin(), group.inputs.end(), v) != group.inputs.end()
+                   ? input(v)
+                   : "";
+      },
+      index_type);
+  if (!ctx.caps.builtin_math) emit.use_math(&ctx.program.math);
+  for (std::size_t i = 0; i < group.side_outputs.size(); ++i)
+    emit.store_side_output(group.side_outputs[i], args.side.at(i));
+  return emit;
+}
+
+bool row_loop_phase_fits(const KernelContext& ctx, const FusionGroup& group) {
+  const Node& root = ctx.graph().node(group.root);
+  return group.kind == FusionGroup::Kind::Loop && !ctx.caps.is_gpu && root.dtype == DType::F32 &&
+         root.shape.size() >= 2 && root.shape.back() >= 2 * kRowLanes &&
+         lane_vectorizable(ctx.graph(), group.root, group.inputs);
+}
+
+std::string row_loop_phase(KernelContext& ctx, const FusionGroup& group, const PhaseArgs& args,
+                           const std::string& index_type) {
+  const Node& root = ctx.graph().node(group.root);
+  const std::string C = std::to_string(root.shape.back()), W = std::to_string(kRowLanes);
+  const Shape leading(root.shape.begin(), root.shape.end() - 1);
+  std::string head;
+  auto body = [&](ExprEmitter& emit, bool lanes) {
+    Index outer{"row", {}, leading};
+    Index at{{}, emit.dims_of(outer), root.shape};
+    head += emit.take_code();
+    at.dims.push_back("c");
+    at.lanes = lanes;
+    emit.push_scope();
+    emit.set_indent("    ");
+    const std::string v = emit.value(group.root, at);
+    emit.line(lanes ? "vstore" + W + "(" + v + ", 0, " + args.out + " + row * " + C + " + c);"
+                    : args.out + "[row * " + C + " + c] = " + v + ";");
+    emit.pop_scope();
+    return emit.take_code();
+  };
+  ctx.wide_vector_calls = true;
+  ExprEmitter vemit = phase_emitter(ctx, group, args, index_type);
+  vemit.set_lane_mode(kRowLanes);
+  ExprEmitter emit = phase_emitter(ctx, group, args, index_type);
+  const std::string vector_body = body(vemit, true);
+  const std::string scalar_body = body(emit, false);
+  return head + "  " + index_type + " c = 0;\n  for (; c + " + W + " <= " + C + "; c += " + W +
+         ") {\n" + vector_body + "  }\n  for (; c < " + C + "; ++c) {\n" + scalar_body + "  }\n";
+}
+
+std::string per_row_phase(KernelContext& ctx, const FusionGroup& group, const PhaseArgs& args,
+                          const std::string& index_type) {
+  const Node& root = ctx.graph().node(group.root);
+  ExprEmitter emit = phase_emitter(ctx, group, args, index_type);
+  const std::string v = emit.value(group.root, Index{"row", {}, root.shape});
+  return emit.take_code() + "  " + args.out + "[row] = " + v + ";\n";
+}
+
 namespace {
 
 // Transcendental functions are compute-bound on CPUs; 16 lanes beat PoCL's preferred 8 there.
@@ -85,8 +160,7 @@ bool vectorizable(const KernelContext& ctx, const FusionGroup& group) {
 bool by_rows(const KernelContext& ctx, const FusionGroup& group) {
   const Graph& g = ctx.graph();
   const Node& root = g.node(group.root);
-  if (ctx.caps.is_gpu || root.dtype != DType::F32 || root.shape.size() < 2 ||
-      root.shape.back() < 2 * kVectorWidth || num_elements(root.shape) / root.shape.back() < 2)
+  if (!row_loop_phase_fits(ctx, group) || num_elements(root.shape) / root.shape.back() < 2)
     return false;
   bool worth_it = false;
   for (ValueId m : group.members) {
@@ -95,44 +169,18 @@ bool by_rows(const KernelContext& ctx, const FusionGroup& group) {
         op_info(n.op).op_class == OpClass::Unary && n.op != OpKind::Neg && n.op != OpKind::Abs;
     worth_it |= n.op == OpKind::BroadcastInDim && !g.node(n.inputs[0]).shape.empty();
   }
-  return worth_it && lane_vectorizable(g, group.root, group.inputs);
+  return worth_it;
 }
 
 void emit_rows_kernel(KernelContext& ctx, const FusionGroup& group, const std::string& name,
                       const std::string& params, const std::vector<int>& args, int out) {
   const Node& root = ctx.graph().node(group.root);
-  const std::int64_t C = root.shape.back(), R = num_elements(root.shape) / C;
+  const std::int64_t R = num_elements(root.shape) / root.shape.back();
   const std::string idx_t = index_type_for(ctx, group);
-  const std::string Cs = std::to_string(C), W = std::to_string(kVectorWidth);
-  const Shape leading(root.shape.begin(), root.shape.end() - 1);
-  auto body = [&](ExprEmitter& emit, bool lanes, std::string& head) {
-    Index outer{"row", {}, leading};
-    Index at{{}, emit.dims_of(outer), root.shape};
-    head += emit.take_code();
-    at.dims.push_back("c");
-    at.lanes = lanes;
-    emit.push_scope();
-    emit.set_indent("    ");
-    const std::string v = emit.value(group.root, at);
-    emit.line(lanes ? "vstore" + W + "(" + v + ", 0, out + row * " + Cs + " + c);"
-                    : "out[row * " + Cs + " + c] = " + v + ";");
-    emit.pop_scope();
-    return emit.take_code();
-  };
-  ExprEmitter vemit = group_emitter(ctx, group, idx_t);
-  vemit.set_lane_mode(kVectorWidth);
-  ExprEmitter emit = group_emitter(ctx, group, idx_t);
-  std::string head;
-  const std::string vector_body = body(vemit, true, head);
-  const std::string scalar_body = body(emit, false, head);
-  ctx.wide_vector_calls = true;
   ctx.source << "__kernel void " << name << "(" << params << "__global float* restrict out) {\n"
              << "  const " << idx_t << " row = (" << idx_t << ")get_global_id(0);\n"
              << "  if (row >= " << R << ") return;\n"
-             << head << "  " << idx_t << " c = 0;\n"
-             << "  for (; c + " << W << " <= " << Cs << "; c += " << W << ") {\n"
-             << vector_body << "  }\n  for (; c < " << Cs << "; ++c) {\n"
-             << scalar_body << "  }\n}\n\n";
+             << row_loop_phase(ctx, group, positional_args(group), idx_t) << "}\n\n";
   const std::size_t local = std::min<std::size_t>(8, ctx.caps.max_work_group_size);
   ctx.add_launch({name, args, {out}, round_up(static_cast<std::size_t>(R), local), local});
 }

@@ -127,6 +127,41 @@ HostPlan host_plan(const Graph& g, const Node& node) {
 // Turns one schedule block into a BlockPlan, writing its kernels into the program's source.
 // `is_main`: the function itself, whose outputs get buffers of their own; a region's outputs
 // are temporaries its step hands on.
+// One kernel for several consecutive groups over the same rows; its summary lists every
+// group's ops, and each group's result stays a buffer for the kernels after it.
+void emit_row_chain(KernelContext& ctx, const std::vector<const FusionGroup*>& groups) {
+  const Graph& g = ctx.graph();
+  ProgramContext& program = ctx.program;
+  const std::string name = "k" + std::to_string(program.kernels.size()) + "_rows";
+  ctx.summary = static_cast<int>(program.kernels.size());
+  program.kernels.emplace_back();
+  const std::size_t first_step = ctx.block.steps.size();
+  ctx.source << "// " << name << ": " << groups.size()
+             << " kernels over the same rows as one, each row's phases in turn:";
+  for (const FusionGroup* group : groups)
+    ctx.source << " " << describe_kind(group->kind) << " %" << group->root;
+  ctx.source << "\n";
+  emit_row_chain_kernel(ctx, groups, name);
+  KernelSummary& summary = program.kernels[static_cast<std::size_t>(ctx.summary)];
+  summary.name = name;
+  summary.kind = "rows";
+  std::int64_t elements = 0;
+  for (const FusionGroup* group : groups) {
+    for (ValueId m : group->members) summary.fused_ops.emplace_back(op_name(g.node(m).op));
+    elements = std::max(elements, num_elements(g.node(group->root).shape));
+  }
+  summary.elements = elements;
+  summary.launches = static_cast<int>(ctx.block.steps.size() - first_step);
+  summary.why_buffer = "its " + std::to_string(groups.size()) + " row phases (" +
+                       std::string(describe_kind(groups.front()->kind));
+  for (std::size_t i = 1; i < groups.size(); ++i)
+    summary.why_buffer += ", " + describe_kind(groups[i]->kind);
+  summary.why_buffer +=
+      ") run in one kernel, each row's later phases reading the earlier "
+      "ones' results from cache; the last: " +
+      groups.back()->why_buffer;
+}
+
 BlockPlan plan_block(const ScheduleBlock& schedule, ProgramContext& program, bool is_main,
                      const FusionOptions& options) {
   const FusionPlan& fusion = schedule.fusion;
@@ -195,7 +230,8 @@ BlockPlan plan_block(const ScheduleBlock& schedule, ProgramContext& program, boo
       ctx.buffer_of[static_cast<ValueId>(v)] = ctx.buffer_of.at(fusion.alias_of[v]);
   for (ValueId o : g.outputs) block.outputs.push_back(ctx.buffer_of.at(o));
 
-  for (const ScheduleStep& step : schedule.steps) {
+  for (std::size_t s = 0; s < schedule.steps.size(); ++s) {
+    const ScheduleStep& step = schedule.steps[s];
     if (step.kind == ScheduleStep::Kind::LoopKernel) {
       const Node& scan = g.node(step.node);
       const std::string name = "k" + std::to_string(program.kernels.size()) + "_scan";
@@ -242,6 +278,17 @@ BlockPlan plan_block(const ScheduleBlock& schedule, ProgramContext& program, boo
         control.regions.push_back(plan_block(step.regions[r], program, false, options));
       }
       block.steps.push_back(std::move(control));
+      continue;
+    }
+    // Consecutive kernels over the rows of one matrix may run as one (row_chain_kernel.cpp).
+    std::vector<const FusionGroup*> following;
+    for (std::size_t t = s;
+         t < schedule.steps.size() && schedule.steps[t].kind == ScheduleStep::Kind::Kernel; ++t)
+      following.push_back(&fusion.groups[static_cast<std::size_t>(schedule.steps[t].group)]);
+    if (const std::size_t chain = row_chain_length(ctx, following); chain >= 2) {
+      following.resize(chain);
+      emit_row_chain(ctx, following);
+      s += chain - 1;
       continue;
     }
     const FusionGroup& group = fusion.groups[static_cast<std::size_t>(step.group)];

@@ -10,6 +10,7 @@
 #include "codegen/cl_types.h"
 #include "codegen/expr_emitter.h"
 #include "codegen/kernel_context.h"
+#include "codegen/row_phases.h"
 
 namespace weft::opencl {
 namespace {
@@ -93,26 +94,10 @@ std::string element_at(ExprEmitter& emit, const Node& root, const Shape& in_shap
   return emit.value(operand, at);
 }
 
-constexpr int kRowVectorWidth = 16;
-
-// Whether a CPU reduction over the innermost axis alone can fold kRowVectorWidth neighbouring
-// elements of a row at a time: f32 sum, max or min of an operand that lane mode computes (a
-// per-row value such as softmax's max, or a per-column one, broadcast into the row is fine).
-bool row_vectorizable(const KernelContext& ctx, const FusionGroup& group, const Shape& in_shape) {
-  const Node& root = ctx.graph().node(group.root);
-  const auto& axes = root.attrs.get_ints("axes");
-  const bool sum_or_extreme =
-      root.op == OpKind::ReduceSum || root.op == OpKind::ReduceMax || root.op == OpKind::ReduceMin;
-  return !ctx.caps.is_gpu && sum_or_extreme && root.dtype == DType::F32 && axes.size() == 1 &&
-         axes[0] == static_cast<std::int64_t>(in_shape.size()) - 1 &&
-         in_shape.back() >= 4 * kRowVectorWidth &&
-         lane_vectorizable(ctx.graph(), root.inputs[0], group.inputs);
-}
-
 // The lanes of vector `v` folded into `acc` one by one, in order.
 std::string fold_lanes(const ReduceOp& rop, const std::string& v, const std::string& acc) {
   std::string code;
-  for (int lane = 0; lane < kRowVectorWidth; ++lane) {
+  for (int lane = 0; lane < kRowLanes; ++lane) {
     const std::string l = v + ".s" + std::string(1, "0123456789abcdef"[lane]);
     code += "  " + acc + " = " + rop.combine(acc, l) + ";\n";
   }
@@ -124,6 +109,57 @@ std::string fold_lanes(const ReduceOp& rop, const std::string& v, const std::str
 int reduction_body_copies(const DeviceCaps& caps) {
   // CPUs unroll (unrolled_loop: kUnroll folds and a remainder fold); GPUs fold once per loop.
   return caps.is_gpu ? 1 : kUnroll + 1;
+}
+
+bool row_reduce_phase_fits(const KernelContext& ctx, const FusionGroup& group) {
+  const Node& root = ctx.graph().node(group.root);
+  if (group.kind != FusionGroup::Kind::Reduce || ctx.caps.is_gpu) return false;
+  const Shape& in_shape = ctx.graph().node(root.inputs[0]).shape;
+  const auto& axes = root.attrs.get_ints("axes");
+  const bool sum_or_extreme =
+      root.op == OpKind::ReduceSum || root.op == OpKind::ReduceMax || root.op == OpKind::ReduceMin;
+  return sum_or_extreme && root.dtype == DType::F32 && axes.size() == 1 &&
+         axes[0] == static_cast<std::int64_t>(in_shape.size()) - 1 &&
+         in_shape.back() >= 4 * kRowLanes &&
+         lane_vectorizable(ctx.graph(), root.inputs[0], group.inputs);
+}
+
+// Whole vectors of the row into one vector accumulator, its lanes into acc in order, then the
+// row's remainder element by element.
+std::string row_reduce_phase(KernelContext& ctx, const FusionGroup& group, const PhaseArgs& args,
+                             const std::string& index_type) {
+  const Node& root = ctx.graph().node(group.root);
+  const ValueId operand = root.inputs[0];
+  const Shape& in_shape = ctx.graph().node(operand).shape;
+  const ReduceOp rop{root.op, ctx.graph().node(operand).dtype};
+  const std::string T = rop.T(), W = std::to_string(kRowLanes);
+  const std::string C = std::to_string(in_shape.back());
+  ctx.wide_vector_calls = true;
+  ExprEmitter emit = phase_emitter(ctx, group, args, index_type);
+  Index out{"row", {}, root.shape};
+  emit.dims_of(out);
+  std::string code = emit.take_code();
+  ExprEmitter vemit = phase_emitter(ctx, group, args, index_type);
+  vemit.set_lane_mode(kRowLanes);
+  Index vout{"row", {}, root.shape};
+  vemit.dims_of(vout);
+  code += vemit.take_code();
+  vemit.push_scope();
+  vemit.set_indent("    ");
+  const std::string v = element_at(vemit, root, in_shape, operand, vout, "r", true);
+  vemit.line("vacc = " + rop.combine("vacc", v) + ";");
+  vemit.pop_scope();
+  code += "  " + T + " acc = " + rop.identity() + ";\n  " + T + W + " vacc = (" + T + W + ")(" +
+          rop.identity() + ");\n  " + index_type + " r = 0;\n  for (; r + " + W + " <= " + C +
+          "; r += " + W + ") {\n" + vemit.take_code() + "  }\n" + fold_lanes(rop, "vacc", "acc");
+  emit.push_scope();
+  emit.set_indent("    ");
+  const std::string e = element_at(emit, root, in_shape, operand, out, "r");
+  emit.line("acc = " + rop.combine("acc", e) + ";");
+  emit.pop_scope();
+  code += "  for (; r < " + C + "; ++r) {\n" + emit.take_code() + "  }\n  " + args.out +
+          "[row] = acc;\n";
+  return code;
 }
 
 void emit_reduce_kernel(KernelContext& ctx, const FusionGroup& group, const std::string& name) {
@@ -138,12 +174,8 @@ void emit_reduce_kernel(KernelContext& ctx, const FusionGroup& group, const std:
   const std::string out_store_t = cl_storage_type(root.dtype);
   const int out_buffer = ctx.buffer_of.at(group.root);
 
-  auto make_emitter = [&] {
-    ExprEmitter emit = group_emitter(ctx, group, idx_t);
-    for (std::size_t i = 0; i < group.side_outputs.size(); ++i)
-      emit.store_side_output(group.side_outputs[i], "side" + std::to_string(i));
-    return emit;
-  };
+  const PhaseArgs args = positional_args(group);
+  auto make_emitter = [&] { return phase_emitter(ctx, group, args, idx_t); };
   // Inputs, then the side outputs (written where the fused producers are computed).
   auto kernel_params = [&](LaunchPlan& launch) {
     std::string params = input_params(ctx, group, launch.args);
@@ -236,30 +268,15 @@ void emit_reduce_kernel(KernelContext& ctx, const FusionGroup& group, const std:
     emit.dims_of(out);
     std::string head = emit.take_code();
     std::string loop;
-    if (unrolled_serial && row_vectorizable(ctx, group, in_shape)) {
-      // Whole vectors of the row into one vector accumulator, its lanes into acc, then the
-      // row's remainder element by element.
-      ctx.wide_vector_calls = true;
-      const std::string W = std::to_string(kRowVectorWidth);
-      ExprEmitter vemit = make_emitter();
-      vemit.set_lane_mode(kRowVectorWidth);
-      Index vout{"gid", {}, root.shape};
-      vemit.dims_of(vout);
-      head += vemit.take_code();
-      vemit.push_scope();
-      vemit.set_indent("    ");
-      const std::string v = element_at(vemit, root, in_shape, operand, vout, "r", true);
-      vemit.line("vacc = " + rop.combine("vacc", v) + ";");
-      vemit.pop_scope();
-      loop = "  " + T + W + " vacc = (" + T + W + ")(" + rop.identity() + ");\n  " + idx_t +
-             " r = 0;\n  for (; r + " + W + " <= " + std::to_string(reduced) + "; r += " + W +
-             ") {\n" + vemit.take_code() + "  }\n" + fold_lanes(rop, "vacc", "acc");
-      emit.push_scope();
-      emit.set_indent("    ");
-      fold_into(emit, out, "r", "acc");
-      emit.pop_scope();
-      emit.set_indent("  ");
-      loop += "  for (; r < " + std::to_string(reduced) + "; ++r) {\n" + emit.take_code() + "  }\n";
+    if (unrolled_serial && row_reduce_phase_fits(ctx, group)) {
+      ctx.source << "__kernel void " << name << "(" << params << "__global " << out_store_t
+                 << "* restrict out) {\n  const " << idx_t << " row = (" << idx_t
+                 << ")get_global_id(0);\n  if (row >= " << outputs << ") return;\n"
+                 << row_reduce_phase(ctx, group, args, idx_t) << "}\n\n";
+      launch.local_size = std::min<std::size_t>(64, ctx.caps.max_work_group_size);
+      launch.global_size = round_up(static_cast<std::size_t>(outputs), launch.local_size);
+      ctx.add_launch(std::move(launch));
+      return;
     } else if (unrolled_serial) {
       loop = unrolled_loop(emit, out, "0", std::to_string(reduced));
     } else {
