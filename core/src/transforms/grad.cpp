@@ -2,6 +2,7 @@
 #include "weft/transforms/grad.h"
 
 #include <memory>
+#include <utility>
 
 #include "trace/array_impl.h"
 #include "transforms/linearize.h"
@@ -89,25 +90,10 @@ std::vector<Array> value_and_grad_impl(const ArrayFunction& f, const GradOptions
 }  // namespace
 
 VjpResult vjp(const ArrayFunction& f, const std::vector<Array>& primals, std::source_location loc) {
-  auto lin = std::make_shared<detail::Linearized>();
-  const bool eager = !detail::tracing_active();
-  std::size_t outputs = 0;
-  std::vector<Array> flat = detail::stage_or_run("vjp", loc, [&] {
-    const detail::TracedRegion traced = detail::trace_for_transform("vjp", f, primals, loc);
-    std::vector<Array> all = primals;
-    all.insert(all.end(), traced.captured.begin(), traced.captured.end());
-    std::vector<bool> flags(all.size(), false);
-    std::fill(flags.begin(), flags.begin() + static_cast<std::ptrdiff_t>(primals.size()), true);
-    *lin = detail::linearize_graph(traced.graph, all, flags, "vjp", loc);
-    outputs = lin->primals_out.size();
-    // Eagerly the residuals are values of this program: they come out with the results.
-    std::vector<Array> out = lin->primals_out;
-    out.insert(out.end(), lin->residuals.begin(), lin->residuals.end());
-    return out;
-  });
-  if (eager) lin->residuals.assign(flat.begin() + static_cast<std::ptrdiff_t>(outputs), flat.end());
+  const auto lin = detail::linearize_function(f, primals, "vjp", loc);
   VjpResult result;
-  result.primals_out.assign(flat.begin(), flat.begin() + static_cast<std::ptrdiff_t>(outputs));
+  // The closures keep `lin`, not the outputs: those belong to the caller.
+  result.primals_out = std::exchange(lin->primals_out, {});
   std::vector<TensorType> out_types, in_types;
   for (const Array& a : result.primals_out) out_types.push_back({a.dtype(), a.shape()});
   for (const Array& a : primals) in_types.push_back({a.dtype(), a.shape()});

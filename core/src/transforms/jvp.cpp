@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <memory>
 #include <optional>
+#include <utility>
 
 #include "trace/array_impl.h"
 #include "transforms/jvp_graph.h"
@@ -76,25 +77,10 @@ JvpResult jvp(const ArrayFunction& f, const std::vector<Array>& primals,
 
 LinearizeResult linearize(const ArrayFunction& f, const std::vector<Array>& primals,
                           std::source_location loc) {
-  auto lin = std::make_shared<detail::Linearized>();
-  const bool eager = !detail::tracing_active();
-  std::size_t outputs = 0;
-  std::vector<Array> flat = detail::stage_or_run("linearize", loc, [&] {
-    const detail::TracedRegion traced = detail::trace_for_transform("linearize", f, primals, loc);
-    std::vector<Array> all = primals;
-    all.insert(all.end(), traced.captured.begin(), traced.captured.end());
-    std::vector<bool> flags(all.size(), false);
-    std::fill(flags.begin(), flags.begin() + static_cast<std::ptrdiff_t>(primals.size()), true);
-    *lin = detail::linearize_graph(traced.graph, all, flags, "linearize", loc);
-    outputs = lin->primals_out.size();
-    // Eagerly the residuals are values of this program: they come out with the results.
-    std::vector<Array> out = lin->primals_out;
-    out.insert(out.end(), lin->residuals.begin(), lin->residuals.end());
-    return out;
-  });
-  if (eager) lin->residuals.assign(flat.begin() + static_cast<std::ptrdiff_t>(outputs), flat.end());
+  const auto lin = detail::linearize_function(f, primals, "linearize", loc);
   LinearizeResult result;
-  result.primals_out.assign(flat.begin(), flat.begin() + static_cast<std::ptrdiff_t>(outputs));
+  // The closures keep `lin`, not the outputs: those belong to the caller.
+  result.primals_out = std::exchange(lin->primals_out, {});
   std::vector<TensorType> in_types;
   for (const Array& p : primals) in_types.push_back({p.dtype(), p.shape()});
   result.jvp = [lin, in_types, loc](const std::vector<Array>& tangents) {

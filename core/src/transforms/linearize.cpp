@@ -1,7 +1,10 @@
 #include "transforms/linearize.h"
 
+#include <algorithm>
+
 #include "trace/array_impl.h"
 #include "transforms/jvp_graph.h"
+#include "transforms/staging.h"
 #include "weft/trace/trace.h"
 
 namespace weft::detail {
@@ -32,6 +35,30 @@ Linearized linearize_graph(const Graph& g, std::span<const Array> primals,
   out.linear = state.graph.canonicalized();
   out.residuals = state.captured;
   return out;
+}
+
+std::shared_ptr<Linearized> linearize_function(
+    const std::function<std::vector<Array>(const std::vector<Array>&)>& f,
+    const std::vector<Array>& primals, const std::string& api, const std::source_location& loc) {
+  auto lin = std::make_shared<Linearized>();
+  const bool eager = !tracing_active();
+  std::size_t outputs = 0;
+  std::vector<Array> flat = stage_or_run(api, loc, [&] {
+    const TracedRegion traced = trace_for_transform(api, f, primals, loc);
+    std::vector<Array> all = primals;
+    all.insert(all.end(), traced.captured.begin(), traced.captured.end());
+    std::vector<bool> flags(all.size(), false);
+    std::fill(flags.begin(), flags.begin() + static_cast<std::ptrdiff_t>(primals.size()), true);
+    *lin = linearize_graph(traced.graph, all, flags, api, loc);
+    outputs = lin->primals_out.size();
+    // Eagerly the residuals are values of this program: they come out with the results.
+    std::vector<Array> out = lin->primals_out;
+    out.insert(out.end(), lin->residuals.begin(), lin->residuals.end());
+    return out;
+  });
+  lin->primals_out.assign(flat.begin(), flat.begin() + static_cast<std::ptrdiff_t>(outputs));
+  if (eager) lin->residuals.assign(flat.begin() + static_cast<std::ptrdiff_t>(outputs), flat.end());
+  return lin;
 }
 
 }  // namespace weft::detail

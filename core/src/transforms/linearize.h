@@ -4,6 +4,8 @@
 // output cotangents to input cotangents, staged into the current context.
 #pragma once
 
+#include <functional>
+#include <memory>
 #include <source_location>
 #include <span>
 #include <string>
@@ -26,6 +28,13 @@ struct Linearized {
 Linearized linearize_graph(const Graph& g, std::span<const Array> primals,
                            const std::vector<bool>& differentiable, const std::string& api,
                            const std::source_location& loc);
+
+// `f` traced and linearized at `primals` (all differentiable; closed-over values are not), staged
+// into the current trace or run eagerly as one program (`api` names it). Eagerly the residuals
+// are values the run computed.
+std::shared_ptr<Linearized> linearize_function(
+    const std::function<std::vector<Array>(const std::vector<Array>&)>& f,
+    const std::vector<Array>& primals, const std::string& api, const std::source_location& loc);
 
 // Cotangents of the parameters of `g` marked in `linear_params` (nullopt: zero), in order, from
 // those of its outputs. `nonlinear_args` binds the other parameters, in order.
