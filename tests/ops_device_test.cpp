@@ -438,6 +438,61 @@ TEST_F(OpsOnDevice, DotRegisterBlockShapes) {
   }
 }
 
+// Dot epilogues (CPU devices): the loop kernel after a dot (bias, activation) runs on each
+// block of the dot's result inside the dot kernel: whole 8x32 blocks, edge blocks, narrow
+// results (N < 16), a batch, exact GELU; the dot's result stored as well where it is also an
+// output; a transposed read of the result stays a kernel of its own.
+TEST_F(OpsOnDevice, DotEpiloguesRunInTheDotKernel) {
+  const std::vector<std::array<std::int64_t, 3>> mnk = {
+      {64, 64, 50}, {37, 70, 100}, {64, 10, 256}, {9, 3, 20}, {16, 96, 33}};
+  std::vector<HostArray> inputs;
+  for (const auto& [m, n, k] : mnk) {
+    inputs.push_back(rand(DType::F32, {m, k}, -1, 1));
+    inputs.push_back(rand(DType::F32, {k, n}, -0.3, 0.3));
+    inputs.push_back(rand(DType::F32, {n}, -1, 1));
+  }
+  inputs.push_back(rand(DType::F32, {3, 9, 40}, -1, 1));
+  inputs.push_back(rand(DType::F32, {3, 40, 48}, -0.3, 0.3));
+  auto layer = [](const Array& x, const Array& w, const Array& b) {
+    const Array d = np::matmul(x, w);
+    return d + lax::broadcast_in_dim(b, d.shape(), {1});
+  };
+  auto gelu = [](const Array& h) { return h * 0.5f * (np::erf(h * 0.70710678f) + 1.0f); };
+  auto fn = [&](const V& x) {
+    V out{np::tanh(layer(x[0], x[1], x[2])), layer(x[3], x[4], x[5]) * 2.0f,
+          layer(x[6], x[7], x[8]), np::sigmoid(layer(x[9], x[10], x[11])),
+          gelu(layer(x[12], x[13], x[14]))};
+    const Array d = np::matmul(x[0], x[1]);
+    out.push_back(d);  // an output itself: stored besides its epilogue
+    out.push_back(np::tanh(d) + np::transpose(d));
+    out.push_back(np::exp(np::matmul(x[15], x[16]) * 0.1f));
+    return out;
+  };
+  EXPECT_EQ(check_against_interpreter(fn, inputs, 1e-4, 1e-4), "");
+  if (default_device().name().rfind("cpu:", 0) != 0) return;
+  auto mlp = jit([&](const Array& a, const Array& w1, const Array& b1, const Array& w2,
+                     const Array& b2) { return layer(np::tanh(layer(a, w1, b1)), w2, b2); });
+  const HostArray w2 = rand(DType::F32, {64, 10}), b2 = rand(DType::F32, {10});
+  const CompiledInfo info =
+      mlp.lower(Array::from_host(inputs[0]), Array::from_host(inputs[1]),
+                Array::from_host(inputs[2]), Array::from_host(w2), Array::from_host(b2))
+          .compile()
+          ->info();
+  ASSERT_EQ(info.kernels.size(), 2u) << info.source;
+  for (const KernelSummary& k : info.kernels) {
+    EXPECT_EQ(k.kind, "dot");
+    EXPECT_NE(std::find(k.fused_ops.begin(), k.fused_ops.end(), "add"), k.fused_ops.end());
+  }
+  auto mixed = jit([](const Array& a, const Array& w) {
+    const Array d = np::matmul(a, w);
+    return np::tanh(d) + np::transpose(d);
+  });
+  const CompiledInfo separate =
+      mixed.lower(Array::from_host(inputs[0]), Array::from_host(inputs[1])).compile()->info();
+  ASSERT_EQ(separate.kernels.size(), 2u) << separate.source;
+  EXPECT_EQ(separate.kernels[1].kind, "loop");
+}
+
 TEST_F(OpsOnDevice, EmptyArraysAndScalars) {
   auto fn = [](const V& x) {
     return V{lax::add(x[0], x[0]), lax::reduce_sum(x[0], {0}), lax::reduce_sum(x[0], {1}),

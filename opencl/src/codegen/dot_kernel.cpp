@@ -6,6 +6,8 @@
 
 #include "codegen/cl_types.h"
 #include "codegen/kernel_context.h"
+#include "codegen/row_phases.h"
+#include "weft/error.h"
 
 namespace weft::opencl {
 namespace {
@@ -13,6 +15,28 @@ namespace {
 constexpr int kTile = 32;
 constexpr int kStepK = 16;
 constexpr int kThreads = 64;
+
+// Whether a kernel other than `epilogue` (or the program's caller) reads the dot's result, so
+// the dot kernel must still store it.
+bool dot_result_read_elsewhere(const KernelContext& ctx, const FusionGroup& dot,
+                               const FusionGroup& epilogue) {
+  const int d_buffer = ctx.buffer_of.at(dot.root);
+  if (ctx.block.buffers.at(static_cast<std::size_t>(d_buffer)).role != BufferPlan::Role::Temp)
+    return true;
+  const Graph& g = ctx.graph();
+  for (const FusionGroup& other : ctx.fusion.groups) {
+    if (&other == &epilogue) continue;
+    for (ValueId in : other.inputs)
+      if (ctx.buffer_of.count(in) && ctx.buffer_of.at(in) == d_buffer) return true;
+  }
+  for (const Node& n : g.nodes)  // control and host steps, joins
+    if (is_multi_result(n.op) || n.op == OpKind::AfterAll)
+      for (ValueId in : n.inputs)
+        if (ctx.buffer_of.count(in) && ctx.buffer_of.at(in) == d_buffer) return true;
+  for (ValueId o : g.outputs)
+    if (ctx.buffer_of.count(o) && ctx.buffer_of.at(o) == d_buffer) return true;
+  return false;
+}
 
 // CPUs have no fast local memory to stage tiles through, but wide registers: each work-item
 // keeps an 8xW block of C in registers (eight rows of V vectors of VW lanes) and streams rows
@@ -22,7 +46,8 @@ constexpr int kThreads = 64;
 // blocks reach 205 GFLOP/s on 1024^3 against 196 for 8x16, and read a 64x768x3072 dot's
 // weights from memory in 1.8 ms against 2.4). Blocks that cross the edge of C take a scalar
 // path with bounds checks.
-void emit_register_blocked(KernelContext& ctx, const FusionGroup& group, const std::string& name) {
+void emit_register_blocked(KernelContext& ctx, const FusionGroup& group, const std::string& name,
+                           const FusionGroup* epilogue) {
   const Node& root = ctx.graph().node(group.root);
   const Shape& ls = ctx.graph().node(root.inputs[0]).shape;
   const std::int64_t B = root.shape[0], M = root.shape[1], N = root.shape[2], K = ls[2];
@@ -48,9 +73,61 @@ void emit_register_blocked(KernelContext& ctx, const FusionGroup& group, const s
   const std::string Ks = std::to_string(K), Ns = std::to_string(N), Ms = std::to_string(M);
   auto acc = [](int i, int v) { return "c" + std::to_string(i) + "_" + std::to_string(v); };
 
+  // With an epilogue, each block of C goes through the loop group after the dot before it is
+  // stored: `at` is the block's first element, `d` its value (a vector of lanes, or one).
+  const bool store_c = !epilogue || dot_result_read_elsewhere(ctx, group, *epilogue);
+  std::string lane_epilogue, scalar_epilogue, epilogue_params;
+  std::vector<int> epilogue_args;
+  if (epilogue) {
+    const int d_buffer = ctx.buffer_of.at(group.root);
+    PhaseArgs args;
+    std::vector<ValueId> loaded;
+    for (ValueId in : epilogue->inputs)
+      if (ctx.buffer_of.at(in) != d_buffer) loaded.push_back(in);
+    args.input = [loaded](ValueId v) -> std::string {
+      const auto at = std::find(loaded.begin(), loaded.end(), v);
+      return at == loaded.end() ? "" : "e" + std::to_string(at - loaded.begin());
+    };
+    for (std::size_t i = 0; i < loaded.size(); ++i) {
+      epilogue_params += ", __global const " + cl_storage_type(ctx.graph().node(loaded[i]).dtype) +
+                         "* restrict e" + std::to_string(i);
+      epilogue_args.push_back(ctx.buffer_of.at(loaded[i]));
+    }
+    epilogue_params += ", __global float* restrict E";
+    const Shape& out_shape = ctx.graph().node(epilogue->root).shape;
+    for (const bool lanes : {true, false}) {
+      ExprEmitter emit = phase_emitter(ctx, *epilogue, args, I);
+      emit.set_lane_mode(VW);
+      for (ValueId in : epilogue->inputs)
+        if (ctx.buffer_of.at(in) == d_buffer) emit.bind(in, "d");
+      emit.set_indent("      ");
+      Index at{"at", {}, out_shape};
+      at.lanes = lanes;
+      const std::string v = emit.value(epilogue->root, at);
+      (lanes ? lane_epilogue : scalar_epilogue) =
+          emit.take_code() + "      " +
+          (lanes ? "vstore" + std::to_string(VW) + "(" + v + ", 0, E + at);\n"
+                 : "E[at] = " + v + ";\n");
+    }
+  }
+  // Stores element block `value` (lanes or one) at C's linear offset `offset`.
+  auto store = [&](const std::string& indent, bool lanes, const std::string& offset,
+                   const std::string& value) {
+    std::string out;
+    if (store_c)
+      out += indent +
+             (lanes ? "vstore" + std::to_string(VW) + "(" + value + ", 0, cb + " + offset + ");\n"
+                    : "cb[" + offset + "] = " + value + ";\n");
+    if (epilogue)
+      out += indent + "{\n" + indent + "  const " + I + " at = b * " + std::to_string(M * N) +
+             " + (" + offset + ");\n" + indent + "  const " + (lanes ? TV : T) + " d = " + value +
+             ";\n" + (lanes ? lane_epilogue : scalar_epilogue) + indent + "}\n";
+    return out;
+  };
+
   std::ostringstream& s = ctx.source;
   s << "__kernel void " << name << "(__global const " << T << "* restrict A, __global const " << T
-    << "* restrict Bm, __global " << T << "* restrict C) {\n"
+    << "* restrict Bm, __global " << T << "* restrict C" << epilogue_params << ") {\n"
     << "  const " << I << " gid = (" << I << ")get_global_id(0);\n"
     << "  if (gid >= " << total << ") return;\n"
     << "  const " << I << " b = gid / " << NB * MB << ", r = gid % " << NB * MB << ";\n"
@@ -61,8 +138,9 @@ void emit_register_blocked(KernelContext& ctx, const FusionGroup& group, const s
     << "  const " << I << " col8 = o / rows;\n"
     << "  const __global " << T << "* a = A + b * " << M * K << " + row8 * " << 8 * K << ";\n"
     << "  const __global " << T << "* bb = Bm + b * " << K * N << " + col8 * " << W << ";\n"
-    << "  __global " << T << "* c = C + b * " << M * N << " + row8 * " << 8 * N << " + col8 * " << W
-    << ";\n"
+    << (store_c ? "  __global " + T + "* cb = C + b * " + std::to_string(M * N) + ";\n"
+                : std::string())
+    << "  const " << I << " c = row8 * " << 8 * N << " + col8 * " << W << ";  // in C[b]\n"
     << "  if (row8 * 8 + 8 <= " << Ms << " && col8 * " << W << " + " << W << " <= " << Ns
     << ") {\n";
   for (int i = 0; i < 8; ++i)
@@ -90,12 +168,14 @@ void emit_register_blocked(KernelContext& ctx, const FusionGroup& group, const s
     step("      ");
     s << "    }\n";
     for (int i = 0; i < 8; ++i)
-      s << "    { " << T << " out[" << VW << "]; vstore" << VW << "(" << acc(i, 0)
-        << ", 0, out); for (int j = 0; j < " << Ns << "; ++j) c[" << i * N << " + j] = out[j]; }\n";
+      s << "    {\n      " << T << " out[" << VW << "];\n      vstore" << VW << "(" << acc(i, 0)
+        << ", 0, out);\n      for (int j = 0; j < " << Ns << "; ++j) {\n"
+        << store("        ", false, "c + " + std::to_string(i * N) + " + j", "out[j]")
+        << "      }\n    }\n";
   } else {
     for (int i = 0; i < 8; ++i)
       for (int v = 0; v < V; ++v)
-        s << "    vstore" << VW << "(" << acc(i, v) << ", " << v << ", c + " << i * N << ");\n";
+        s << store("    ", true, "c + " + std::to_string(i * N + v * VW), acc(i, v));
   }
   s << "  } else {\n"
     << "    for (int i = 0; i < 8 && row8 * 8 + i < " << Ms << "; ++i)\n"
@@ -103,16 +183,22 @@ void emit_register_blocked(KernelContext& ctx, const FusionGroup& group, const s
     << "        " << T << " sum = 0;\n"
     << "        for (" << I << " k = 0; k < " << Ks << "; ++k) sum = fma(a[i * " << Ks
     << " + k], bb[k * " << Ns << " + j], sum);\n"
-    << "        c[i * " << Ns << " + j] = sum;\n"
-    << "      }\n"
+    << store("        ", false, "c + i * " + Ns + " + j", "sum") << "      }\n"
     << "  }\n"
     << "}\n\n";
 
   LaunchPlan launch;
   launch.kernel = name;
+  // C is an argument even when nothing stores it: the runtime orders a pooled buffer's users
+  // by the launches that name it, so a buffer no launch names would lose that order.
   launch.args = {ctx.buffer_of.at(root.inputs[0]), ctx.buffer_of.at(root.inputs[1]),
                  ctx.buffer_of.at(group.root)};
   launch.writes = {ctx.buffer_of.at(group.root)};
+  if (epilogue) {
+    launch.args.insert(launch.args.end(), epilogue_args.begin(), epilogue_args.end());
+    launch.args.push_back(ctx.buffer_of.at(epilogue->root));
+    launch.writes.push_back(ctx.buffer_of.at(epilogue->root));
+  }
   // Work-groups of up to 16, fewer where that leaves a CPU thread without two groups to run
   // (an MLP's last dot has 8 blocks; in one group of 16 one core did all of them).
   const std::size_t per_thread = static_cast<std::size_t>(
@@ -125,12 +211,42 @@ void emit_register_blocked(KernelContext& ctx, const FusionGroup& group, const s
 
 }  // namespace
 
-void emit_dot_kernel(KernelContext& ctx, const FusionGroup& group, const std::string& name) {
+bool dot_epilogue_fits(const KernelContext& ctx, const FusionGroup& dot,
+                       const FusionGroup& epilogue) {
+  const Graph& g = ctx.graph();
+  const Node& root = g.node(dot.root);
+  const Node& out = g.node(epilogue.root);
+  if (ctx.caps.is_gpu || root.dtype != DType::F32 || epilogue.kind != FusionGroup::Kind::Loop ||
+      !epilogue.side_outputs.empty() || out.dtype != DType::F32 || out.shape.empty() ||
+      out.shape.back() != root.shape.back() || num_elements(out.shape) != num_elements(root.shape))
+    return false;
+  const int d_buffer = ctx.buffer_of.at(dot.root);
+  auto is_dot = [&](ValueId v) { return ctx.buffer_of.at(v) == d_buffer; };
+  if (std::none_of(epilogue.inputs.begin(), epilogue.inputs.end(), is_dot)) return false;
+  if (!lane_vectorizable(g, epilogue.root, epilogue.inputs)) return false;
+  // Each element of the epilogue reads the dot's result at its own element only: through
+  // elementwise ops and reshapes of the same size (the dot kernel holds just that element).
+  const std::set<ValueId> reaching = values_reaching(g, epilogue, is_dot);
+  for (ValueId m : epilogue.members) {
+    if (!reaching.count(m)) continue;
+    const Node& n = g.node(m);
+    const OpClass c = op_info(n.op).op_class;
+    const bool same_element =
+        c == OpClass::Unary || c == OpClass::Binary || n.op == OpKind::Reshape;
+    if (!same_element || num_elements(n.shape) != num_elements(root.shape)) return false;
+  }
+  return true;
+}
+
+void emit_dot_kernel(KernelContext& ctx, const FusionGroup& group, const std::string& name,
+                     const FusionGroup* epilogue) {
   const Node& root = ctx.graph().node(group.root);
   if (!ctx.caps.is_gpu && is_float(root.dtype)) {
-    emit_register_blocked(ctx, group, name);
+    emit_register_blocked(ctx, group, name, epilogue);
     return;
   }
+  if (epilogue)
+    throw weft::Error("codegen: a dot epilogue on a path without one (dot_epilogue_fits)");
   const Shape& ls = ctx.graph().node(root.inputs[0]).shape;
   const std::int64_t B = root.shape[0], M = root.shape[1], N = root.shape[2], K = ls[2];
   const DType t = root.dtype;

@@ -393,7 +393,7 @@ EmitTask ExprEmitter::compute(ValueId v, Index idx) {
   const bool vector = vector_at(idx);
   if (lane_mode_ && idx.lanes && op_info(n.op).op_class != OpClass::Unary &&
       op_info(n.op).op_class != OpClass::Binary && n.op != OpKind::BroadcastInDim &&
-      n.op != OpKind::Constant)
+      n.op != OpKind::Reshape && n.op != OpKind::Constant)
     throw Error("codegen: " + std::string(op_name(n.op)) +
                 " cannot vary across lanes (lane_vectorizable should have refused the group)");
   auto bind_var = [&](const std::string& expr) {
@@ -461,7 +461,9 @@ EmitTask ExprEmitter::compute(ValueId v, Index idx) {
       co_return a;
     }
     case OpKind::Reshape: {
-      const Index at{linear_of(idx), {}, graph_.node(n.inputs[0]).shape};
+      // Lanes stay lanes: lane mode admits reshapes that keep the last axis.
+      Index at{linear_of(idx), {}, graph_.node(n.inputs[0]).shape};
+      at.lanes = idx.lanes;
       std::string a = co_await input(0, at);
       co_return a;
     }
@@ -590,8 +592,12 @@ bool lane_vectorizable(const Graph& graph, ValueId start, const std::vector<Valu
       for (ValueId in : n.inputs) work.push_back({in, true});
       continue;
     }
-    if (n.op != OpKind::BroadcastInDim) return false;
     const Shape& in = graph.node(n.inputs[0]).shape;
+    if (n.op == OpKind::Reshape && !in.empty() && !n.shape.empty() && in.back() == n.shape.back()) {
+      work.push_back({n.inputs[0], true});  // a row of lanes is a row of the input too
+      continue;
+    }
+    if (n.op != OpKind::BroadcastInDim) return false;
     const auto& map = n.attrs.get_ints("dims");
     const auto last = static_cast<std::int64_t>(n.shape.size()) - 1;
     // Only the input's last axis may feed the lanes' axis: then the lanes are contiguous.

@@ -127,8 +127,9 @@ class ExprEmitter {
 };
 
 // Whether `start` (computed at lane indices) and the members of `group` it reaches can be
-// computed in lane mode: f32 arithmetic, loads of the group's inputs, and broadcasts whose
-// lanes stay contiguous, while lanes vary; anything once the value is the same for all lanes.
+// computed in lane mode: f32 arithmetic, loads of the group's inputs, reshapes that keep the
+// last axis and broadcasts whose lanes stay contiguous, while lanes vary; anything once the
+// value is the same for all lanes.
 // `inputs` are the group's buffers.
 bool lane_vectorizable(const Graph& graph, ValueId start, const std::vector<ValueId>& inputs);
 

@@ -2,7 +2,9 @@
 // each node, the program source being written (shared by all blocks), and the steps so far.
 #pragma once
 
+#include <functional>
 #include <map>
+#include <set>
 #include <sstream>
 #include <string>
 
@@ -63,13 +65,24 @@ std::size_t round_up(std::size_t n, std::size_t multiple);
 ExprEmitter group_emitter(const KernelContext& ctx, const FusionGroup& group,
                           const std::string& index_type);
 
+// The members and inputs of `group` whose values depend on an input that `is_source` accepts
+// (members are in node order, so one pass finds them).
+std::set<ValueId> values_reaching(const Graph& g, const FusionGroup& group,
+                                  const std::function<bool(ValueId)>& is_source);
+
 // How many copies of the fused producers' code a reduction kernel holds on this device (an
 // upper bound: unrolled loops and their remainder loop), for the planner's size limit.
 int reduction_body_copies(const DeviceCaps& caps);
 
 void emit_loop_kernel(KernelContext& ctx, const FusionGroup& group, const std::string& name);
 void emit_reduce_kernel(KernelContext& ctx, const FusionGroup& group, const std::string& name);
-void emit_dot_kernel(KernelContext& ctx, const FusionGroup& group, const std::string& name);
+// The loop group `epilogue` (the kernel step right after `dot`'s) runs inside the dot kernel,
+// on each block of the dot's result before it is stored: an MLP layer's bias and activation
+// (dot_kernel.cpp; CPU devices, f32).
+bool dot_epilogue_fits(const KernelContext& ctx, const FusionGroup& dot,
+                       const FusionGroup& epilogue);
+void emit_dot_kernel(KernelContext& ctx, const FusionGroup& group, const std::string& name,
+                     const FusionGroup* epilogue = nullptr);
 // How many of `groups` (consecutive kernel steps of a block, in order) one row-chain kernel
 // runs (row_chain_kernel.cpp); below 2, none.
 std::size_t row_chain_length(const KernelContext& ctx,

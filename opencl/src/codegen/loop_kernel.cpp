@@ -46,6 +46,20 @@ ExprEmitter group_emitter(const KernelContext& ctx, const FusionGroup& group,
   return emit;
 }
 
+std::set<ValueId> values_reaching(const Graph& g, const FusionGroup& group,
+                                  const std::function<bool(ValueId)>& is_source) {
+  std::set<ValueId> reached;
+  for (ValueId in : group.inputs)
+    if (is_source(in)) reached.insert(in);
+  for (ValueId m : group.members)
+    for (ValueId in : g.node(m).inputs)
+      if (reached.count(in)) {
+        reached.insert(m);
+        break;
+      }
+  return reached;
+}
+
 PhaseArgs positional_args(const FusionGroup& group) {
   PhaseArgs args;
   args.input = [&group](ValueId v) -> std::string {

@@ -300,8 +300,22 @@ BlockPlan plan_block(const ScheduleBlock& schedule, ProgramContext& program, boo
         named = g.node(*m).op;
         break;
       }
-    const std::string name =
-        "k" + std::to_string(program.kernels.size()) + "_" + std::string(op_name(named));
+    // A dot's bias and activation (the loop kernel right after it) run inside the dot kernel.
+    const FusionGroup* epilogue = nullptr;
+    if (group.kind == FusionGroup::Kind::Dot && s + 1 < schedule.steps.size() &&
+        schedule.steps[s + 1].kind == ScheduleStep::Kind::Kernel) {
+      const FusionGroup& next =
+          fusion.groups[static_cast<std::size_t>(schedule.steps[s + 1].group)];
+      if (dot_epilogue_fits(ctx, group, next)) epilogue = &next;
+    }
+    if (epilogue)
+      for (auto m = epilogue->members.rbegin(); m != epilogue->members.rend(); ++m)
+        if (op_info(g.node(*m).op).op_class != OpClass::Layout) {
+          named = g.node(*m).op;
+          break;
+        }
+    const std::string name = "k" + std::to_string(program.kernels.size()) + "_" +
+                             (epilogue ? "dot_" : "") + std::string(op_name(named));
     ctx.summary = static_cast<int>(program.kernels.size());
     program.kernels.emplace_back();
     const std::size_t first_step = block.steps.size();
@@ -319,7 +333,7 @@ BlockPlan plan_block(const ScheduleBlock& schedule, ProgramContext& program, boo
         emit_reduce_kernel(ctx, group, name);
         break;
       case FusionGroup::Kind::Dot:
-        emit_dot_kernel(ctx, group, name);
+        emit_dot_kernel(ctx, group, name, epilogue);
         break;
     }
     KernelSummary& summary = program.kernels[static_cast<std::size_t>(ctx.summary)];
@@ -332,6 +346,14 @@ BlockPlan plan_block(const ScheduleBlock& schedule, ProgramContext& program, boo
     for (ValueId side : group.side_outputs)
       summary.why_buffer += "; also writes its " + std::string(op_name(g.node(side).op)) + " %" +
                             std::to_string(side) + " for later kernels (multi-output fusion)";
+    if (epilogue) {
+      for (ValueId m : epilogue->members) summary.fused_ops.emplace_back(op_name(g.node(m).op));
+      summary.elements = num_elements(g.node(epilogue->root).shape);
+      summary.why_buffer = epilogue->why_buffer +
+                           " (the loop after the dot runs on each block of the dot's result "
+                           "before it is stored: a dot epilogue)";
+      ++s;
+    }
   }
   return block;
 }

@@ -19,8 +19,6 @@
 namespace weft::opencl {
 namespace {
 
-enum class PhaseKind { Reduce, Loop, PerRow };
-
 bool starts_with(const Shape& shape, const Shape& leading) {
   return shape.size() >= leading.size() &&
          std::equal(leading.begin(), leading.end(), shape.begin());
@@ -30,33 +28,9 @@ bool starts_with(const Shape& shape, const Shape& leading) {
 // accepts, through the group's members, is at an index of the same row.
 bool reads_own_row(const Graph& g, const FusionGroup& group, ValueId start, const Shape& leading,
                    const std::function<bool(ValueId)>& is_chain) {
-  const std::set<ValueId> members(group.members.begin(), group.members.end());
   const std::set<ValueId> inputs(group.inputs.begin(), group.inputs.end());
-  std::map<ValueId, bool> reaches_memo;
-  // Whether computing v reads a chain buffer at all (iterative: fused producers run deep).
-  auto reaches = [&](ValueId root) {
-    std::vector<std::pair<ValueId, bool>> work{{root, false}};
-    while (!work.empty()) {
-      auto [v, expanded] = work.back();
-      work.pop_back();
-      if (reaches_memo.count(v)) continue;
-      if (inputs.count(v) || !members.count(v)) {
-        reaches_memo[v] = inputs.count(v) && is_chain(v);
-        continue;
-      }
-      const Node& n = g.node(v);
-      if (!expanded) {
-        work.push_back({v, true});
-        for (ValueId in : n.inputs)
-          if (!reaches_memo.count(in)) work.push_back({in, false});
-        continue;
-      }
-      bool any = false;
-      for (ValueId in : n.inputs) any |= reaches_memo.at(in);
-      reaches_memo[v] = any;
-    }
-    return reaches_memo.at(root);
-  };
+  const std::set<ValueId> reaching = values_reaching(g, group, is_chain);
+  auto reaches = [&](ValueId v) { return reaching.count(v) > 0; };
   std::vector<ValueId> work{start};
   std::set<ValueId> seen;
   while (!work.empty()) {

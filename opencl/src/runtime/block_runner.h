@@ -79,6 +79,16 @@ class BlockRunner {
   struct BlockState {
     std::vector<Slot> slots;
     std::vector<std::vector<ClEvent>> prior_uses;
+    BlockState() = default;
+    BlockState(const BlockState&) = delete;
+    BlockState& operator=(const BlockState&) = delete;
+    // A buffer that nothing wrote (no launch named it, or the run failed first) keeps its
+    // prior uses, or its memory would return to the pool as if they were done.
+    ~BlockState() {
+      for (std::size_t b = 0; b < slots.size() && b < prior_uses.size(); ++b)
+        if (slots[b] && !prior_uses[b].empty())
+          slots[b]->restore_prior_uses(std::move(prior_uses[b]));
+    }
   };
   void launch(const LaunchPlan& launch, BlockState& state);
   RunTask<bool> run_loop(const BlockPlan& block, const StepPlan& step, BlockState& state);

@@ -29,6 +29,10 @@ std::vector<ClEvent> OpenCLBuffer::take_prior_uses() {
   return std::exchange(prior_uses_, {});
 }
 
+void OpenCLBuffer::restore_prior_uses(std::vector<ClEvent> prior_uses) {
+  for (ClEvent& e : prior_uses) prior_uses_.push_back(std::move(e));
+}
+
 void OpenCLBuffer::add_reader(ClEvent event) const {
   std::lock_guard lock(readers_mutex_);
   // Long-lived inputs (weights, a loop's captured values) are read by every call: keep only

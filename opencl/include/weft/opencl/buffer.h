@@ -67,6 +67,9 @@ class OpenCLBuffer final : public Buffer {
   // which its first writer must wait for (take_prior_uses hands them over once).
   void make_recyclable(std::vector<ClEvent> prior_uses);
   std::vector<ClEvent> take_prior_uses();
+  // Hands back prior uses that no command ended up waiting for (nothing wrote the buffer), so
+  // they still hold its memory back when it returns to the pool.
+  void restore_prior_uses(std::vector<ClEvent> prior_uses);
   // Records a command that reads this buffer (thread-safe; completed ones are pruned).
   void add_reader(ClEvent event) const;
 
