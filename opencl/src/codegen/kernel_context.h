@@ -61,7 +61,8 @@ std::string index_type_for(const KernelContext& ctx, const FusionGroup& group);
 std::string input_params(const KernelContext& ctx, const FusionGroup& group,
                          std::vector<int>& args);
 std::size_t round_up(std::size_t n, std::size_t multiple);
-// An emitter that reads the group's input buffers as kernel arguments a0, a1, ...
+// An emitter that reads the group's input buffers as kernel arguments a0, a1, ... (and
+// stores its side outputs into side0, ...): phase_emitter with positional_args.
 ExprEmitter group_emitter(const KernelContext& ctx, const FusionGroup& group,
                           const std::string& index_type);
 
@@ -83,10 +84,11 @@ bool dot_epilogue_fits(const KernelContext& ctx, const FusionGroup& dot,
                        const FusionGroup& epilogue);
 void emit_dot_kernel(KernelContext& ctx, const FusionGroup& group, const std::string& name,
                      const FusionGroup* epilogue = nullptr);
-// How many of `groups` (consecutive kernel steps of a block, in order) one row-chain kernel
-// runs (row_chain_kernel.cpp); below 2, none.
+// How many consecutive kernel steps of a block, from the one whose group is group_at(0) on,
+// one row-chain kernel runs (row_chain_kernel.cpp); below 2, none. group_at(i) is the group of
+// the i-th kernel step from there, null past the last consecutive one.
 std::size_t row_chain_length(const KernelContext& ctx,
-                             const std::vector<const FusionGroup*>& groups);
+                             const std::function<const FusionGroup*(std::size_t)>& group_at);
 void emit_row_chain_kernel(KernelContext& ctx, const std::vector<const FusionGroup*>& groups,
                            const std::string& name);
 // A LoopKernel step: the scan node `scan` of the block's graph, its carries' Result nodes

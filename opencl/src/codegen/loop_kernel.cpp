@@ -34,16 +34,7 @@ std::string input_params(const KernelContext& ctx, const FusionGroup& group,
 
 ExprEmitter group_emitter(const KernelContext& ctx, const FusionGroup& group,
                           const std::string& index_type) {
-  ExprEmitter emit(
-      ctx.graph(),
-      [&group](ValueId v) -> std::string {
-        for (std::size_t i = 0; i < group.inputs.size(); ++i)
-          if (group.inputs[i] == v) return "a" + std::to_string(i);
-        return "";
-      },
-      index_type);
-  if (!ctx.caps.builtin_math) emit.use_math(&ctx.program.math);
-  return emit;
+  return phase_emitter(ctx, group, positional_args(group), index_type);
 }
 
 std::set<ValueId> values_reaching(const Graph& g, const FusionGroup& group,

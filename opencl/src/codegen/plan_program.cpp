@@ -124,9 +124,14 @@ HostPlan host_plan(const Graph& g, const Node& node) {
   return host;
 }
 
-// Turns one schedule block into a BlockPlan, writing its kernels into the program's source.
-// `is_main`: the function itself, whose outputs get buffers of their own; a region's outputs
-// are temporaries its step hands on.
+// The op a kernel is named after: the last of `members` that computes something (not a
+// trailing reshape), else `fallback`.
+OpKind naming_op(const Graph& g, const std::vector<ValueId>& members, OpKind fallback) {
+  for (auto m = members.rbegin(); m != members.rend(); ++m)
+    if (op_info(g.node(*m).op).op_class != OpClass::Layout) return g.node(*m).op;
+  return fallback;
+}
+
 // One kernel for several consecutive groups over the same rows; its summary lists every
 // group's ops, and each group's result stays a buffer for the kernels after it.
 void emit_row_chain(KernelContext& ctx, const std::vector<const FusionGroup*>& groups) {
@@ -162,6 +167,9 @@ void emit_row_chain(KernelContext& ctx, const std::vector<const FusionGroup*>& g
       groups.back()->why_buffer;
 }
 
+// Turns one schedule block into a BlockPlan, writing its kernels into the program's source.
+// `is_main`: the function itself, whose outputs get buffers of their own; a region's outputs
+// are temporaries its step hands on.
 BlockPlan plan_block(const ScheduleBlock& schedule, ProgramContext& program, bool is_main,
                      const FusionOptions& options) {
   const FusionPlan& fusion = schedule.fusion;
@@ -281,39 +289,28 @@ BlockPlan plan_block(const ScheduleBlock& schedule, ProgramContext& program, boo
       continue;
     }
     // Consecutive kernels over the rows of one matrix may run as one (row_chain_kernel.cpp).
-    std::vector<const FusionGroup*> following;
-    for (std::size_t t = s;
-         t < schedule.steps.size() && schedule.steps[t].kind == ScheduleStep::Kind::Kernel; ++t)
-      following.push_back(&fusion.groups[static_cast<std::size_t>(schedule.steps[t].group)]);
-    if (const std::size_t chain = row_chain_length(ctx, following); chain >= 2) {
-      following.resize(chain);
-      emit_row_chain(ctx, following);
+    auto kernel_group_at = [&](std::size_t i) -> const FusionGroup* {
+      if (s + i >= schedule.steps.size() ||
+          schedule.steps[s + i].kind != ScheduleStep::Kind::Kernel)
+        return nullptr;
+      return &fusion.groups[static_cast<std::size_t>(schedule.steps[s + i].group)];
+    };
+    if (const std::size_t chain = row_chain_length(ctx, kernel_group_at); chain >= 2) {
+      std::vector<const FusionGroup*> groups;
+      for (std::size_t i = 0; i < chain; ++i) groups.push_back(kernel_group_at(i));
+      emit_row_chain(ctx, groups);
       s += chain - 1;
       continue;
     }
     const FusionGroup& group = fusion.groups[static_cast<std::size_t>(step.group)];
     const Node& root = g.node(group.root);
-    // Name kernels after the last op that computes something, not a trailing reshape.
-    OpKind named = root.op;
-    for (auto m = group.members.rbegin(); m != group.members.rend(); ++m)
-      if (op_info(g.node(*m).op).op_class != OpClass::Layout) {
-        named = g.node(*m).op;
-        break;
-      }
     // A dot's bias and activation (the loop kernel right after it) run inside the dot kernel.
     const FusionGroup* epilogue = nullptr;
-    if (group.kind == FusionGroup::Kind::Dot && s + 1 < schedule.steps.size() &&
-        schedule.steps[s + 1].kind == ScheduleStep::Kind::Kernel) {
-      const FusionGroup& next =
-          fusion.groups[static_cast<std::size_t>(schedule.steps[s + 1].group)];
-      if (dot_epilogue_fits(ctx, group, next)) epilogue = &next;
-    }
-    if (epilogue)
-      for (auto m = epilogue->members.rbegin(); m != epilogue->members.rend(); ++m)
-        if (op_info(g.node(*m).op).op_class != OpClass::Layout) {
-          named = g.node(*m).op;
-          break;
-        }
+    if (group.kind == FusionGroup::Kind::Dot && kernel_group_at(1) &&
+        dot_epilogue_fits(ctx, group, *kernel_group_at(1)))
+      epilogue = kernel_group_at(1);
+    const OpKind named =
+        epilogue ? naming_op(g, epilogue->members, root.op) : naming_op(g, group.members, root.op);
     const std::string name = "k" + std::to_string(program.kernels.size()) + "_" +
                              (epilogue ? "dot_" : "") + std::string(op_name(named));
     ctx.summary = static_cast<int>(program.kernels.size());

@@ -71,10 +71,11 @@ bool reads_own_row(const Graph& g, const FusionGroup& group, ValueId start, cons
 }  // namespace
 
 std::size_t row_chain_length(const KernelContext& ctx,
-                             const std::vector<const FusionGroup*>& groups) {
-  if (ctx.caps.is_gpu || groups.empty()) return 0;
+                             const std::function<const FusionGroup*(std::size_t)>& group_at) {
+  const FusionGroup* const head = group_at(0);
+  if (ctx.caps.is_gpu || !head) return 0;
   const Graph& g = ctx.graph();
-  const FusionGroup& first = *groups[0];
+  const FusionGroup& first = *head;
   Shape row_shape;  // f32[..., C] of the chain
   if (row_reduce_phase_fits(ctx, first))
     row_shape = g.node(g.node(first.root).inputs[0]).shape;
@@ -95,8 +96,8 @@ std::size_t row_chain_length(const KernelContext& ctx,
   auto is_chain = [&](ValueId v) { return written.count(ctx.buffer_of.at(v)) > 0; };
   add_written(first);
   std::size_t length = 1;
-  for (; length < groups.size(); ++length) {
-    const FusionGroup& group = *groups[length];
+  for (const FusionGroup* next; (next = group_at(length)) != nullptr; ++length) {
+    const FusionGroup& group = *next;
     const Node& root = g.node(group.root);
     ValueId start = group.root;
     if (row_reduce_phase_fits(ctx, group)) {
