@@ -1,6 +1,8 @@
 #include "codegen/expr_emitter.h"
 
 #include <algorithm>
+#include <cmath>
+#include <optional>
 #include <set>
 
 #include "codegen/cl_types.h"
@@ -81,6 +83,17 @@ const char* compare_op(OpKind op) {
   }
 }
 
+// The value of v when it is a float constant, perhaps broadcast or reshaped (the same at every
+// element).
+std::optional<double> float_constant(const Graph& graph, ValueId v) {
+  for (;;) {
+    const Node& n = graph.node(v);
+    if (n.op == OpKind::Constant && is_float(n.dtype)) return n.attrs.get_float("value");
+    if (n.op != OpKind::BroadcastInDim && n.op != OpKind::Reshape) return std::nullopt;
+    v = n.inputs[0];
+  }
+}
+
 }  // namespace
 
 ExprEmitter::ExprEmitter(const Graph& graph, std::function<std::string(ValueId)> buffer_arg,
@@ -91,7 +104,8 @@ ExprEmitter::ExprEmitter(const Graph& graph, std::function<std::string(ValueId)>
 
 std::string ExprEmitter::fresh(const char* prefix) {
   // Vector-mode names differ from scalar ones: a kernel may hold code of both emitters.
-  return prefix + std::string(vector_width_ > 1 ? "w" : "") + std::to_string(counter_++);
+  return name_prefix_ + prefix + std::string(vector_width_ > 1 ? "w" : "") +
+         std::to_string(counter_++);
 }
 
 std::string ExprEmitter::take_code() {
@@ -332,7 +346,42 @@ std::string ExprEmitter::unary(const Node& n, const std::string& a, bool vector)
   throw Error("codegen: no OpenCL lowering for unary op " + std::string(op_name(n.op)));
 }
 
-std::string ExprEmitter::binary(const Node& n, const std::string& a, const std::string& b) {
+// IEEE 754-2019 maximum and minimum, as the interpreter computes them: NaN if either operand
+// is NaN, and +0 > -0. fmax/fmin and compare-and-select leave the zero's sign to the
+// compiler (LLVM treats equal values as interchangeable), so equal operands are merged by
+// their bits: AND keeps the sign only when both are -0 (max), OR when either is (min).
+std::string ExprEmitter::float_max_min(const Node& n, const std::string& a, const std::string& b,
+                                       bool vector) {
+  const bool is_max = n.op == OpKind::Max;
+  // A constant other than NaN and zero: one compare and select (vmaxps/vminps on x86), which
+  // keeps NaN in the other operand, since NaN fails the comparison. max and min commute.
+  auto plain = [&](ValueId v) {
+    const std::optional<double> c = float_constant(graph_, v);
+    return c && !std::isnan(*c) && *c != 0;
+  };
+  const char* above = is_max ? " < " : " > ";
+  if (plain(n.inputs[1])) return "((" + a + above + b + ") ? " + b + " : " + a + ")";
+  if (plain(n.inputs[0])) return "((" + b + above + a + ") ? " + a + " : " + b + ")";
+  // max(v, +0) (a ReLU): adding +0 turns whichever zero the select gave into +0.
+  auto positive_zero = [&](ValueId v) {
+    const std::optional<double> c = float_constant(graph_, v);
+    return c && *c == 0 && !std::signbit(*c);
+  };
+  if (is_max && positive_zero(n.inputs[1]))
+    return "(((" + a + " < " + b + ") ? " + b + " : " + a + ") + " + b + ")";
+  if (is_max && positive_zero(n.inputs[0]))
+    return "(((" + b + " < " + a + ") ? " + a + " : " + b + ") + " + a + ")";
+  const DType t = n.dtype;
+  const std::string w = vector ? std::to_string(vector_width_) : "";
+  const std::string F = cl_type(t) + w, I = std::string(t == DType::F64 ? "long" : "int") + w;
+  auto bits = [&](const std::string& x) { return "as_" + I + "((" + F + ")(" + x + "))"; };
+  const std::string merged = "as_" + F + "(" + bits(a) + (is_max ? " & " : " | ") + bits(b) + ")";
+  return "((isnan(" + a + ") || isnan(" + b + ")) ? (" + a + " + " + b + ") : ((" + a + " == " + b +
+         ") ? " + merged + " : f" + (is_max ? "max" : "min") + "(" + a + ", " + b + ")))";
+}
+
+std::string ExprEmitter::binary(const Node& n, const std::string& a, const std::string& b,
+                                bool vector) {
   const DType t = graph_.node(n.inputs[0]).dtype;
   const std::string T = cl_type(t);
   if (const char* cmp = compare_op(n.op)) return "(" + a + " " + cmp + " " + b + ")";
@@ -363,13 +412,9 @@ std::string ExprEmitter::binary(const Node& n, const std::string& a, const std::
       if (fl) return "pow(" + a + ", " + b + ")";
       return "weft_ipow_" + T + "(" + a + ", " + b + ")";
     case OpKind::Max:
-    case OpKind::Min: {
-      const char* fn = n.op == OpKind::Max ? "max" : "min";
-      if (fl)
-        return "((isnan(" + a + ") || isnan(" + b + ")) ? (" + a + " + " + b + ") : f" + fn + "(" +
-               a + ", " + b + "))";
-      return std::string(fn) + "(" + a + ", " + b + ")";
-    }
+    case OpKind::Min:
+      if (fl) return float_max_min(n, a, b, vector);
+      return std::string(n.op == OpKind::Max ? "max" : "min") + "(" + a + ", " + b + ")";
     case OpKind::Atan2:
       return "atan2(" + a + ", " + b + ")";
     case OpKind::And:
@@ -419,7 +464,7 @@ EmitTask ExprEmitter::compute(ValueId v, Index idx) {
     case OpClass::Compare: {
       std::string a = co_await input(0, idx);
       std::string b = co_await input(1, idx);
-      co_return bind_var(binary(n, a, b));
+      co_return bind_var(binary(n, a, b, vector));
     }
     case OpClass::Select: {
       std::string p = co_await input(0, idx);

@@ -75,6 +75,9 @@ class ExprEmitter {
   std::string take_code();  // emitted statements so far (clears them)
   void line(const std::string& s) { code_ << indent_ << s << "\n"; }
   std::string fresh(const char* prefix);
+  // Prepended to every variable this emitter names, so that several emitters' code can share
+  // one kernel body (the blocks of a multi-block vector kernel).
+  void set_name_prefix(std::string prefix) { name_prefix_ = std::move(prefix); }
   const std::string& index_type() const { return index_type_; }
   bool uses_fp64() const { return uses_fp64_; }
 
@@ -93,7 +96,8 @@ class ExprEmitter {
   bool resolve_without_compute(ValueId v, Index& idx, const std::string& key, std::string& out);
   EmitTask compute(ValueId v, Index idx);
   std::string unary(const Node& n, const std::string& a, bool vector);
-  std::string binary(const Node& n, const std::string& a, const std::string& b);
+  std::string binary(const Node& n, const std::string& a, const std::string& b, bool vector);
+  std::string float_max_min(const Node& n, const std::string& a, const std::string& b, bool vector);
   std::string convert(DType from, DType to, const std::string& a);
   std::string load(ValueId v, const std::string& arg, Index& idx);
   std::string clamp(const std::string& v, std::int64_t lo, std::int64_t hi);
@@ -114,6 +118,7 @@ class ExprEmitter {
   std::optional<OperandRequest> request_;  // set by a compute() that has just paused
   std::string delivered_;                  // the operand a compute() resumes with
   int counter_ = 0;
+  std::string name_prefix_;
   bool uses_fp64_ = false;
   MathFunctions* math_ = nullptr;
   int vector_width_ = 1;

@@ -115,8 +115,9 @@ constexpr const char* kExpm1 = R"(
   return select(y, x, isnan(x) | (fabs(x) < 5.9604645e-8f));
 )";
 
-// tanh: x + x^3 P(x^2) below 0.625 (Cephes), else 1 - 2 / (e^(2|x|) + 1) with its sign; |x|
-// above 9 gives +-1 exactly as the f32 result does.
+// tanh: x + x^3 P(x^2) below 0.625 (Cephes), else 1 - 2 / (e^(2|x|) + 1); both on |x|, then
+// x's sign, which keeps -0. |x| is clamped at 9.5, where 1 - 2 / (e^(2|x|) + 1) rounds to 1 as
+// tanh does from 9.0115 on.
 constexpr const char* kTanh = R"(
   const $F ax = fabs(x);
   const $F z = x * x;
@@ -124,10 +125,10 @@ constexpr const char* kTanh = R"(
   p = p * z - 5.37397155531e-2f;
   p = p * z + 1.33314422036e-1f;
   p = p * z - 3.33332819422e-1f;
-  const $F small = x + x * z * p;
-  const $F e = weft_exp_normal_$S(2.0f * fmin(ax, 9.0f));
-  const $F big = copysign(1.0f - 2.0f / (e + 1.0f), x);
-  return select(select(big, small, ax < 0.625f), x, isnan(x));
+  const $F small = ax + ax * z * p;
+  const $F e = weft_exp_normal_$S(2.0f * fmin(ax, 9.5f));
+  const $F big = 1.0f - 2.0f / (e + 1.0f);
+  return copysign(select(small, big, ax >= 0.625f), x);  // NaN fails the test: `small` is NaN
 )";
 
 // 1 / (1 + e^-x) from e = e^-|x| (never overflows): 1 / (1 + e) for x >= 0, e / (1 + e) below,
@@ -139,8 +140,8 @@ constexpr const char* kLogistic = R"(
 )";
 
 // erf: x + x R(x^2) below 1; polynomials in |x| - 1.625 on [1, 2.25) and in |x| - 3.125 on
-// [2.25, 4]; |x| is clamped at 4, where erf rounds to 1. Coefficients: least-squares fits made
-// by tools/oracles/erf_fit.py.
+// [2.25, 4]; |x| is clamped at 4, and from 3.92 on the result is 1, as erf rounds there.
+// Coefficients: least-squares fits made by tools/oracles/erf_fit.py.
 constexpr const char* kErf = R"(
   const $F ax = fmin(fabs(x), 4.0f);
   const $F z = x * x;
@@ -171,7 +172,8 @@ constexpr const char* kErf = R"(
   w = w * u - 2.025935778e-04f;
   w = w * u + 6.463804693e-05f;
   w = w * u + 9.999901064e-01f;
-  const $F far = copysign(select(w, q, ax < 2.25f), x);
+  // From 3.92 on erf rounds to 1 (erfc < 2^-25), which the fit only approaches.
+  const $F far = copysign(select(select(w, 1.0f, ax >= 3.92f), q, ax < 2.25f), x);
   return select(select(far, near, fabs(x) < 1.0f), x, isnan(x));
 )";
 
@@ -214,6 +216,16 @@ constexpr const char* kCosTail = R"(
   const $I huge = !(ax <= 6433.0f) & !isnan(x);
   if ($ANY(huge)) v = select(v, cos(x), huge);
   return v;
+)";
+
+// any() over 16 lanes as a tree of ORs: PoCL's any() tests the lanes one by one, each with its
+// own branch, which cost more than the exp it guards.
+constexpr const char* kAny16 = R"(static int weft_any16(int16 m) {
+  const int8 a = m.lo | m.hi;
+  const int4 b = a.lo | a.hi;
+  const int2 c = b.lo | b.hi;
+  return (c.x | c.y) < 0;
+}
 )";
 
 const std::vector<Template>& templates() {
@@ -269,7 +281,7 @@ std::string instantiate(const Template& t, int width) {
   for (std::size_t at = text.find("$ANY("); at != std::string::npos; at = text.find("$ANY(")) {
     const std::size_t close = text.find(')', at);
     const std::string arg = text.substr(at + 5, close - at - 5);
-    text.replace(at, close - at + 1, width == 1 ? "(" + arg + ")" : "any(" + arg + ")");
+    text.replace(at, close - at + 1, width == 1 ? "(" + arg + ")" : "weft_any16(" + arg + ")");
   }
   replace_all(text, "$F", "float" + n);
   replace_all(text, "$I", "int" + n);
@@ -304,6 +316,7 @@ std::string MathFunctions::definitions() const {
   for (const Template& t : templates())
     for (int width : {1, 16})
       if (needed.count({t.name, width})) out += instantiate(t, width);
+  if (out.find("weft_any16(") != std::string::npos) out = std::string(kAny16) + out;
   return out;
 }
 
