@@ -218,13 +218,12 @@ constexpr const char* kCosTail = R"(
   return v;
 )";
 
-// any() over 16 lanes as a tree of ORs: PoCL's any() tests the lanes one by one, each with its
-// own branch, which cost more than the exp it guards.
+// any() over 16 lanes: PoCL's any() tests the lanes one by one, each with its own branch, which
+// cost more than the exp it guards. Narrowed to 16 bytes (m >> 31 keeps any() meaning "sign bit
+// set") and read as two longs, LLVM turns a comparison's mask into vpmovm2b + vptest.
 constexpr const char* kAny16 = R"(static int weft_any16(int16 m) {
-  const int8 a = m.lo | m.hi;
-  const int4 b = a.lo | a.hi;
-  const int2 c = b.lo | b.hi;
-  return (c.x | c.y) < 0;
+  const long2 bytes = as_long2(convert_char16(m >> 31));
+  return (bytes.x | bytes.y) != 0;
 }
 )";
 
