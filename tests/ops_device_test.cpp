@@ -59,6 +59,21 @@ TEST_F(OpsOnDevice, FloatUnary) {
   EXPECT_EQ(check_against_interpreter(fn, inputs, 1e-5, 1e-6), "");
 }
 
+// Chains of two or more transcendentals run 4 interleaved 16-lane vectors per work-item on CPU
+// devices (single calls run one): 3 * 4096 + 77 elements give a bulk launch of several
+// work-groups and a scalar remainder, whose elements must all match the interpreter.
+TEST_F(OpsOnDevice, TranscendentalChainsMatchInterpreterInBulkAndRemainder) {
+  const Shape shape{3 * 4096 + 77};
+  auto fn = [](const V& xs) {
+    const Array& x = xs[0];
+    return V{np::tanh(np::exp(x * 0.5f) - 1.0f) * 2.0f, lax::log1p(lax::exp(x)),
+             lax::erf(lax::sin(x) * lax::logistic(x)), lax::exp(x) * lax::cos(xs[1])};
+  };
+  EXPECT_EQ(check_against_interpreter(
+                fn, {rand(DType::F32, shape, -6, 6), rand(DType::F32, shape, -6, 6)}, 1e-5, 1e-6),
+            "");
+}
+
 TEST_F(OpsOnDevice, F64UnaryAndBinary) {
   auto fn = [](const V& xs) {
     return V{lax::exp(xs[0]), lax::sin(xs[0]), lax::div(xs[0], xs[1]),

@@ -131,18 +131,17 @@ namespace {
 // Transcendental functions are compute-bound on CPUs; 16 lanes beat PoCL's preferred 8 there.
 // Cheap arithmetic stays scalar, where PoCL's own work-item vectoriser does better.
 constexpr int kVectorWidth = 16;
-// Each work-item computes this many independent vectors, one after the other in straight-line
-// code: a transcendental chain is one long dependency chain, and a single vector per work-item
-// leaves the core waiting on latencies (an exp/tanh chain ran 1.35x faster with 4 than with 1).
-constexpr int kVectorBlocks = 4;
-// Work-group size of such kernels: 64 work-items of 64 elements keep the granule (and so the
-// scalar remainder) at 4096 elements, as 256 work-items of one vector did.
-constexpr std::size_t kVectorLocal = 64;
+// A work-item of a group with two or more transcendental calls computes this many independent
+// vectors, one after the other in straight-line code: such a chain is one long dependency
+// chain, and a single vector per work-item leaves the core waiting on latencies (exp/tanh,
+// erf(exp), log1p(exp) chains ran 1.3-1.4x faster with 4 than with 1). A single call has
+// enough independent work inside; there 4 blocks only add register spills (erf and log1p ran
+// about 10 % slower).
+constexpr int kChainVectorBlocks = 4;
+// Elements per work-group (local size times elements per work-item) of 16-lane kernels, which
+// is also the granule after which the scalar remainder kernel takes over.
+constexpr std::size_t kVectorGroupElements = 4096;
 
-// Whether the group is pure f32 arithmetic with transcendental functions, on same-shaped
-// inputs (and scalars): then each work-item can compute kVectorWidth neighbouring elements
-// with vector types: weft's math functions (math_library.h) and the drivers' vector builtins
-// then run as vector code, which PoCL does not make of them across work-items.
 std::vector<std::string> split_lines(const std::string& code) {
   std::vector<std::string> lines;
   std::istringstream in(code);
@@ -167,26 +166,31 @@ std::string interleave(const std::vector<std::vector<std::string>>& blocks) {
   }
 }
 
-bool vectorizable(const KernelContext& ctx, const FusionGroup& group) {
+// Whether the group is pure f32 arithmetic with transcendental functions, on same-shaped
+// inputs (and scalars): then each work-item can compute kVectorWidth neighbouring elements
+// with vector types: weft's math functions (math_library.h) and the drivers' vector builtins
+// then run as vector code, which PoCL does not make of them across work-items. Returns how
+// many transcendental calls the group makes, 0 where it is not vectorizable.
+int vector_transcendentals(const KernelContext& ctx, const FusionGroup& group) {
   const Node& root = ctx.graph().node(group.root);
-  if (ctx.caps.is_gpu || root.dtype != DType::F32) return false;
-  bool transcendental = false;
+  if (ctx.caps.is_gpu || root.dtype != DType::F32) return 0;
+  int transcendentals = 0;
   for (ValueId m : group.members) {
     const Node& n = ctx.graph().node(m);
     const OpClass c = op_info(n.op).op_class;
     const bool arithmetic = (c == OpClass::Unary || c == OpClass::Binary) && n.dtype == DType::F32;
     const bool scalar_broadcast =
         n.op == OpKind::BroadcastInDim && ctx.graph().node(n.inputs[0]).shape.empty();
-    if (!arithmetic && !scalar_broadcast && n.op != OpKind::Constant) return false;
-    transcendental |= c == OpClass::Unary && n.op != OpKind::Neg && n.op != OpKind::Abs;
-    transcendental |= n.op == OpKind::Pow || n.op == OpKind::Atan2;
+    if (!arithmetic && !scalar_broadcast && n.op != OpKind::Constant) return 0;
+    if ((c == OpClass::Unary && n.op != OpKind::Neg && n.op != OpKind::Abs) ||
+        n.op == OpKind::Pow || n.op == OpKind::Atan2)
+      ++transcendentals;
   }
-  if (!transcendental) return false;
   for (ValueId in : group.inputs) {
     const Node& n = ctx.graph().node(in);
-    if (n.dtype != DType::F32 || (n.shape != root.shape && !n.shape.empty())) return false;
+    if (n.dtype != DType::F32 || (n.shape != root.shape && !n.shape.empty())) return 0;
   }
-  return true;
+  return transcendentals;
 }
 
 // Whether a CPU kernel of f32[..., C] runs one work-item per row, 16 lanes of the row at a
@@ -235,7 +239,8 @@ void emit_loop_kernel(KernelContext& ctx, const FusionGroup& group, const std::s
   std::vector<int> args;
   const std::string params = input_params(ctx, group, args);
   args.push_back(out);
-  if (!vectorizable(ctx, group) && by_rows(ctx, group)) {
+  const int transcendentals = vector_transcendentals(ctx, group);
+  if (transcendentals == 0 && by_rows(ctx, group)) {
     emit_rows_kernel(ctx, group, name, params, args, out);
     return;
   }
@@ -248,30 +253,32 @@ void emit_loop_kernel(KernelContext& ctx, const FusionGroup& group, const std::s
   const std::string signature =
       "(" + params + "__global " + cl_storage_type(root.dtype) + "* restrict out) {\n";
 
-  const bool vector = vectorizable(ctx, group) &&
-                      n >= kVectorWidth * kVectorBlocks * kVectorLocal &&
-                      ctx.caps.max_work_group_size >= kVectorLocal;
+  const int blocks = transcendentals >= 2 ? kChainVectorBlocks : 1;
+  const std::size_t vector_local = kVectorGroupElements / (kVectorWidth * blocks);
+  const bool vector = transcendentals > 0 && n >= kVectorGroupElements &&
+                      ctx.caps.max_work_group_size >= vector_local;
   const std::size_t local =
-      vector ? kVectorLocal : std::min<std::size_t>(256, ctx.caps.max_work_group_size);
-  const std::size_t width = vector ? kVectorWidth * kVectorBlocks : 1;
+      vector ? vector_local : std::min<std::size_t>(256, ctx.caps.max_work_group_size);
+  const std::size_t width = vector ? kVectorWidth * blocks : 1;
   const std::size_t bulk = n / (local * width) * local * width;  // elements, not work-items
   if (bulk > 0 && vector) {
     ctx.wide_vector_calls = true;
-    std::vector<std::vector<std::string>> blocks;
+    std::vector<std::vector<std::string>> block_lines;
     std::string stores;
-    for (int b = 0; b < kVectorBlocks; ++b) {
+    for (int b = 0; b < blocks; ++b) {
       ExprEmitter vemit = group_emitter(ctx, group, idx_t);
       vemit.set_vector_mode(kVectorWidth, root.shape);
-      vemit.set_name_prefix("b" + std::to_string(b) + "_");
+      if (blocks > 1) vemit.set_name_prefix("b" + std::to_string(b) + "_");
       const std::string at =
-          "(gid * " + std::to_string(kVectorBlocks) + " + " + std::to_string(b) + ")";
+          blocks == 1 ? std::string("gid")
+                      : "(gid * " + std::to_string(blocks) + " + " + std::to_string(b) + ")";
       const std::string v = vemit.value(group.root, Index{at, {}, root.shape});
-      blocks.push_back(split_lines(vemit.take_code()));
+      block_lines.push_back(split_lines(vemit.take_code()));
       stores += "  vstore" + std::to_string(kVectorWidth) + "(" + v + ", " + at + ", out);\n";
     }
     ctx.source << "__kernel void " << name << signature << "  const " << idx_t << " gid = ("
                << idx_t << ")get_global_id(0);\n"
-               << interleave(blocks) << stores << "}\n\n";
+               << interleave(block_lines) << stores << "}\n\n";
     ctx.add_launch({name, args, {out}, bulk / width, local});
   } else if (bulk > 0) {
     ctx.source << "__kernel void " << name << signature << "  const " << idx_t << " gid = ("
