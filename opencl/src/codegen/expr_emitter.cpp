@@ -353,24 +353,16 @@ std::string ExprEmitter::unary(const Node& n, const std::string& a, bool vector)
 std::string ExprEmitter::float_max_min(const Node& n, const std::string& a, const std::string& b,
                                        bool vector) {
   const bool is_max = n.op == OpKind::Max;
+  // max and min commute: put a constant operand, if any, second.
+  std::optional<double> c = float_constant(graph_, n.inputs[1]);
+  std::string v = a, k = b;
+  if (!c && (c = float_constant(graph_, n.inputs[0]))) std::swap(v, k);
   // A constant other than NaN and zero: one compare and select (vmaxps/vminps on x86), which
-  // keeps NaN in the other operand, since NaN fails the comparison. max and min commute.
-  auto plain = [&](ValueId v) {
-    const std::optional<double> c = float_constant(graph_, v);
-    return c && !std::isnan(*c) && *c != 0;
-  };
-  const char* above = is_max ? " < " : " > ";
-  if (plain(n.inputs[1])) return "((" + a + above + b + ") ? " + b + " : " + a + ")";
-  if (plain(n.inputs[0])) return "((" + b + above + a + ") ? " + a + " : " + b + ")";
+  // keeps NaN in the other operand, since NaN fails the comparison.
+  const std::string select = "((" + v + (is_max ? " < " : " > ") + k + ") ? " + k + " : " + v + ")";
+  if (c && !std::isnan(*c) && *c != 0) return select;
   // max(v, +0) (a ReLU): adding +0 turns whichever zero the select gave into +0.
-  auto positive_zero = [&](ValueId v) {
-    const std::optional<double> c = float_constant(graph_, v);
-    return c && *c == 0 && !std::signbit(*c);
-  };
-  if (is_max && positive_zero(n.inputs[1]))
-    return "(((" + a + " < " + b + ") ? " + b + " : " + a + ") + " + b + ")";
-  if (is_max && positive_zero(n.inputs[0]))
-    return "(((" + b + " < " + a + ") ? " + a + " : " + b + ") + " + a + ")";
+  if (c && is_max && *c == 0 && !std::signbit(*c)) return "(" + select + " + " + k + ")";
   const DType t = n.dtype;
   const std::string w = vector ? std::to_string(vector_width_) : "";
   const std::string F = cl_type(t) + w, I = std::string(t == DType::F64 ? "long" : "int") + w;
