@@ -1,0 +1,133 @@
+// Callbacks and the process around them. Each test runs its program in a forked child (this
+// process never starts the driver, so every child starts it afresh) and waits for it with a
+// bound, so that a hang fails the test instead of hanging it.
+#include <gtest/gtest.h>
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <iterator>
+#include <string>
+#include <thread>
+
+#include "weft/weft.h"
+
+namespace weft {
+namespace {
+
+using namespace std::chrono_literals;
+
+// Waits for `child` up to `limit`, polling; kills it past the limit. False: it hung.
+bool wait_bounded(pid_t child, int& status, std::chrono::seconds limit) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < deadline) {
+    const pid_t done = waitpid(child, &status, WNOHANG);
+    if (done == child) return true;
+    if (done < 0) return false;
+    std::this_thread::sleep_for(20ms);
+  }
+  kill(child, SIGKILL);
+  waitpid(child, &status, 0);
+  return false;
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+struct ChildRun {
+  bool hung = false;
+  int status = 0;
+  std::string out, err;
+  bool exited_with(int code) const {
+    return !hung && WIFEXITED(status) && WEXITSTATUS(status) == code;
+  }
+  std::string describe() const {
+    std::string how = hung                  ? "hung (killed)"
+                      : WIFEXITED(status)   ? "exit code " + std::to_string(WEXITSTATUS(status))
+                      : WIFSIGNALED(status) ? "signal " + std::to_string(WTERMSIG(status))
+                                            : "status " + std::to_string(status);
+    return how + "\n--- stdout\n" + out + "\n--- stderr\n" + err;
+  }
+};
+
+// Runs `program` in a forked child with stdout and stderr in files; the child ends through
+// std::exit with what `program` returns (so its exit handlers run).
+ChildRun run_child(const std::function<int()>& program, std::chrono::seconds limit) {
+  const std::string base = std::filesystem::temp_directory_path() /
+                           ("weft-callback-liveness-" + std::to_string(getpid()));
+  const std::string out = base + ".stdout", err = base + ".stderr";
+  const pid_t child = fork();
+  if (child == 0) {
+    if (!std::freopen(out.c_str(), "w", stdout) || !std::freopen(err.c_str(), "w", stderr))
+      std::_Exit(90);
+    int code = 91;
+    try {
+      code = program();
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "uncaught: %s\n", e.what());
+    }
+    std::exit(code);
+  }
+  ChildRun run;
+  if (child < 0) {
+    run.hung = true;
+    run.err = "fork failed";
+    return run;
+  }
+  run.hung = !wait_bounded(child, run.status, limit);
+  run.out = read_file(out);
+  run.err = read_file(err);
+  std::filesystem::remove(out);
+  std::filesystem::remove(err);
+  return run;
+}
+
+TEST(CallbackQueueBound, TinyCallsPendingAreBoundedByTheirHostFootprint) {
+  // 64 KiB holds about fifty pending calls at their real cost; counted by argument bytes
+  // alone (4 here) it would hold 16,384, i.e. every call below.
+  const ChildRun run = run_child(
+      [] {
+        setenv("WEFT_CALLBACK_MAX_QUEUE_BYTES", "64KiB", 1);
+        std::atomic<int> ran{0};
+        auto f = jit([&](const Array& x) {
+          hcb::id_tap(
+              [&](const HostArray&) {
+                std::this_thread::sleep_for(200us);
+                ++ran;
+              },
+              x);
+          return x;
+        });
+        const Array x = Array::scalar_int(1, DType::I32);
+        f(x);
+        effects_barrier();
+        const int before = ran.load();
+        int most_pending = 0;
+        for (int i = 1; i <= 2000; ++i) {
+          f(x);
+          most_pending = std::max(most_pending, i - (ran.load() - before));
+        }
+        effects_barrier();
+        std::printf("%d\n", most_pending);
+        return ran.load() - before == 2000 ? 0 : 1;
+      },
+      120s);
+  ASSERT_TRUE(run.exited_with(0)) << run.describe();
+  const int most_pending = std::stoi(run.out);
+  EXPECT_LE(most_pending, 64 + 1) << "pending calls with WEFT_CALLBACK_MAX_QUEUE_BYTES=64KiB";
+  EXPECT_GE(most_pending, 1);
+}
+
+}  // namespace
+}  // namespace weft
