@@ -12,6 +12,7 @@
 #include "discovery.h"
 #include "runtime/run_telemetry.h"
 #include "weft/cache/settings.h"
+#include "weft/callback.h"
 #include "weft/debug.h"
 #include "weft/error.h"
 #include "weft/ir/effects.h"
@@ -401,6 +402,19 @@ bool inline_callbacks() {
 
 void wait_for_callback_queue_space() {
   if (!inside_callback()) receivers().wait_for_space();
+}
+
+void check_callback_nesting(const OpenCLDevice& device) {
+  if (current_callback_level() < kMaxCallbackNesting) return;
+  const std::string limit = std::to_string(kMaxCallbackNesting);
+  throw CallbackNestingError(
+      "weft: a dispatch to " + device.label() + " from inside " + limit +
+          " nested callbacks (a callback calling a function whose callback calls one again, "
+          "and so on) would nest its callbacks deeper than weft allows (kMaxCallbackNesting = " +
+          limit +
+          "; each level keeps a thread of its own). Recurse with a loop instead (while_loop, "
+          "fori_loop, or a host loop around the calls), or stop the recursion earlier.",
+      "callbacks nested deeper than " + limit);
 }
 
 int current_callback_level() {

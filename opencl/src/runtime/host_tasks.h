@@ -101,6 +101,10 @@ void run_inline_tasks(OpenCLDevice& device, std::vector<std::shared_ptr<HostTask
 // never from inside a callback (the callbacks queued behind it could not run).
 void wait_for_callback_queue_space();
 
+// Refuses (CallbackNestingError) a dispatch to `device` whose callbacks would run more than
+// kMaxCallbackNesting deep. Called before the backpressure wait, with no lock held.
+void check_callback_nesting(const OpenCLDevice& device);
+
 // Whether callbacks run inline on the dispatching thread (WEFT_CALLBACK_INLINE=1).
 bool inline_callbacks();
 
