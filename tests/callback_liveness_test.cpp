@@ -129,5 +129,38 @@ TEST(CallbackQueueBound, TinyCallsPendingAreBoundedByTheirHostFootprint) {
   EXPECT_GE(most_pending, 1);
 }
 
+TEST(CallbackExit, StdExitInsideACallbackEndsTheProcessWithItsCode) {
+  // A callback whose result a kernel reads (the run waits on the runtime thread), and a tap
+  // waited for by the barrier.
+  const ChildRun with_result = run_child(
+      [] {
+        auto f = jit([](const Array& v) {
+          return io_callback(
+                     [](const HostArray& h) {
+                       std::exit(7);
+                       return h;
+                     },
+                     ShapeDtype::like(v), v) *
+                 2;
+        });
+        f(Array::scalar_int(1, DType::I32)).to_host();
+        return 1;
+      },
+      60s);
+  EXPECT_TRUE(with_result.exited_with(7)) << with_result.describe();
+  const ChildRun tap = run_child(
+      [] {
+        auto f = jit([](const Array& v) {
+          hcb::id_tap([](const HostArray&) { std::exit(7); }, v);
+          return v;
+        });
+        f(Array::scalar_int(1, DType::I32));
+        effects_barrier();
+        return 1;
+      },
+      60s);
+  EXPECT_TRUE(tap.exited_with(7)) << tap.describe();
+}
+
 }  // namespace
 }  // namespace weft

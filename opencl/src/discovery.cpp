@@ -305,6 +305,16 @@ Devices discover() {
 const Devices& discovered();
 
 void drain_queues_at_exit() {
+  // std::exit called from inside a callback: the threads that wait for that callback (the one
+  // that dispatched it, a run on a runtime thread, outer callbacks) can never finish, so none is
+  // waited for or joined; they end with the process. No queued command waits on a callback, so
+  // the queues still drain.
+  if (detail::inside_callback()) {
+    for (OpenCLDevice* device : discovered().all) clFlush(device->queue());
+    for (OpenCLDevice* device : discovered().all) clFinish(device->queue());
+    telemetry::flush();
+    return;
+  }
   // Pending callbacks run before the process ends (no lost prints); runs on a device's runtime
   // thread may wait for them, and enqueue until they finish; then both kinds of thread end.
   for (OpenCLDevice* device : discovered().all) clFlush(device->queue());

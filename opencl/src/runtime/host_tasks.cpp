@@ -74,7 +74,12 @@ class Receiver {
       thread = std::move(thread_);
     }
     wake_.notify_all();
-    if (thread.joinable()) thread.join();
+    if (!thread.joinable()) return;
+    // A thread cannot join itself (std::exit called from one of its callbacks).
+    if (thread.get_id() == std::this_thread::get_id())
+      thread.detach();
+    else
+      thread.join();
   }
 
  private:
