@@ -4,6 +4,7 @@
 #include "discovery.h"
 #include "runtime/block_runner.h"
 #include "runtime/device_runtime.h"
+#include "runtime/fork_guard.h"
 #include "runtime/host_tasks.h"
 #include "runtime/run_telemetry.h"
 
@@ -246,6 +247,7 @@ std::vector<const OpenCLBuffer*> OpenCLExecutable::input_tokens(
 std::vector<std::shared_ptr<Buffer>> OpenCLExecutable::run(
     std::span<const std::shared_ptr<Buffer>> inputs) {
   OpenCLDevice& device = *device_;
+  detail::refuse_if_forked(device);
   if (inputs.size() != num_inputs_)
     throw InvalidArgumentError("weft: the compiled function takes " + std::to_string(num_inputs_) +
                                " inputs but was given " + std::to_string(inputs.size()));
