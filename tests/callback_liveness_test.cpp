@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <future>
 #include <iterator>
 #include <string>
 #include <thread>
@@ -101,6 +102,17 @@ ChildRun run_child(const std::function<int()>& program, std::chrono::seconds lim
   return run;
 }
 
+std::size_t count(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+void block_forever() {
+  std::promise<void> never;
+  never.get_future().wait();
+}
+
 TEST(CallbackQueueBound, TinyCallsPendingAreBoundedByTheirHostFootprint) {
   // 64 KiB holds about fifty pending calls at their real cost; counted by argument bytes
   // alone (4 here) it would hold 16,384, i.e. every call below.
@@ -135,6 +147,70 @@ TEST(CallbackQueueBound, TinyCallsPendingAreBoundedByTheirHostFootprint) {
   const int most_pending = std::stoi(run.out);
   EXPECT_LE(most_pending, 64 + 1) << "pending calls with WEFT_CALLBACK_MAX_QUEUE_BYTES=64KiB";
   EXPECT_GE(most_pending, 1);
+}
+
+TEST(CallbackTimeout, ACallbackThatNeverReturnsFailsItsWaitsAndTheProcessStillExits) {
+  const ChildRun run = run_child(
+      [] {
+        setenv("WEFT_CALLBACK_TIMEOUT", "1s", 1);
+        setenv("WEFT_CALLBACK_WARN_AFTER", "300ms", 1);
+        const Array x = Array::scalar_int(5, DType::I32);
+        // Slow but returning: named on stderr after 300 ms, and its result is kept.
+        auto slow = jit([](const Array& v) {
+          return io_callback(
+              [](const HostArray& h) {
+                std::this_thread::sleep_for(700ms);
+                return h;
+              },
+              ShapeDtype::like(v), v);
+        });
+        if (slow(x).item<std::int64_t>() != 5) return 1;
+        // Never returning, its result waited for.
+        auto stuck = jit([](const Array& v) {
+          return io_callback(
+              [](const HostArray& h) {
+                block_forever();
+                return h;
+              },
+              ShapeDtype::like(v), v);
+        });
+        try {
+          stuck(x).to_host();
+          return 2;
+        } catch (const CallbackException& e) {
+          std::printf("to_host: %s\n", e.what());
+        }
+        // Never returning, a tap: the barrier raises.
+        auto stuck_tap = jit([](const Array& v) {
+          hcb::id_tap([](const HostArray&) { block_forever(); }, v);
+          return v;
+        });
+        stuck_tap(x);
+        try {
+          effects_barrier();
+          return 3;
+        } catch (const CallbackException& e) {
+          std::printf("barrier: %s\n", e.what());
+        }
+        // The device's callbacks go on, on a new receiver thread.
+        if (slow(x + Array::scalar_int(1, DType::I32)).item<std::int64_t>() != 6) return 4;
+        std::fflush(stdout);
+        // Stuck again, and nobody waits: exit waits out the timeout, then ends the process.
+        stuck_tap(x);
+        return 0;
+      },
+      60s);
+  ASSERT_TRUE(run.exited_with(0)) << run.describe();
+  EXPECT_EQ(count(run.out, "did not return within 1.0 s (WEFT_CALLBACK_TIMEOUT)"), 2u) << run.out;
+  EXPECT_NE(run.out.find("to_host: weft: the io_callback at "), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("barrier: weft: the hcb.id_tap at "), std::string::npos) << run.out;
+  EXPECT_EQ(count(run.out, "callback_liveness_test.cpp:"), 2u) << run.out;
+  EXPECT_EQ(count(run.out, " on cpu:"), 2u) << run.out;
+  EXPECT_EQ(count(run.out, "it had run "), 2u) << run.out;
+  // The warnings: the slow one, both stuck ones before they timed out, and the third timeout,
+  // at exit.
+  EXPECT_GE(count(run.err, "has been running for"), 4u) << run.err;
+  EXPECT_EQ(count(run.err, "did not return within 1.0 s"), 3u) << run.err;
 }
 
 TEST(CallbackExit, StdExitInsideACallbackEndsTheProcessWithItsCode) {

@@ -46,6 +46,7 @@ struct HostTask {
   ClEvent done;                                  // user event: the host has run it (or failed)
   std::shared_ptr<OpenCLBuffer> token;           // its output token, when the plan has one
   std::exception_ptr failure;                    // set before `done` completes
+  std::atomic<bool> settled{false};              // results or failure set (see run_task)
   std::size_t bytes = 0;                         // reserved against the queue limit
   std::atomic<int> waiting{0};                   // reads and the input token still pending
   // Inline tasks only: what run_inline_tasks waits for.
