@@ -153,13 +153,13 @@ TEST(CallbackTimeout, ACallbackThatNeverReturnsFailsItsWaitsAndTheProcessStillEx
   const ChildRun run = run_child(
       [] {
         setenv("WEFT_CALLBACK_TIMEOUT", "1s", 1);
-        setenv("WEFT_CALLBACK_WARN_AFTER", "300ms", 1);
+        setenv("WEFT_CALLBACK_WARN_AFTER", "200ms", 1);
         const Array x = Array::scalar_int(5, DType::I32);
-        // Slow but returning: named on stderr after 300 ms, and its result is kept.
+        // Slow but returning: named on stderr after 200 ms, and its result is kept.
         auto slow = jit([](const Array& v) {
           return io_callback(
               [](const HostArray& h) {
-                std::this_thread::sleep_for(700ms);
+                std::this_thread::sleep_for(500ms);
                 return h;
               },
               ShapeDtype::like(v), v);
