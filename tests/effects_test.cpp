@@ -11,6 +11,8 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <functional>
+#include <memory>
 #include <mutex>
 #include <sstream>
 #include <string>
@@ -504,6 +506,38 @@ TEST(EffectsReentrant, ACallbackResultComputedWithWeftFeedsTheDevice) {
   const std::vector<float> expected = (np::tanh(x) * 3.0 + 1.0).to_vector<float>();
   const std::vector<float> got = f(x).to_vector<float>();
   for (std::size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], expected[i], 1e-5);
+}
+
+// A function whose callback calls it again, `n` levels deep: counts the levels on the way back.
+std::function<Array(const Array&)> recursive_countdown() {
+  auto self = std::make_shared<std::function<Array(const Array&)>>();
+  *self = jit([weak = std::weak_ptr(self)](const Array& n) {
+    return io_callback(
+        [weak](const HostArray& left) {
+          if (left.get_i64(0) == 0) return left;
+          const auto countdown = weak.lock();
+          const Array below = (*countdown)(Array::scalar_int(left.get_i64(0) - 1, DType::I32));
+          return (below + Array::scalar_int(1, DType::I32)).to_host();
+        },
+        ShapeDtype::like(n), n);
+  });
+  return [self](const Array& n) { return (*self)(n); };
+}
+
+TEST(EffectsReentrant, CallbacksNestUpToTheLimitAndOneLevelMoreIsRefused) {
+  const auto countdown = recursive_countdown();
+  // n = kMaxCallbackNesting - 1 runs callbacks kMaxCallbackNesting deep.
+  EXPECT_EQ(countdown(Array::scalar_int(kMaxCallbackNesting - 1, DType::I32)).item<std::int64_t>(),
+            kMaxCallbackNesting - 1);
+  try {
+    countdown(Array::scalar_int(kMaxCallbackNesting, DType::I32)).to_host();
+    FAIL() << "callbacks nested one level past kMaxCallbackNesting were not refused";
+  } catch (const CallbackNestingError& e) {
+    EXPECT_NE(std::string(e.what()).find("kMaxCallbackNesting = 100"), std::string::npos)
+        << e.what();
+  }
+  // Refusing left nothing behind: the next call nests as deep as before.
+  EXPECT_EQ(countdown(Array::scalar_int(3, DType::I32)).item<std::int64_t>(), 3);
 }
 
 // --- Errors -----------------------------------------------------------------------------

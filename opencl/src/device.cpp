@@ -3,6 +3,7 @@
 #include "runtime/host_tasks.h"
 
 #include "runtime/device_runtime.h"
+#include "runtime/fork_guard.h"
 #include "runtime/run_telemetry.h"
 
 #include "discovery.h"
@@ -212,6 +213,7 @@ std::shared_ptr<Buffer> OpenCLDevice::token_after(std::span<const std::shared_pt
 }
 
 std::shared_ptr<Buffer> OpenCLDevice::upload(const void* host, std::size_t bytes) {
+  detail::refuse_if_forked(*this);
   check_allocation(bytes);
   if (bytes == 0) return allocate(0);
   if (!host)
@@ -237,6 +239,7 @@ std::shared_ptr<Buffer> OpenCLDevice::upload(const void* host, std::size_t bytes
 }
 
 void OpenCLDevice::download(const Buffer& buffer, void* host, std::size_t bytes) {
+  detail::refuse_if_forked(*this);
   const auto* source = dynamic_cast<const OpenCLBuffer*>(&buffer);
   // Only the owning device's queue can read a buffer.
   if (!source || &source->opencl_device() != this) {
@@ -270,6 +273,7 @@ void OpenCLDevice::download(const Buffer& buffer, void* host, std::size_t bytes)
 }
 
 void OpenCLDevice::wait(const Buffer& buffer) {
+  detail::refuse_if_forked(*this);
   const auto* source = dynamic_cast<const OpenCLBuffer*>(&buffer);
   if (!source || &source->opencl_device() != this) {
     buffer.device().wait(buffer);
@@ -297,6 +301,7 @@ void OpenCLDevice::wait(const Buffer& buffer) {
 }
 
 std::shared_ptr<Buffer> OpenCLDevice::copy_from(const Buffer& source) {
+  detail::refuse_if_forked(*this);
   const auto* from = dynamic_cast<const OpenCLBuffer*>(&source);
   if (!from || from->opencl_device().context() != context()) {
     // Different contexts share no memory: go through the host.
@@ -328,6 +333,7 @@ std::shared_ptr<Buffer> OpenCLDevice::copy_from(const Buffer& source) {
 }
 
 void OpenCLDevice::synchronize() {
+  detail::refuse_if_forked(*this);
   check_cl(clFinish(queue_.get()), "clFinish", label());
 }
 

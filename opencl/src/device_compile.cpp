@@ -7,6 +7,7 @@
 #include "cache_writer.h"
 #include "codegen_fingerprint.h"
 #include "plan_serialization.h"
+#include "runtime/fork_guard.h"
 #include "weft/cache/process_cache.h"
 #include "weft/error.h"
 #include "weft/ir/text.h"
@@ -132,6 +133,7 @@ cache::CacheKeyComponents OpenCLDevice::cache_components(const Graph& graph) con
 }
 
 std::shared_ptr<Executable> OpenCLDevice::compile(const Graph& graph) {
+  detail::refuse_if_forked(*this);
   std::string text = print_graph(graph);
   // Executables hold their graph's host functions, so equal text with other functions is
   // another executable (the program and its cache entry are still shared).

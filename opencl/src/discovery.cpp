@@ -5,6 +5,7 @@
 #include "runtime/host_tasks.h"
 
 #include "runtime/device_runtime.h"
+#include "runtime/fork_guard.h"
 
 #include "cache_writer.h"
 #include "pocl_affinity.h"
@@ -305,6 +306,19 @@ Devices discover() {
 const Devices& discovered();
 
 void drain_queues_at_exit() {
+  // A child forked after the driver started has none of its threads, nor weft's: nothing runs
+  // there to wait for, and the driver would hang.
+  if (detail::forked_after_driver_start()) return;
+  // std::exit called from inside a callback: the threads that wait for that callback (the one
+  // that dispatched it, a run on a runtime thread, outer callbacks) can never finish, so none is
+  // waited for or joined; they end with the process. No queued command waits on a callback, so
+  // the queues still drain.
+  if (detail::inside_callback()) {
+    for (OpenCLDevice* device : discovered().all) clFlush(device->queue());
+    for (OpenCLDevice* device : discovered().all) clFinish(device->queue());
+    telemetry::flush();
+    return;
+  }
   // Pending callbacks run before the process ends (no lost prints); runs on a device's runtime
   // thread may wait for them, and enqueue until they finish; then both kinds of thread end.
   for (OpenCLDevice* device : discovered().all) clFlush(device->queue());
@@ -338,6 +352,7 @@ const Devices& discovered() {
     telemetry::configure_from_environment();
     auto* found = new Devices(discover());
     std::atexit(drain_queues_at_exit);
+    detail::watch_for_fork();
     return found;
   }();
   return *devices;

@@ -48,6 +48,12 @@ enum class EffectsBarrierScope {
   ThisThread,  // the effects this thread dispatched
 };
 
+// How deep callbacks may nest: a callback at this depth (the 100th callback running inside
+// the ones that dispatched it) cannot dispatch work that has callbacks; that dispatch raises
+// CallbackNestingError. Recursion through a callback is capped because every level keeps a
+// receiver thread of its own.
+inline constexpr int kMaxCallbackNesting = 100;
+
 // Blocks until the effects dispatched so far (on every device) have run and their callbacks
 // returned. Raises the first CallbackException among them that no barrier raised before.
 void effects_barrier(EffectsBarrierScope scope = EffectsBarrierScope::AllThreads);

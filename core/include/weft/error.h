@@ -91,6 +91,15 @@ class CallbackException : public Error {
   std::string original_;
 };
 
+// Work dispatched from inside more nested callbacks than weft allows (a callback calling a
+// jitted function whose callback calls it again, and so on): each level keeps a receiver thread,
+// so the nesting is capped (kMaxCallbackNesting in weft/callback.h). Raised by the dispatch that
+// would go one level deeper; it reaches the outermost wait unchanged.
+class CallbackNestingError : public CallbackException {
+ public:
+  using CallbackException::CallbackException;
+};
+
 // The persistent program cache could not be opened or used (not a database, locked past the
 // busy timeout, unwritable directory). Callers run uncached after one warning.
 class CacheError : public Error {

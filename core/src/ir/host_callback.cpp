@@ -60,6 +60,8 @@ std::vector<HostArray> invoke_host_callback(const HostCallback& callback,
       with_transforms.transforms = callback.transforms;
       results = callback.function(args, with_transforms);
     }
+  } catch (const CallbackNestingError&) {
+    throw;  // every level would wrap it again: the outermost wait gets it as raised
   } catch (const std::exception& e) {
     throw CallbackException(who + " threw: " + e.what(), e.what());
   } catch (...) {

@@ -4,6 +4,7 @@
 #include "discovery.h"
 #include "runtime/block_runner.h"
 #include "runtime/device_runtime.h"
+#include "runtime/fork_guard.h"
 #include "runtime/host_tasks.h"
 #include "runtime/run_telemetry.h"
 
@@ -246,6 +247,7 @@ std::vector<const OpenCLBuffer*> OpenCLExecutable::input_tokens(
 std::vector<std::shared_ptr<Buffer>> OpenCLExecutable::run(
     std::span<const std::shared_ptr<Buffer>> inputs) {
   OpenCLDevice& device = *device_;
+  detail::refuse_if_forked(device);
   if (inputs.size() != num_inputs_)
     throw InvalidArgumentError("weft: the compiled function takes " + std::to_string(num_inputs_) +
                                " inputs but was given " + std::to_string(inputs.size()));
@@ -283,7 +285,10 @@ std::vector<std::shared_ptr<Buffer>> OpenCLExecutable::run(
   for (std::size_t i = 0; i < given.size(); ++i)
     after_runtime_run |= !is_token_input(i) && given[i]->pending_runtime_output();
   // Before any lock: the callbacks it waits for may dispatch this very function.
-  if (has_host_steps_) detail::wait_for_callback_queue_space();
+  if (has_host_steps_) {
+    detail::check_callback_nesting(device);
+    detail::wait_for_callback_queue_space();
+  }
   if (needs_host_values_ || after_runtime_run)
     return run_on_device_runtime(std::move(params), inputs, record ? &record->run() : nullptr);
   // Declared before the locks: if the run fails part way, the callbacks it started still run

@@ -10,8 +10,10 @@
 #include <unordered_map>
 
 #include "discovery.h"
+#include "runtime/callback_watchdog.h"
 #include "runtime/run_telemetry.h"
 #include "weft/cache/settings.h"
+#include "weft/callback.h"
 #include "weft/debug.h"
 #include "weft/error.h"
 #include "weft/ir/effects.h"
@@ -26,6 +28,13 @@ namespace {
 
 constexpr std::string_view kComponent = "callback";
 
+// The host memory a pending call holds besides its arguments and results, charged against
+// WEFT_CALLBACK_MAX_QUEUE_BYTES: the task, its user event and read command in the driver, its
+// output token and the dispatch's bookkeeping. Measured as the resident-set growth per pending
+// call while 30,000 to 300,000 one-scalar taps of a jitted function waited behind a blocked
+// callback (PoCL 3.1, Release build): 1,255 to 1,308 bytes.
+constexpr std::size_t kPendingCallOverheadBytes = 1280;
+
 // The level of the callback this thread is running, -1 when none.
 thread_local int t_running_level = -1;
 
@@ -35,8 +44,11 @@ struct RunningLevel {
   ~RunningLevel() { t_running_level = saved; }
 };
 
+class Receiver;
+
 // Runs the print or callback of a task whose arguments are on the host, then completes it.
-void run_task(HostTask& task);
+// `receiver`: the receiver whose thread runs it (null: inline, or after the receivers stopped).
+void run_task(const std::shared_ptr<HostTask>& task, Receiver* receiver);
 
 class Receiver {
  public:
@@ -49,13 +61,13 @@ class Receiver {
       std::unique_lock lock(mutex_);
       if (!stopped_) {
         queue_.push_back(std::move(task));
-        if (!thread_.joinable()) thread_ = std::thread([this] { loop(); });
+        if (!thread_.joinable()) start_thread();
         wake_.notify_one();
         return;
       }
     }
     RunningLevel running(level_);
-    run_task(*task);
+    run_task(task, nullptr);
   }
 
   void stop() {
@@ -66,7 +78,21 @@ class Receiver {
       thread = std::move(thread_);
     }
     wake_.notify_all();
-    if (thread.joinable()) thread.join();
+    if (!thread.joinable()) return;
+    // A thread cannot join itself (std::exit called from one of its callbacks).
+    if (thread.get_id() == std::this_thread::get_id())
+      thread.detach();
+    else
+      thread.join();
+  }
+
+  // The callback that `stuck` runs timed out: that thread is left to it, and a new one runs
+  // the tasks queued behind it. The old one ends when (if ever) the callback returns.
+  void replace_stuck_thread(std::thread::id stuck) {
+    std::lock_guard lock(mutex_);
+    if (stopped_ || in_charge_ != stuck || !thread_.joinable()) return;
+    thread_.detach();
+    start_thread();
   }
 
  private:
@@ -81,10 +107,17 @@ class Receiver {
       std::shared_ptr<HostTask> task = std::move(queue_.front());
       queue_.pop_front();
       lock.unlock();
-      run_task(*task);
+      run_task(task, this);
       task.reset();
       lock.lock();
+      if (in_charge_ != std::this_thread::get_id()) return;  // timed out and replaced
     }
+  }
+
+  // Called with mutex_ held.
+  void start_thread() {
+    thread_ = std::thread([this] { loop(); });
+    in_charge_ = thread_.get_id();
   }
 
   std::string device_;
@@ -95,6 +128,7 @@ class Receiver {
   std::deque<std::shared_ptr<HostTask>> queue_;
   bool stopped_ = false;
   std::thread thread_;
+  std::thread::id in_charge_;  // the thread that runs the queue (thread_ until it is stopped)
 };
 
 // Every receiver, and the accounting of tasks in flight and of the bytes they hold.
@@ -298,28 +332,66 @@ void record_task(const HostTask& task, std::int64_t start_ns, std::int64_t end_n
   telemetry::emit(std::move(span));
 }
 
-void run_task(HostTask& task) {
+// Whether this caller settles the task (sets its results or failure and finishes it): the
+// thread that ran it, or the watchdog when it timed out first.
+bool claim(HostTask& task) {
+  return !task.settled.exchange(true);
+}
+
+// What the watchdog calls the task on stderr.
+std::string describe_task(const HostTask& task) {
+  if (!task.plan.is_print) return task.callback->describe();
+  return "debug_print \"" + task.plan.format + "\"";
+}
+
+// Watches `task` while it runs; on a timeout, fails it and hands the receiver's queue to a
+// new thread (the one running it is left to the callback).
+CallbackWatch watch(const std::shared_ptr<HostTask>& task, Receiver* receiver) {
+  return CallbackWatch(WatchedCallback{
+      describe_task(*task), task->device->label(),
+      [task, receiver, thread = std::this_thread::get_id()](const std::string& message,
+                                                            const std::string& original) {
+        if (!claim(*task)) return;  // it returned meanwhile
+        task->failure = std::make_exception_ptr(CallbackException(message, original));
+        if (receiver) receiver->replace_stuck_thread(thread);
+        finish(*task);
+      }});
+}
+
+void run_task(const std::shared_ptr<HostTask>& task_ptr, Receiver* receiver) {
+  HostTask& task = *task_ptr;
   const std::int64_t start_ns = task.trace ? telemetry::now_ns() : 0;
-  if (!task.failure) {
+  // Set by the arrivals before the task became runnable; the outcome is kept apart until the
+  // task is claimed (a timeout may settle it first).
+  std::exception_ptr failure = task.failure;
+  std::vector<HostArray> results;
+  if (!failure) {
+    CallbackWatch watched = watch(task_ptr, receiver);
     try {
       if (task.plan.is_print) {
         std::vector<std::string> texts;
         for (const HostArray& a : task.args) texts.push_back(format_for_print(a));
         write_debug_print(apply_format(task.plan.format, texts));
       } else {
-        task.results =
-            invoke_host_callback(*task.callback, std::move(task.args),
-                                 HostCallbackContext{task.device->name()}, task.plan.returns);
+        results = invoke_host_callback(*task.callback, std::move(task.args),
+                                       HostCallbackContext{task.device->name()}, task.plan.returns);
       }
     } catch (const CallbackException&) {
-      task.failure = std::current_exception();
+      failure = std::current_exception();
     } catch (const std::exception& e) {
-      task.failure = std::make_exception_ptr(CallbackException(
+      failure = std::make_exception_ptr(CallbackException(
           std::string("weft: a debug_print on ") + task.device->label() + " failed: " + e.what(),
           e.what()));
     }
   }
   task.args.clear();
+  if (!claim(task)) {
+    log::debug(kComponent, "the timed-out " + describe_task(task) + " on " + task.device->label() +
+                               " returned; its results are dropped");
+    return;
+  }
+  task.results = std::move(results);
+  task.failure = std::move(failure);
   if (task.trace) {
     try {
       record_task(task, start_ns, telemetry::now_ns());
@@ -396,6 +468,19 @@ void wait_for_callback_queue_space() {
   if (!inside_callback()) receivers().wait_for_space();
 }
 
+void check_callback_nesting(const OpenCLDevice& device) {
+  if (current_callback_level() < kMaxCallbackNesting) return;
+  const std::string limit = std::to_string(kMaxCallbackNesting);
+  throw CallbackNestingError(
+      "weft: a dispatch to " + device.label() + " from inside " + limit +
+          " nested callbacks (a callback calling a function whose callback calls one again, "
+          "and so on) would nest its callbacks deeper than weft allows (kMaxCallbackNesting = " +
+          limit +
+          "; each level keeps a thread of its own). Recurse with a loop instead (while_loop, "
+          "fori_loop, or a host loop around the calls), or stop the recursion earlier.",
+      "callbacks nested deeper than " + limit);
+}
+
 int current_callback_level() {
   return t_running_level + 1;
 }
@@ -440,6 +525,7 @@ std::shared_ptr<HostTask> start_host_task(OpenCLDevice& device, const HostPlan& 
   task->level = level;
   if (carry) task->carry_from = token_in;
   for (const TensorType& t : plan.args) task->args.emplace_back(t.dtype, t.shape);
+  task->bytes = kPendingCallOverheadBytes + plan.format.size();
   for (const HostArray& a : task->args) task->bytes += a.nbytes();
   for (const TensorType& t : plan.returns)
     task->bytes += static_cast<std::size_t>(num_elements(t.shape)) * dtype_size(t.dtype);
@@ -488,7 +574,7 @@ std::shared_ptr<HostTask> start_host_task(OpenCLDevice& device, const HostPlan& 
     task->failure = std::current_exception();
     if (!run_inline)
       arrive(task);
-    else
+    else if (claim(*task))
       finish(*task);
     throw;
   }
@@ -523,7 +609,7 @@ void run_inline_tasks(OpenCLDevice& device, std::vector<std::shared_ptr<HostTask
     task->token_in.reset();
     if (task->trace) task->trace->runnable_ns = telemetry::now_ns();
     RunningLevel running(task->level);
-    run_task(*task);
+    run_task(task, nullptr);
   }
   tasks.clear();
 }
@@ -643,6 +729,7 @@ void wait_for_host_tasks() {
 
 void shut_down_receivers() {
   receivers().shut_down();
+  stop_callback_watchdog();
 }
 
 }  // namespace weft::opencl::detail

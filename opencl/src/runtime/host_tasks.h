@@ -46,6 +46,7 @@ struct HostTask {
   ClEvent done;                                  // user event: the host has run it (or failed)
   std::shared_ptr<OpenCLBuffer> token;           // its output token, when the plan has one
   std::exception_ptr failure;                    // set before `done` completes
+  std::atomic<bool> settled{false};              // results or failure set (see run_task)
   std::size_t bytes = 0;                         // reserved against the queue limit
   std::atomic<int> waiting{0};                   // reads and the input token still pending
   // Inline tasks only: what run_inline_tasks waits for.
@@ -100,6 +101,10 @@ void run_inline_tasks(OpenCLDevice& device, std::vector<std::shared_ptr<HostTask
 // host memory than the limit. Called by a dispatching thread before it takes any lock, and
 // never from inside a callback (the callbacks queued behind it could not run).
 void wait_for_callback_queue_space();
+
+// Refuses (CallbackNestingError) a dispatch to `device` whose callbacks would run more than
+// kMaxCallbackNesting deep. Called before the backpressure wait, with no lock held.
+void check_callback_nesting(const OpenCLDevice& device);
 
 // Whether callbacks run inline on the dispatching thread (WEFT_CALLBACK_INLINE=1).
 bool inline_callbacks();
