@@ -1,10 +1,14 @@
 // Reads a trace file back, treating it as untrusted: SQLite's defensive mode, no trust in the
 // schema (views or triggers are refused), every row validated before use.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <numeric>
 #include <unordered_map>
@@ -34,6 +38,14 @@ constexpr std::int64_t kMaxTimeNs = std::int64_t{1} << 60;
 
 [[noreturn]] void fail(const std::string& where, const std::string& problem) {
   throw TraceError("weft: " + where + " " + problem);
+}
+
+const char* file_kind(mode_t mode) {
+  if (S_ISFIFO(mode)) return "FIFO";
+  if (S_ISDIR(mode)) return "directory";
+  if (S_ISCHR(mode) || S_ISBLK(mode)) return "device";
+  if (S_ISSOCK(mode)) return "socket";
+  return "special file";
 }
 
 void harden(sqlite3* db) {
@@ -299,6 +311,37 @@ std::string uri_of(const std::filesystem::path& path) {
   return uri;
 }
 
+// Refuses anything but a regular SQLite file before SQLite sees it: a FIFO or a device would
+// block the reader (or never end). Opened without blocking, checked with fstat, then read.
+void check_trace_file(const std::filesystem::path& path, const std::string& where) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0)
+    fail(where, std::string("cannot be opened (") + std::strerror(errno) +
+                    "; does it exist, and may you read it?)");
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0)
+    fail(where, std::string("cannot be examined: ") + std::strerror(errno));
+  if (!S_ISREG(st.st_mode))
+    fail(where, std::string("is not a regular file (it is a ") + file_kind(st.st_mode) +
+                    "); give the path of a trace file that WEFT_TRACE or --trace recorded");
+  char magic[16] = {};
+  std::size_t got = 0;
+  while (got < sizeof magic) {
+    const ssize_t n = ::read(fd, magic + got, sizeof magic - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) fail(where, std::string("cannot be read: ") + std::strerror(errno));
+    if (n == 0) break;
+    got += static_cast<std::size_t>(n);
+  }
+  if (got == 0) fail(where, "is empty (was the recording interrupted?)");
+  if (got < sizeof magic || std::memcmp(magic, kSqliteMagic, sizeof kSqliteMagic) != 0)
+    fail(where, "is not a weft trace (not an SQLite database)");
+}
+
 }  // namespace
 
 namespace detail {
@@ -334,15 +377,7 @@ void Trace::reindex() {
 
 Trace read_trace(const std::filesystem::path& path) {
   const std::string where = "the trace file " + path.string();
-  {
-    std::ifstream file(path, std::ios::binary);
-    if (!file) fail(where, "cannot be opened (does it exist, and may you read it?)");
-    char magic[16] = {};
-    file.read(magic, sizeof magic);
-    if (file.gcount() == 0) fail(where, "is empty (was the recording interrupted?)");
-    if (file.gcount() < 16 || std::memcmp(magic, kSqliteMagic, sizeof kSqliteMagic) != 0)
-      fail(where, "is not a weft trace (not an SQLite database)");
-  }
+  check_trace_file(path, where);
   // Read-only; a trace still in write-ahead-log mode whose side files cannot be made (its
   // recorder crashed, the directory is read-only) opens as immutable.
   try {
