@@ -342,6 +342,18 @@ void check_trace_file(const std::filesystem::path& path, const std::string& wher
     fail(where, "is not a weft trace (not an SQLite database)");
 }
 
+// False when SQLite cannot use the file as it is here: a write-ahead-log file whose index it
+// may neither make nor write (the first query says so, as "unable to open" or "readonly").
+bool queryable(Database& db) {
+  try {
+    Statement probe(db, "SELECT count(*) FROM sqlite_schema");
+    probe.step();
+  } catch (const SqliteFailure& e) {
+    return e.code() != SQLITE_CANTOPEN && e.code() != SQLITE_READONLY;
+  }
+  return true;
+}
+
 }  // namespace
 
 namespace detail {
@@ -378,12 +390,14 @@ void Trace::reindex() {
 Trace read_trace(const std::filesystem::path& path) {
   const std::string where = "the trace file " + path.string();
   check_trace_file(path, where);
-  // Read-only; a trace still in write-ahead-log mode whose side files cannot be made (its
-  // recorder crashed, the directory is read-only) opens as immutable.
+  // Read-only. A trace still in write-ahead-log mode (being recorded, or its recorder was
+  // killed) needs a shared-memory index beside it; where that cannot be made or written (a
+  // read-only directory, another user's file) SQLite fails on the first query, not on open, and
+  // the file is read as immutable: what the file itself holds.
   try {
     // One thread reads: no per-call locking inside SQLite.
     Database db(path, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX);
-    return read_database(db, where);
+    if (queryable(db)) return read_database(db, where);
   } catch (const SqliteFailure& e) {
     if (e.code() != SQLITE_CANTOPEN) fail(where, std::string("cannot be read: ") + e.what());
   }
