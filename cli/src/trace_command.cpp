@@ -110,9 +110,11 @@ int run_summary(const TraceOptions& o) {
     std::cout << " (" << terminal_text(c->second) << ")";
   std::cout << "\n\n";
   const std::size_t limit = o.limit > 0 ? static_cast<std::size_t>(o.limit) : 20;
-  print_rows("Kernels (device time; wait = queued to start)", s.kernels, "wait", limit);
+  print_rows("Kernels (device time; wait = wall time while one was queued, not started)", s.kernels,
+             "wait", limit);
   if (!s.effects.empty()) {
-    std::cout << "Effects (callbacks and prints; wait = runnable to start)\n";
+    std::cout
+        << "Effects (callbacks and prints; wait = wall time while one was runnable, not started)\n";
     Table table(
         {"effect", "ordered", "count", "total", "mean", "max", "wait", "order"},
         {Table::Align::Left, Table::Align::Left, Table::Align::Right, Table::Align::Right,
@@ -135,7 +137,7 @@ int run_summary(const TraceOptions& o) {
   if (!s.miss_reasons.empty())
     std::cout << " (" << terminal_text(join(s.miss_reasons, ", ")) << ")";
   std::cout << ", " << s.cache_stores << " stored\n";
-  std::cout << "Waits: effects barriers " << format_seconds(seconds(s.barrier_wait_ns))
+  std::cout << "Waits (wall time): effects barriers " << format_seconds(seconds(s.barrier_wait_ns))
             << ", array values " << format_seconds(seconds(s.array_wait_ns)) << "\n";
   return kExitOk;
 }
