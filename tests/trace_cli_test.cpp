@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "support/make_span.h"
+#include "support/raw_sqlite.h"
 #include "support/temp_dir.h"
 #include "weft/telemetry/trace_file.h"
 
@@ -112,6 +113,23 @@ TEST_F(TraceCliTest, SummaryEscapesControlCharacters) {
   EXPECT_THAT(r.out, HasSubstr("x\\x1b]0;owned\\x07\\x1b[2J\\x0d\\x00y\\x7f\\xc2\\x9b"));
   EXPECT_THAT(r.out, HasSubstr("Kernels"));
   EXPECT_THAT(r.out, HasSubstr("Effects"));
+}
+
+TEST_F(TraceCliTest, ErrorsQuoteTheFilesTextEscaped) {
+  // The reader's errors quote what it refused (a format, a kind): escaped as well.
+  for (const char* sql :
+       {"UPDATE weft_trace SET value = 'x' || char(27) || ']0;owned' || char(7) WHERE key = "
+        "'format'",
+        "UPDATE spans SET kind = 'k' || char(27) || '[2J' || char(13) WHERE id = 1"}) {
+    SCOPED_TRACE(sql);
+    const fs::path trace = record("damaged.wefttrace", "weft demo");
+    test::raw_sql(trace, sql);
+    const Result r = weft({"trace", "summary", trace.string()});
+    EXPECT_EQ(r.code, 1);
+    EXPECT_THAT(r.err, HasSubstr("\\x1b"));
+    EXPECT_EQ(r.err.find('\x1b'), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find('\r'), std::string::npos) << r.err;
+  }
 }
 
 TEST_F(TraceCliTest, FifoIsRefusedNotWaitedOn) {

@@ -1,5 +1,6 @@
 // Reads a trace file back, treating it as untrusted: SQLite's defensive mode, no trust in the
-// schema (views or triggers are refused), every row validated before use.
+// schema (views or triggers are refused), every row validated before use, and text from the
+// file quoted in an error escaped for the terminal.
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -16,6 +17,7 @@
 #include "sqlite.h"
 #include "trace_schema.h"
 #include "weft/error.h"
+#include "weft/telemetry/terminal_text.h"
 #include "weft/telemetry/trace_file.h"
 
 namespace weft::telemetry {
@@ -138,7 +140,8 @@ Args parse_args(std::string_view text, const Where& where) {
   if (!json.is_object()) fail(where(), "has arguments that are not a JSON object");
   args.reserve(json.size());
   for (auto& [key, value] : json.items()) {
-    if (!value.is_string()) fail(where(), "has the non-text argument \"" + key + "\"");
+    if (!value.is_string())
+      fail(where(), "has the non-text argument \"" + terminal_text(key) + "\"");
     args.emplace_back(key, value.template get<std::string>());
   }
   return args;
@@ -174,15 +177,17 @@ Trace read_database(Database& db, const std::string& name) {
       while (s.step()) trace.meta[s.column_text(0)] = s.column_text(1);
     }
     if (trace.meta["format"] != detail::kFormatName)
-      fail(where, "is not a weft trace (its format is \"" + trace.meta["format"] + "\")");
+      fail(where,
+           "is not a weft trace (its format is \"" + terminal_text(trace.meta["format"]) + "\")");
     int version = 0;
     try {
       version = std::stoi(trace.meta["version"]);
     } catch (const std::exception&) {
-      fail(where, "has the unreadable format version \"" + trace.meta["version"] + "\"");
+      fail(where,
+           "has the unreadable format version \"" + terminal_text(trace.meta["version"]) + "\"");
     }
     if (version < 1 || version > kTraceFormatVersion)
-      fail(where, "is a version " + trace.meta["version"] +
+      fail(where, "is a version " + terminal_text(trace.meta["version"]) +
                       " weft trace; this weft reads versions 1 to " +
                       std::to_string(kTraceFormatVersion) + " (open it with a newer weft)");
     for (const char* table : kTables)
@@ -197,7 +202,8 @@ Trace read_database(Database& db, const std::string& name) {
         const std::string kind = s.column_text(1);
         std::optional<TrackKind> parsed = parse_track_kind(kind);
         if (!parsed)
-          fail(where, "has track " + std::to_string(id) + " of the unknown kind \"" + kind + "\"");
+          fail(where, "has track " + std::to_string(id) + " of the unknown kind \"" +
+                          terminal_text(kind) + "\"");
         track_index.emplace(id, trace.tracks.size());
         trace.tracks.push_back({*parsed, s.column_text(2), s.column_text(3)});
       }
@@ -225,7 +231,7 @@ Trace read_database(Database& db, const std::string& name) {
         span.parent = static_cast<Id>(std::max<std::int64_t>(0, s.column_int(1)));
         const std::string_view kind = s.column_view(2);
         std::optional<SpanKind> parsed = parse_span_kind(kind);
-        if (!parsed) fail(row(), "has the unknown kind \"" + std::string(kind) + "\"");
+        if (!parsed) fail(row(), "has the unknown kind \"" + terminal_text(kind) + "\"");
         span.kind = *parsed;
         auto track = track_index.find(s.column_int(3));
         if (track == track_index.end()) fail(row(), "names a track the file does not have");
