@@ -24,6 +24,7 @@
 #include "support/slice_nesting.h"
 #include "support/temp_dir.h"
 #include "weft/error.h"
+#include "weft/telemetry/terminal_text.h"
 #include "weft/telemetry/trace_file.h"
 #include "weft/telemetry/trace_tools.h"
 
@@ -481,6 +482,20 @@ TEST(ChromeTrace, OverlappingSpansOfATrackGoOnThreadsOfTheirOwn) {
       EXPECT_EQ(thread_name.at(e["tid"].get<int>()), "main (thread 1) #2");
     }
   }
+}
+
+TEST(TerminalText, KeepsPrintableTextAndEscapesTheRest) {
+  EXPECT_EQ(terminal_text("f/k_a on cpu:0"), "f/k_a on cpu:0");
+  EXPECT_EQ(terminal_text("caf\xc3\xa9 \xe2\x9c\x93 \xf0\x9f\x98\x80"),
+            "caf\xc3\xa9 \xe2\x9c\x93 \xf0\x9f\x98\x80");  // é, a check mark, an emoji
+  EXPECT_EQ(terminal_text(std::string("a\x1b[2J\r\0\x7f\tb", 10)),
+            "a\\x1b[2J\\x0d\\x00\\x7f\\x09b");
+  EXPECT_EQ(terminal_text("\xc2\x9b"), "\\xc2\\x9b");                    // the C1 control CSI
+  EXPECT_EQ(terminal_text("caf\xe9"), "caf\\xe9");                       // Latin-1
+  EXPECT_EQ(terminal_text("\xc0\xaf"), "\\xc0\\xaf");                    // an overlong '/'
+  EXPECT_EQ(terminal_text("\xed\xa0\x80"), "\\xed\\xa0\\x80");           // a surrogate
+  EXPECT_EQ(terminal_text("\xf4\x90\x80\x80"), "\\xf4\\x90\\x80\\x80");  // past U+10FFFF
+  EXPECT_EQ(terminal_text("\xe2\x9c"), "\\xe2\\x9c");                    // cut short
 }
 
 TEST(EffectStreams, ProgramOrderBesideExecutionOrder) {
