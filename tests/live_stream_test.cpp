@@ -7,6 +7,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <gmock/gmock.h>
@@ -15,6 +16,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -766,6 +768,147 @@ TEST(LiveStream, SecondListenerNeverBlocksOnAMonitorThatDoesNotAccept) {
     EXPECT_THAT(*outcome, HasSubstr("another monitor already listens"));
   }
   for (int fd : clients) ::close(fd);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The program sends nothing where another user could listen: the monitor refuses such places,
+// and so must the sender (the stream carries the command line, IR, sources and cache keys).
+
+// A listening socket made by hand at `path`, as another user could leave one (a LiveListener
+// refuses such places). Its file keeps the mode the umask gives, or `mode`.
+int raw_listener(const fs::path& path, std::optional<mode_t> mode = std::nullopt,
+                 bool listen_now = true) {
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  std::strncpy(address.sun_path, path.c_str(), sizeof address.sun_path - 1);
+  EXPECT_EQ(::bind(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address), 0);
+  if (mode) {
+    EXPECT_EQ(::chmod(path.c_str(), *mode), 0);
+  }
+  if (listen_now) {
+    EXPECT_EQ(::listen(fd, 4), 0);
+  }
+  return fd;
+}
+
+// What a hand-made listener received: the bytes of every connection waiting on it.
+std::string received(int listening) {
+  std::string bytes;
+  for (int client; (client = ::accept4(listening, nullptr, nullptr, SOCK_NONBLOCK)) >= 0;) {
+    char chunk[4096];
+    for (ssize_t got; (got = ::recv(client, chunk, sizeof chunk, 0)) > 0;)
+      bytes.append(chunk, static_cast<std::size_t>(got));
+    ::close(client);
+  }
+  return bytes;
+}
+
+void expect_refused(const fs::path& path, const std::string& owner_and_mode) {
+  try {
+    LiveSink sink(path, "secret command line");
+    ADD_FAILURE() << "streamed to " << path;
+  } catch (const TraceError& e) {
+    EXPECT_THAT(e.what(), HasSubstr(owner_and_mode));
+    EXPECT_THAT(e.what(), HasSubstr("WEFT_MONITOR_SOCKET"));
+  }
+}
+
+TEST(LiveStream, SinkSendsNothingToASocketInADirectoryOthersMayWrite) {
+  // WEFT_MONITOR_SOCKET in a shared directory (0777, or sticky like /tmp): any user can put a
+  // socket there. Any user can build this case.
+  TempDir dir;
+  for (const mode_t mode : {0777u, 01777u, 0720u}) {
+    SCOPED_TRACE(mode);
+    const fs::path shared = dir.path() / ("shared" + std::to_string(mode));
+    ASSERT_EQ(::mkdir(shared.c_str(), 0700), 0);
+    ASSERT_EQ(::chmod(shared.c_str(), mode), 0);
+    const fs::path path = shared / "monitor.sock";
+    const int listening = raw_listener(path, 0600);
+    char octal[16];
+    std::snprintf(octal, sizeof octal, "(mode %04o)", static_cast<unsigned>(mode));
+    expect_refused(path, shared.string() + " belongs to you " + octal);
+    EXPECT_EQ(received(listening), "");
+    ::close(listening);
+  }
+  // A socket others may write to, in a private directory.
+  const fs::path path = dir.path() / "open.sock";
+  const int listening = raw_listener(path, 0666);
+  expect_refused(path, path.string() + " belongs to you (mode 0666)");
+  EXPECT_EQ(received(listening), "");
+  ::close(listening);
+}
+
+TEST(LiveStream, SinkSendsNothingToAnotherUsersSocketOrListener) {
+  TempDir dir;
+  if (::geteuid() != 0) {
+    // Only root can give files away; the shared directory is the case other users can build.
+    const fs::path path = dir.path() / "open.sock";
+    const int listening = raw_listener(path, 0777);
+    expect_refused(path, path.string() + " belongs to you (mode 0777)");
+    EXPECT_EQ(received(listening), "");
+    ::close(listening);
+    return;
+  }
+  // As root (as the issue ran it): `nobody` made /tmp/weft-0 (XDG_RUNTIME_DIR unset) and
+  // listens in it.
+  {
+    const fs::path theirs = dir.path() / "weft-0";
+    ASSERT_EQ(::mkdir(theirs.c_str(), 0700), 0);
+    const fs::path path = theirs / "monitor.sock";
+    const int listening = raw_listener(path, 0600);
+    ASSERT_EQ(::chown(theirs.c_str(), 65534, 65534), 0);
+    expect_refused(path, theirs.string() + " belongs to uid 65534 (mode 0700)");
+    EXPECT_EQ(received(listening), "");
+    ::close(listening);
+  }
+  // Their socket in our directory.
+  {
+    const fs::path path = dir.path() / "theirs.sock";
+    const int listening = raw_listener(path, 0600);
+    ASSERT_EQ(::lchown(path.c_str(), 65534, 65534), 0);
+    expect_refused(path, path.string() + " belongs to uid 65534 (mode 0600)");
+    EXPECT_EQ(received(listening), "");
+    ::close(listening);
+  }
+  // Our socket file, but a listener that runs as uid 65534 (it listened after setuid): only the
+  // peer's credentials show it.
+  const fs::path path = dir.path() / "borrowed.sock";
+  const int bound = raw_listener(path, 0600, /*listen_now=*/false);
+  int ready[2], report[2];
+  ASSERT_EQ(::pipe(ready), 0);
+  ASSERT_EQ(::pipe(report), 0);
+  const pid_t child = ::fork();
+  if (child == 0) {
+    if (::setgid(65534) != 0 || ::setuid(65534) != 0 || ::listen(bound, 4) != 0) ::_exit(1);
+    char byte = 'r';
+    if (::write(ready[1], &byte, 1) != 1) ::_exit(1);
+    // Waits for the parent's verdict, then counts what the connection (if any) carried.
+    if (::read(report[0], &byte, 1) != 1) ::_exit(1);
+    ssize_t total = 0;
+    for (int client; (client = ::accept4(bound, nullptr, nullptr, SOCK_NONBLOCK)) >= 0;) {
+      char chunk[4096];
+      for (ssize_t got; (got = ::recv(client, chunk, sizeof chunk, 0)) > 0;) total += got;
+      ::close(client);
+    }
+    ::_exit(total == 0 ? 0 : 2);
+  }
+  ::close(bound);
+  char byte = 0;
+  ASSERT_EQ(::read(ready[0], &byte, 1), 1);
+  try {
+    LiveSink sink(path, "secret command line");
+    ADD_FAILURE() << "streamed to a listener of uid 65534";
+  } catch (const TraceError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("runs as uid 65534"));
+    EXPECT_THAT(e.what(), HasSubstr(path.string()));
+  }
+  ASSERT_EQ(::write(report[1], &byte, 1), 1);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+      << "the listener of uid 65534 received bytes (status " << status << ")";
+  for (int fd : {ready[0], ready[1], report[0], report[1]}) ::close(fd);
 }
 
 }  // namespace

@@ -6,11 +6,14 @@
 
 #include <map>
 #include <set>
+#include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "support/print_capture.h"
 #include "support/recording.h"
+#include "support/slice_nesting.h"
 #include "weft/opencl/register.h"
 #include "weft/telemetry/trace_tools.h"
 #include "weft/weft.h"
@@ -92,6 +95,41 @@ TEST(TwoDevicesTelemetry, AlternatingOrderedPrintsHaveEdgesAcrossDevicesInProgra
     crossing += *before.arg("device") != *span.arg("device");
   }
   EXPECT_EQ(crossing, 39u);
+}
+
+TEST(TwoDevicesTelemetry, ExportNestsEverySliceOnItsThread) {
+  // Perfetto drops a slice that overlaps another of its thread without nesting. Two host
+  // threads dispatch to two devices (kernels queued back to back, prints, compiles of fresh
+  // shapes with their cache lookups): the export keeps every span, and nests every slice.
+  ASSERT_GE(devices().size(), 2u) << "run with POCL_DEVICES=\"pthread pthread\" (CTest does)";
+  PrintCapture capture;
+  Recording recording;
+  auto work = [](Device& device, const char* name) {
+    auto step = jit(
+        [name](const Array& x) {
+          debug_print(std::string(name) + " {}", x);
+          return np::tanh(x) * 2.0 + 1.0;
+        },
+        {.name = name, .device = &device});
+    for (const std::int64_t size : {8, 24, 40}) {
+      Array x = Array::from_host(HostArray(DType::F32, {size}), &device);
+      for (int i = 0; i < 15; ++i) x = step(x);
+      x.block_until_ready();
+    }
+  };
+  std::thread first(work, std::ref(device("cpu:0")), "left");
+  std::thread second(work, std::ref(device("cpu:1")), "right");
+  first.join();
+  second.join();
+  const telemetry::Trace trace = recording.finish();
+  ASSERT_GT(trace.spans.size(), 100u);
+  std::ostringstream out;
+  telemetry::write_chrome_trace(trace, out);
+  const nlohmann::json document = nlohmann::json::parse(out.str());
+  EXPECT_EQ(testing::partial_overlaps(document), 0u);
+  std::size_t slices = 0;
+  for (const nlohmann::json& e : document["traceEvents"]) slices += e["ph"] == "X";
+  EXPECT_EQ(slices, trace.spans.size());
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 // refused with a TraceError that names the file and the problem, from a path or from bytes,
 // never a crash.
 #include <sqlite3.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <gmock/gmock.h>
@@ -11,8 +12,10 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <memory>
 #include <random>
@@ -427,6 +430,57 @@ TEST(TraceFile, BytesOfATraceInWalModeRead) {
   EXPECT_EQ(read_error(bytes), "<read 1 spans without an error>");
 }
 
+// Runs `check` in a forked child (as uid 65534 when `as_nobody`) and returns its exit code;
+// 100 when it threw.
+int in_child(bool as_nobody, const std::function<int()>& check) {
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    int code = 100;
+    try {
+      if (as_nobody && (::setgid(65534) != 0 || ::setuid(65534) != 0)) ::_exit(101);
+      code = check();
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "child: %s\n", e.what());
+    }
+    ::_exit(code);
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+TEST(TraceFile, WalTraceCopiedAloneIntoAReadOnlyDirectoryReadsForAnyone) {
+  // A killed recording is still in WAL mode. Copied without its side files into a directory the
+  // reader may not write (another user's: as root the reader becomes uid 65534), SQLite cannot
+  // make the shared-memory index it wants, and fails on the first query.
+  TempDir dir;
+  const fs::path path = dir.path() / "killed.wefttrace";
+  const std::int64_t base = now_ns();
+  TraceFileSink sink(path, "killed");
+  sink.write(std::vector<Span>{make_span(1, SpanKind::dispatch, kMain, "a", base, base + 1)}, {},
+             {});
+  sink.flush();
+  ASSERT_EQ(read_bytes(path)[18], 2) << "the file is not in WAL mode; this test needs it to be";
+  const fs::path shelf = dir.path() / "shelf";
+  fs::create_directory(shelf);
+  const fs::path copy = shelf / "killed.wefttrace";
+  fs::copy_file(path, copy);
+  fs::permissions(copy, fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
+  fs::permissions(shelf, fs::perms::owner_read | fs::perms::owner_exec | fs::perms::group_read |
+                             fs::perms::group_exec | fs::perms::others_read |
+                             fs::perms::others_exec);
+  fs::permissions(dir.path(),
+                  fs::perms::owner_all | fs::perms::group_exec | fs::perms::others_exec);
+  EXPECT_EQ(in_child(::geteuid() == 0,
+                     [&] {
+                       const Trace trace = read_trace(copy);
+                       return trace.spans.size() == 1 && trace.meta.at("command") == "killed" ? 0
+                                                                                              : 1;
+                     }),
+            0);
+  EXPECT_FALSE(fs::exists(copy.string() + "-shm"));
+}
+
 TEST(TraceFile, ExpandsThePid) {
   TempDir dir;
   TraceFileSink sink(dir.path() / "trace-%p.db", "pid");
@@ -475,6 +529,53 @@ TEST(TraceFile, ReplacesAnEarlierTrace) {
   EXPECT_EQ(trace.spans[0].name, "new");
   EXPECT_TRUE(trace.edges.empty());
   EXPECT_EQ(trace.meta.at("command"), "second");
+}
+
+TEST(TraceFile, SecondRecorderLeavesARecordingInProgressAlone) {
+  TempDir dir;
+  const fs::path path = dir.path() / "busy.wefttrace";
+  const std::int64_t base = now_ns();
+  TraceFileSink first(path, "first");
+  first.write(std::vector<Span>{make_span(1, SpanKind::dispatch, kMain, "a", base, base + 1)}, {},
+              {});
+  // Another process given the same path.
+  EXPECT_EQ(in_child(false,
+                     [&] {
+                       try {
+                         TraceFileSink second(path, "second");
+                         return 1;
+                       } catch (const TraceError& e) {
+                         const std::string what = e.what();
+                         return what.find(path.string()) != std::string::npos &&
+                                        what.find("in progress") != std::string::npos &&
+                                        what.find("%p") != std::string::npos
+                                    ? 0
+                                    : 2;
+                       }
+                     }),
+            0);
+  // And another sink in this process.
+  EXPECT_THROW(TraceFileSink(path, "third"), TraceError);
+  first.write(std::vector<Span>{make_span(2, SpanKind::dispatch, kMain, "b", base, base + 1)}, {},
+              {});
+  first.flush();
+  const Trace trace = read_trace(path);
+  EXPECT_EQ(trace.spans.size(), 2u);
+  EXPECT_EQ(trace.meta.at("command"), "first");
+}
+
+TEST(TraceFile, FinishedRecordingIsReplacedEvenFromAnotherProcess) {
+  TempDir dir;
+  const fs::path path = dir.path() / "done.wefttrace";
+  const std::int64_t base = now_ns();
+  record(path, {make_span(1, SpanKind::dispatch, kMain, "old", base, base + 1)}, {}, {}, "first");
+  EXPECT_EQ(in_child(false,
+                     [&] {
+                       TraceFileSink second(path, "second");
+                       return 0;
+                     }),
+            0);
+  EXPECT_EQ(read_trace(path).meta.at("command"), "second");
 }
 
 TEST(TraceFile, LeavesAnyOtherFileAlone) {

@@ -15,13 +15,16 @@
 #include <optional>
 #include <set>
 #include <sstream>
+#include <streambuf>
 #include <string>
 #include <vector>
 
 #include "support/make_span.h"
 #include "support/raw_sqlite.h"
+#include "support/slice_nesting.h"
 #include "support/temp_dir.h"
 #include "weft/error.h"
+#include "weft/telemetry/terminal_text.h"
 #include "weft/telemetry/trace_file.h"
 #include "weft/telemetry/trace_tools.h"
 
@@ -178,9 +181,13 @@ TEST(ChromeTrace, OneSlicePerSpanOnItsTracksRow) {
     }
   }
   EXPECT_EQ(process, "weft: app --steps 3");
-  ASSERT_EQ(tid_of.size(), trace.tracks.size());
-  EXPECT_EQ(tids.size(), trace.tracks.size());
+  // And one more: the worker's compile (and the lookup inside it) overlaps its upload without
+  // nesting, so it goes on a row of its own beside the worker's.
+  const std::string worker_beside = kWorker.name + " #2";
+  ASSERT_EQ(tid_of.size(), trace.tracks.size() + 1);
+  EXPECT_EQ(tids.size(), trace.tracks.size() + 1);
   for (const Track& track : trace.tracks) EXPECT_EQ(tid_of.count(track.name), 1u) << track.name;
+  EXPECT_EQ(tid_of.count(worker_beside), 1u);
 
   // Slices: exactly one per span, named and timed as the span, on its track's row.
   std::set<Id> seen;
@@ -195,7 +202,7 @@ TEST(ChromeTrace, OneSlicePerSpanOnItsTracksRow) {
     EXPECT_EQ(e["name"], span.name);
     EXPECT_EQ(e["cat"], std::string(to_string(span.kind)));
     EXPECT_EQ(e["pid"], 1);
-    EXPECT_EQ(e["tid"], tid_of.at(span.track.name));
+    EXPECT_EQ(e["tid"], tid_of.at(span.id == 6 || span.id == 7 ? worker_beside : span.track.name));
     EXPECT_DOUBLE_EQ(e["ts"].get<double>(), us(span.start_ns));
     EXPECT_DOUBLE_EQ(e["dur"].get<double>(), us(span.end_ns - span.start_ns));
     for (const auto& [key, value] : span.args) {
@@ -280,6 +287,215 @@ TEST(ChromeTrace, TextThatIsNotUtf8StillMakesJson) {
   std::size_t slices = 0;
   for (const json& e : document["traceEvents"]) slices += e["ph"] == "X";
   EXPECT_EQ(slices, 1u);
+}
+
+// The export as it was before it wrote as it goes: the whole document built in memory. The
+// streamed export must make the same document.
+json whole_document(const Trace& trace) {
+  constexpr int kPid = 1;
+  auto row_rank = [](TrackKind kind) {
+    switch (kind) {
+      case TrackKind::host_thread:
+        return 0;
+      case TrackKind::queue:
+        return 1;
+      case TrackKind::runtime:
+        return 2;
+      case TrackKind::callback:
+        return 3;
+      case TrackKind::cache_writer:
+        return 4;
+    }
+    return 5;
+  };
+  std::map<std::pair<TrackKind, std::string>, int> tids;
+  json events = json::array();
+  std::string process = "weft";
+  if (auto command = trace.meta.find("command");
+      command != trace.meta.end() && !command->second.empty())
+    process += ": " + command->second;
+  events.push_back(
+      {{"ph", "M"}, {"name", "process_name"}, {"pid", kPid}, {"args", {{"name", process}}}});
+  auto tid_of = [&](const Track& track) {
+    auto [it, fresh] =
+        tids.emplace(std::make_pair(track.kind, track.name), static_cast<int>(tids.size()) + 1);
+    if (fresh) {
+      events.push_back({{"ph", "M"},
+                        {"name", "thread_name"},
+                        {"pid", kPid},
+                        {"tid", it->second},
+                        {"args", {{"name", track.name}}}});
+      events.push_back({{"ph", "M"},
+                        {"name", "thread_sort_index"},
+                        {"pid", kPid},
+                        {"tid", it->second},
+                        {"args", {{"sort_index", row_rank(track.kind) * 1000 + it->second}}}});
+    }
+    return it->second;
+  };
+  for (const Track& track : trace.tracks) tid_of(track);
+  for (const Span& span : trace.spans) {
+    json args = json::object();
+    for (const auto& [key, value] : span.args) args[key] = value;
+    args["id"] = span.id;
+    if (span.parent) args["parent"] = span.parent;
+    if (!span.effect.empty()) args["effect"] = span.effect;
+    if (span.seq >= 0) args["seq"] = span.seq;
+    events.push_back({{"ph", "X"},
+                      {"name", span.name},
+                      {"cat", to_string(span.kind)},
+                      {"ts", us(span.start_ns)},
+                      {"dur", us(span.end_ns - span.start_ns)},
+                      {"pid", kPid},
+                      {"tid", tid_of(span.track)},
+                      {"args", std::move(args)}});
+  }
+  // A flow starts inside the slice it leaves and ends ("bp": "e") inside the one it enters.
+  std::uint64_t flow = 0;
+  for (const Edge& edge : trace.edges) {
+    const std::ptrdiff_t from = trace.index_of(edge.from), to = trace.index_of(edge.to);
+    if (from < 0 || to < 0) continue;
+    const Span& a = trace.spans[static_cast<std::size_t>(from)];
+    const Span& b = trace.spans[static_cast<std::size_t>(to)];
+    const std::string name =
+        "token " + (edge.effect.empty() ? std::string("(unordered)") : edge.effect);
+    ++flow;
+    events.push_back({{"ph", "s"},
+                      {"id", flow},
+                      {"name", name},
+                      {"cat", "token"},
+                      {"ts", us(a.start_ns)},
+                      {"pid", kPid},
+                      {"tid", tid_of(a.track)}});
+    events.push_back({{"ph", "f"},
+                      {"bp", "e"},
+                      {"id", flow},
+                      {"name", name},
+                      {"cat", "token"},
+                      {"ts", us(b.start_ns)},
+                      {"pid", kPid},
+                      {"tid", tid_of(b.track)}});
+  }
+  json metadata = json::object();
+  for (const auto& [key, value] : trace.meta) metadata[key] = value;
+  return {{"traceEvents", std::move(events)},
+          {"displayTimeUnit", "ns"},
+          {"otherData", std::move(metadata)}};
+}
+
+TEST(ChromeTrace, StreamedDocumentIsTheOneBuiltWhole) {
+  // Where every track's spans nest (the worker's upload, which overlaps its compile, left out).
+  Trace trace = hand_trace();
+  std::erase_if(trace.spans, [](const Span& span) { return span.id == 16; });
+  trace.reindex();
+  std::ostringstream out;
+  write_chrome_trace(trace, out);
+  EXPECT_EQ(json::parse(out.str()), whole_document(trace));
+}
+
+// Records the largest piece written at once.
+class LargestWrite : public std::streambuf {
+ public:
+  std::size_t largest = 0, total = 0;
+
+ protected:
+  std::streamsize xsputn(const char*, std::streamsize count) override {
+    largest = std::max(largest, static_cast<std::size_t>(count));
+    total += static_cast<std::size_t>(count);
+    return count;
+  }
+  int_type overflow(int_type c) override {
+    largest = std::max<std::size_t>(largest, 1);
+    ++total;
+    return traits_type::not_eof(c);
+  }
+};
+
+TEST(ChromeTrace, WritesEventByEventNotOneDocument) {
+  // 20,000 spans make megabytes of JSON; no piece of it is held whole.
+  Trace trace;
+  trace.tracks = {kMain};
+  for (Id id = 1; id <= 20'000; ++id)
+    trace.spans.push_back(make_span(id, SpanKind::dispatch, kMain, "f",
+                                    static_cast<std::int64_t>(id) * 10,
+                                    static_cast<std::int64_t>(id) * 10 + 5,
+                                    {{"device", "cpu:0"}, {"location", "demo.cpp:42"}}));
+  trace.reindex();
+  LargestWrite sink;
+  std::ostream out(&sink);
+  write_chrome_trace(trace, out);
+  EXPECT_GT(sink.total, 2'000'000u);
+  EXPECT_LT(sink.largest, 4096u);
+}
+
+TEST(ChromeTrace, OverlappingSpansOfATrackGoOnThreadsOfTheirOwn) {
+  // Two kernels on one queue that overlap without nesting, a lookup beside a build phase, and
+  // the hand trace's upload beside its compile: Perfetto would drop one of each pair.
+  Trace trace = hand_trace();
+  trace.spans.push_back(make_span(80, SpanKind::kernel, kQueue0, "k_x", 5000, 5100));
+  trace.spans.push_back(make_span(81, SpanKind::kernel, kQueue0, "k_y", 5050, 5150));
+  trace.spans.push_back(make_span(82, SpanKind::kernel, kQueue0, "k_z", 5060, 5200));
+  trace.spans.push_back(make_span(83, SpanKind::compile, kMain, "h", 6000, 6500));
+  trace.spans.push_back(make_span(84, SpanKind::compile_phase, kMain, "build", 6100, 6300));
+  trace.spans.push_back(make_span(85, SpanKind::cache_lookup, kMain, "h", 6050, 6150));
+  trace.edges.push_back({81, 84, "print"});
+  std::stable_sort(trace.spans.begin(), trace.spans.end(), [](const Span& a, const Span& b) {
+    return a.start_ns != b.start_ns ? a.start_ns < b.start_ns : a.id < b.id;
+  });
+  trace.reindex();
+  std::ostringstream out;
+  write_chrome_trace(trace, out);
+  const json document = json::parse(out.str());
+  EXPECT_EQ(testing::partial_overlaps(document), 0u);
+
+  std::map<int, std::string> thread_name;
+  for (const json& e : document["traceEvents"])
+    if (e["ph"] == "M" && e["name"] == "thread_name")
+      thread_name[e["tid"].get<int>()] = e["args"]["name"].get<std::string>();
+  std::map<Id, std::string> row_of;
+  std::size_t slices = 0;
+  for (const json& e : document["traceEvents"]) {
+    if (e["ph"] != "X") continue;
+    ++slices;
+    row_of[e["args"]["id"].get<Id>()] = thread_name.at(e["tid"].get<int>());
+  }
+  EXPECT_EQ(slices, trace.spans.size()) << "every span keeps its one slice";
+  // The first of each pair stays on its track's row; the others go on numbered rows beside it.
+  EXPECT_EQ(row_of.at(80), "cpu:0 queue");
+  EXPECT_EQ(row_of.at(81), "cpu:0 queue #2");
+  EXPECT_EQ(row_of.at(82), "cpu:0 queue #3");
+  EXPECT_EQ(row_of.at(83), "main (thread 1)");
+  EXPECT_EQ(row_of.at(85), "main (thread 1)");
+  EXPECT_EQ(row_of.at(84), "main (thread 1) #2");
+  EXPECT_EQ(row_of.at(16), "worker (thread 2)");
+  EXPECT_EQ(row_of.at(6), "worker (thread 2) #2");
+  EXPECT_EQ(row_of.at(7), "worker (thread 2) #2") << "a lookup goes under its compile";
+  // Spans that nest stay on the track's row.
+  EXPECT_EQ(row_of.at(2), "main (thread 1)");
+  EXPECT_EQ(row_of.at(3), "main (thread 1)");
+  // A flow leaves and enters the rows its spans are on.
+  for (const json& e : document["traceEvents"]) {
+    if (e["ph"] == "s" && e["ts"].get<double>() == us(5050)) {
+      EXPECT_EQ(thread_name.at(e["tid"].get<int>()), "cpu:0 queue #2");
+    }
+    if (e["ph"] == "f" && e["ts"].get<double>() == us(6100)) {
+      EXPECT_EQ(thread_name.at(e["tid"].get<int>()), "main (thread 1) #2");
+    }
+  }
+}
+
+TEST(TerminalText, KeepsPrintableTextAndEscapesTheRest) {
+  EXPECT_EQ(terminal_text("f/k_a on cpu:0"), "f/k_a on cpu:0");
+  EXPECT_EQ(terminal_text("caf\xc3\xa9 \xe2\x9c\x93 \xf0\x9f\x98\x80"),
+            "caf\xc3\xa9 \xe2\x9c\x93 \xf0\x9f\x98\x80");  // é, a check mark, an emoji
+  EXPECT_EQ(terminal_text(std::string("a\x1b[2J\r\0\x7f\tb", 10)),
+            "a\\x1b[2J\\x0d\\x00\\x7f\\x09b");
+  EXPECT_EQ(terminal_text("\xc2\x9b"), "\\xc2\\x9b");                    // the C1 control CSI
+  EXPECT_EQ(terminal_text("caf\xe9"), "caf\\xe9");                       // Latin-1
+  EXPECT_EQ(terminal_text("\xc0\xaf"), "\\xc0\\xaf");                    // an overlong '/'
+  EXPECT_EQ(terminal_text("\xed\xa0\x80"), "\\xed\\xa0\\x80");           // a surrogate
+  EXPECT_EQ(terminal_text("\xf4\x90\x80\x80"), "\\xf4\\x90\\x80\\x80");  // past U+10FFFF
+  EXPECT_EQ(terminal_text("\xe2\x9c"), "\\xe2\\x9c");                    // cut short
 }
 
 TEST(EffectStreams, ProgramOrderBesideExecutionOrder) {
@@ -413,7 +629,7 @@ void expect_hand_summary(const TraceSummary& s, std::size_t edges) {
   EXPECT_EQ(s.cache_misses, 3u);
   EXPECT_THAT(s.miss_reasons, ElementsAre("not_found x2", "plan_mismatch x1"));
   EXPECT_EQ(s.cache_stores, 1u);
-  EXPECT_EQ(s.barrier_wait_ns, 300 + 100);
+  EXPECT_EQ(s.barrier_wait_ns, 300) << "the worker waited while the main thread did";
   EXPECT_EQ(s.array_wait_ns, 50);
 }
 
@@ -421,6 +637,37 @@ TEST(Summary, TotalsMatchAHandCount) {
   const Trace trace = hand_trace();
   ASSERT_EQ(trace.spans.size(), 36u);
   expect_hand_summary(summarize(trace), trace.edges.size());
+}
+
+TEST(Summary, OverlappingWaitsCountOnce) {
+  // Four kernels queued together (each waited from 0 to its start), callbacks runnable at once,
+  // and two threads in a barrier at the same time: the waits cover the wall clock once.
+  Trace trace;
+  trace.tracks = {kQueue0, kCallbacks0, kMain, kWorker};
+  for (Id id = 1; id <= 4; ++id) {
+    const auto start = static_cast<std::int64_t>(id) * 100;
+    trace.spans.push_back(make_span(id, SpanKind::kernel, kQueue0, "k", start, start + 100,
+                                    {{"queue_wait_ns", std::to_string(start)}}));
+    trace.spans.push_back(callback(10 + id, kCallbacks0, "main", "print",
+                                   static_cast<std::int64_t>(id), 1000 + start, 1000 + start + 10,
+                                   true, start));
+  }
+  trace.spans.push_back(make_span(20, SpanKind::barrier_wait, kMain, "effects_barrier", 0, 500));
+  trace.spans.push_back(
+      make_span(21, SpanKind::barrier_wait, kWorker, "effects_barrier", 100, 600));
+  trace.spans.push_back(make_span(22, SpanKind::array_wait, kMain, "to_host", 700, 800));
+  trace.spans.push_back(make_span(23, SpanKind::array_wait, kWorker, "to_host", 900, 950));
+  std::stable_sort(trace.spans.begin(), trace.spans.end(), [](const Span& a, const Span& b) {
+    return a.start_ns != b.start_ns ? a.start_ns < b.start_ns : a.id < b.id;
+  });
+  trace.reindex();
+  const TraceSummary s = summarize(trace);
+  ASSERT_EQ(s.kernels.size(), 1u);
+  EXPECT_EQ(s.kernels[0].wait_ns, 400) << "not 100 + 200 + 300 + 400";
+  ASSERT_EQ(s.effects.size(), 1u);
+  EXPECT_EQ(s.effects[0].wait_ns, 400);
+  EXPECT_EQ(s.barrier_wait_ns, 600) << "not 500 + 500";
+  EXPECT_EQ(s.array_wait_ns, 150) << "waits apart still add up";
 }
 
 TEST(Summary, SameFromTheTraceFile) {

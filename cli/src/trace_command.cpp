@@ -1,6 +1,8 @@
 // `weft trace export|summary FILE`: a recorded trace (WEFT_TRACE, --trace) as Chrome
 // trace-event JSON for Perfetto, or as totals in the terminal. And --trace FILE, which records
 // any command.
+#include <sys/stat.h>
+
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -9,6 +11,7 @@
 #include "format.h"
 #include "weft/error.h"
 #include "weft/telemetry/environment.h"
+#include "weft/telemetry/terminal_text.h"
 #include "weft/telemetry/trace_file.h"
 #include "weft/telemetry/trace_tools.h"
 
@@ -17,6 +20,7 @@ namespace weft::cli {
 namespace {
 
 using nlohmann::json;
+using telemetry::terminal_text;
 using telemetry::TraceSummary;
 
 double seconds(std::int64_t ns) {
@@ -57,8 +61,8 @@ void print_rows(const char* title, const std::vector<TraceSummary::Row>& rows, c
   Table table(headers, align);
   for (std::size_t i = 0; i < rows.size() && i < limit; ++i) {
     const TraceSummary::Row& r = rows[i];
-    std::vector<std::string> cells = {r.name,
-                                      r.device,
+    std::vector<std::string> cells = {terminal_text(r.name),
+                                      terminal_text(r.device),
                                       std::to_string(r.count),
                                       format_seconds(seconds(r.total_ns)),
                                       mean(r),
@@ -93,19 +97,24 @@ int run_summary(const TraceOptions& o) {
                       {"cache_stores", s.cache_stores},
                       {"barrier_wait_s", seconds(s.barrier_wait_ns)},
                       {"array_wait_s", seconds(s.array_wait_ns)}}
-                     .dump(2)
+                     // Text from the file that is not UTF-8 (a Latin-1 file name in the command)
+                     // becomes U+FFFD rather than an exception.
+                     .dump(2, ' ', false, json::error_handler_t::replace)
               << "\n";
     return kExitOk;
   }
-  std::cout << o.file << ": " << s.spans << " spans, " << s.edges << " token edges over "
-            << format_seconds(seconds(s.duration_ns));
+  // Every text from the file goes through terminal_text: a trace may hold escape sequences.
+  std::cout << terminal_text(o.file) << ": " << s.spans << " spans, " << s.edges
+            << " token edges over " << format_seconds(seconds(s.duration_ns));
   if (auto c = trace.meta.find("command"); c != trace.meta.end() && !c->second.empty())
-    std::cout << " (" << c->second << ")";
+    std::cout << " (" << terminal_text(c->second) << ")";
   std::cout << "\n\n";
   const std::size_t limit = o.limit > 0 ? static_cast<std::size_t>(o.limit) : 20;
-  print_rows("Kernels (device time; wait = queued to start)", s.kernels, "wait", limit);
+  print_rows("Kernels (device time; wait = wall time while one was queued, not started)", s.kernels,
+             "wait", limit);
   if (!s.effects.empty()) {
-    std::cout << "Effects (callbacks and prints; wait = runnable to start)\n";
+    std::cout
+        << "Effects (callbacks and prints; wait = wall time while one was runnable, not started)\n";
     Table table(
         {"effect", "ordered", "count", "total", "mean", "max", "wait", "order"},
         {Table::Align::Left, Table::Align::Left, Table::Align::Right, Table::Align::Right,
@@ -115,7 +124,7 @@ int run_summary(const TraceOptions& o) {
                           : r.out_of_order == 0 ? "program order"
                                                 : std::to_string(r.out_of_order) + " OUT OF ORDER";
       if (r.failed) order += ", " + std::to_string(r.failed) + " failed";
-      table.add_row({r.name, r.ordered ? "yes" : "no", std::to_string(r.count),
+      table.add_row({terminal_text(r.name), r.ordered ? "yes" : "no", std::to_string(r.count),
                      format_seconds(seconds(r.total_ns)), mean(r),
                      format_seconds(seconds(r.max_ns)), format_seconds(seconds(r.wait_ns)), order});
     }
@@ -125,16 +134,31 @@ int run_summary(const TraceOptions& o) {
   print_rows("Transfers", s.transfers, "", limit);
   std::cout << "Compiles: " << s.compiles << " (" << format_seconds(seconds(s.compile_ns))
             << "); persistent cache: " << s.cache_hits << " hits, " << s.cache_misses << " misses";
-  if (!s.miss_reasons.empty()) std::cout << " (" << join(s.miss_reasons, ", ") << ")";
+  if (!s.miss_reasons.empty())
+    std::cout << " (" << terminal_text(join(s.miss_reasons, ", ")) << ")";
   std::cout << ", " << s.cache_stores << " stored\n";
-  std::cout << "Waits: effects barriers " << format_seconds(seconds(s.barrier_wait_ns))
+  std::cout << "Waits (wall time): effects barriers " << format_seconds(seconds(s.barrier_wait_ns))
             << ", array values " << format_seconds(seconds(s.array_wait_ns)) << "\n";
   return kExitOk;
 }
 
+// Whether `output` is the trace file itself under any name (a link, another path): writing it
+// would truncate the recording before it is read.
+bool same_file(const std::string& trace, const std::string& output) {
+  struct stat a {
+  }, b{};
+  return ::stat(trace.c_str(), &a) == 0 && ::stat(output.c_str(), &b) == 0 &&
+         a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
 int run_export(const TraceOptions& o) {
-  const telemetry::Trace trace = telemetry::read_trace(o.file);
   const std::string output = o.output.empty() ? "-" : o.output;
+  if (output != "-" && same_file(o.file, output))
+    throw InvalidArgumentError("weft trace export: the output " + output + " is the trace file " +
+                               o.file +
+                               " itself, which writing would destroy; give -o another "
+                               "path (run.json)");
+  const telemetry::Trace trace = telemetry::read_trace(o.file);
   if (output == "-") {
     telemetry::write_chrome_trace(trace, std::cout);
     return kExitOk;

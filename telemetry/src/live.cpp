@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <nlohmann/json.hpp>
@@ -70,6 +71,45 @@ void prepare_directory(const std::filesystem::path& dir) {
     throw TraceError("weft: the monitor socket directory " + dir.string() +
                      " belongs to another user or others may enter it (it must be yours, mode "
                      "0700); fix it or set WEFT_MONITOR_SOCKET to a path in a private directory");
+}
+
+std::string octal_mode(mode_t mode) {
+  char text[8];
+  std::snprintf(text, sizeof text, "%04o", static_cast<unsigned>(mode & 07777));
+  return text;
+}
+
+// The sending side of the rules the monitor keeps: the stream carries the command line, IR,
+// sources and cache keys, so it goes only to a socket in a directory that are both this user's
+// own and writable by nobody else. Anything else may be another user's listener.
+void check_socket_is_private(const std::filesystem::path& path) {
+  const uid_t me = ::getuid();
+  auto refuse = [&](const std::string& what, const std::filesystem::path& place,
+                    const struct stat& st) {
+    const std::string owner = st.st_uid == me ? "you" : "uid " + std::to_string(st.st_uid);
+    throw TraceError("weft: not streaming to the monitor: the " + what + " " + place.string() +
+                     " belongs to " + owner + " (mode " + octal_mode(st.st_mode) +
+                     "), and the stream is only sent where no other user can listen; remove it "
+                     "(weft-monitor --live makes a private one, owned by uid " +
+                     std::to_string(me) +
+                     ", not writable by group or others) or set WEFT_MONITOR_SOCKET to a socket "
+                     "in a directory of your own");
+  };
+  auto owned_privately = [&](const struct stat& st) {
+    return st.st_uid == me && (st.st_mode & (S_IWGRP | S_IWOTH)) == 0;
+  };
+  const std::filesystem::path dir =
+      path.parent_path().empty() ? std::filesystem::path(".") : path.parent_path();
+  struct stat dir_status {
+  }, socket_status{};
+  if (::lstat(dir.c_str(), &dir_status) != 0 || ::lstat(path.c_str(), &socket_status) != 0)
+    throw TraceError("weft: WEFT_MONITOR=1 but no monitor listens on " + path.string() + " (" +
+                     std::strerror(errno) +
+                     "); start `weft-monitor --live` first, or unset WEFT_MONITOR");
+  if (!S_ISDIR(dir_status.st_mode) || !owned_privately(dir_status))
+    refuse("socket directory", dir, dir_status);
+  if (!S_ISSOCK(socket_status.st_mode) || !owned_privately(socket_status))
+    refuse("socket", path, socket_status);
 }
 
 std::string serialize(std::span<const Span> spans, std::span<const Edge> edges,
@@ -138,6 +178,7 @@ LiveSink::LiveSink(const std::filesystem::path& path, std::string command, std::
   impl.limit = buffer_bytes;
   impl.origin_ns = now_ns();
   const sockaddr_un address = socket_address(path);
+  check_socket_is_private(path);
   // Non-blocking from the start: a monitor that stopped accepting (its backlog full) makes
   // connect fail with EAGAIN at once instead of hanging the program.
   impl.socket = Fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
@@ -153,6 +194,18 @@ LiveSink::LiveSink(const std::filesystem::path& path, std::string command, std::
                      " (" + std::strerror(error) +
                      "); start `weft-monitor --live` first, or unset WEFT_MONITOR");
   }
+  // The socket file was ours, but the listener behind it must be too (a socket moved or
+  // hard-linked into place keeps its first owner's listener).
+  ucred peer{};
+  peer.uid = static_cast<uid_t>(-1);  // "uid 4294967295" if the kernel could not say
+  socklen_t size = sizeof peer;
+  if (::getsockopt(impl.socket.fd, SOL_SOCKET, SO_PEERCRED, &peer, &size) != 0 ||
+      peer.uid != ::getuid())
+    throw TraceError("weft: not streaming to the monitor: the program listening on " +
+                     path.string() + " runs as uid " + std::to_string(peer.uid) +
+                     ", not as you (uid " + std::to_string(::getuid()) +
+                     "); stop it and start your own `weft-monitor --live`, or set "
+                     "WEFT_MONITOR_SOCKET to a socket in a directory of your own");
   impl.connected = true;
   json hello = {{"weft_live", 1},
                 {"origin_ns", std::to_string(impl.origin_ns)},

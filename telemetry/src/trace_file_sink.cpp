@@ -1,11 +1,17 @@
 // Writes a recording into an SQLite trace file, one transaction per delivered batch.
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <ctime>
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <system_error>
 #include <tuple>
 
@@ -45,21 +51,98 @@ std::string utc_now() {
   return text;
 }
 
-// Removes an earlier trace at `path`; refuses to touch anything else.
+[[noreturn]] void refuse(const std::filesystem::path& path, const std::string& why) {
+  throw TraceError("weft: cannot record a trace to " + path.string() + ": " + why);
+}
+
+// An open file descriptor, closed with its owner.
+struct FileHandle {
+  int fd = -1;
+  explicit FileHandle(int f = -1) : fd(f) {}
+  FileHandle(const FileHandle&) = delete;
+  FileHandle& operator=(const FileHandle&) = delete;
+  ~FileHandle() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+// The files this process records into (device, inode). Another process sees a recording in
+// progress by its lock; this one must not even open such a file to try the lock, because
+// closing any descriptor of a file drops the POSIX locks SQLite holds on it here.
+class FilesRecordedHere {
+ public:
+  // Never destroyed: a sink may end during static destruction.
+  static FilesRecordedHere& instance() {
+    static auto* files = new FilesRecordedHere;
+    return *files;
+  }
+  bool contains(const struct stat& st) {
+    std::lock_guard lock(mutex_);
+    return files_.count({st.st_dev, st.st_ino}) > 0;
+  }
+  void add(const struct stat& st) {
+    std::lock_guard lock(mutex_);
+    files_.insert({st.st_dev, st.st_ino});
+  }
+  void remove(const struct stat& st) {
+    std::lock_guard lock(mutex_);
+    files_.erase({st.st_dev, st.st_ino});
+  }
+
+ private:
+  std::mutex mutex_;
+  std::set<std::pair<dev_t, ino_t>> files_;
+};
+
+constexpr const char* kRecordingInProgress =
+    "another recording is in progress in it (its recorder holds the file's lock), so it is left "
+    "alone; give each process its own file with %p in the name (WEFT_TRACE=run-%p.wefttrace) or "
+    "choose another path";
+
+// Removes an earlier trace at `path`; refuses to touch anything else, and a recording in
+// progress (its recorder holds the file's lock) above all.
 void clear_earlier_trace(const std::filesystem::path& path) {
-  std::error_code error;
-  const auto status = std::filesystem::symlink_status(path, error);
-  if (error || status.type() == std::filesystem::file_type::not_found) return;
-  if (status.type() != std::filesystem::file_type::regular)
-    throw TraceError("weft: cannot record a trace to " + path.string() +
-                     ": it exists and is not a regular file; choose another path");
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) == 0 && FilesRecordedHere::instance().contains(st))
+    refuse(path, kRecordingInProgress);
+  FileHandle existing(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+  if (existing.fd < 0) {
+    if (errno == ENOENT) return;
+    if (errno == ELOOP) refuse(path, "it exists and is not a regular file; choose another path");
+    refuse(path, std::string("it exists and cannot be opened (") + std::strerror(errno) +
+                     "), so it is left alone; remove it or choose another path");
+  }
+  if (::fstat(existing.fd, &st) != 0 || !S_ISREG(st.st_mode))
+    refuse(path, "it exists and is not a regular file; choose another path");
+  if (::flock(existing.fd, LOCK_EX | LOCK_NB) != 0) refuse(path, kRecordingInProgress);
+
   if (!detail::is_weft_trace(path))
-    throw TraceError("weft: cannot record a trace to " + path.string() +
-                     ": the file exists and is not a weft trace, so it is left alone; remove it "
-                     "or choose another path");
+    refuse(path,
+           "the file exists and is not a weft trace, so it is left alone; remove it or choose "
+           "another path");
+  std::error_code error;
   std::filesystem::remove(path, error);
   for (const char* suffix : {"-wal", "-shm", "-journal"})
     std::filesystem::remove(path.string() + suffix, error);
+}
+
+// Creates `path` afresh and takes its lock, held until the recording ends: an exclusive flock(2),
+// which on Linux is apart from the POSIX locks SQLite itself takes on the file.
+int create_locked(const std::filesystem::path& path) {
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    if (errno == EEXIST)
+      refuse(path,
+             "another process created it just now (two recordings given the same path?), so it "
+             "is left alone; give each process its own file with %p in the name");
+    refuse(path, std::string(std::strerror(errno)) +
+                     ". Check that its directory exists and is writable, or set WEFT_TRACE to "
+                     "another path.");
+  }
+  // Blocking: whoever else holds it is only checking whether the file is a recording in progress.
+  while (::flock(fd, LOCK_EX) != 0 && errno == EINTR) {
+  }
+  return fd;
 }
 
 // Where this process's persistent cache lives, so a viewer can explain its misses.
@@ -111,6 +194,15 @@ void append_args_json(const Args& args, std::string& out) {
 }  // namespace
 
 struct TraceFileSink::Impl {
+  // First, so it is closed last: after the database, whose POSIX locks a close of another
+  // descriptor of the file would drop.
+  struct Lock {
+    FileHandle file;
+    struct stat identity {};
+    ~Lock() {
+      if (file.fd >= 0) FilesRecordedHere::instance().remove(identity);
+    }
+  } lock;
   std::filesystem::path path;
   std::unique_ptr<Database> db;
   std::unique_ptr<Statement> insert_span, insert_edge, insert_program, insert_track;
@@ -193,6 +285,9 @@ TraceFileSink::TraceFileSink(const std::filesystem::path& requested, std::string
   impl.origin_ns = now_ns();
   try {
     clear_earlier_trace(impl.path);
+    impl.lock.file.fd = create_locked(impl.path);
+    ::fstat(impl.lock.file.fd, &impl.lock.identity);
+    FilesRecordedHere::instance().add(impl.lock.identity);
     impl.db = std::make_unique<Database>(
         impl.path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOFOLLOW |
                        SQLITE_OPEN_NOMUTEX);  // one delivery at a time uses it

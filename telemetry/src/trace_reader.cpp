@@ -1,10 +1,15 @@
 // Reads a trace file back, treating it as untrusted: SQLite's defensive mode, no trust in the
-// schema (views or triggers are refused), every row validated before use.
+// schema (views or triggers are refused), every row validated before use, and text from the
+// file quoted in an error escaped for the terminal.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <numeric>
 #include <unordered_map>
@@ -12,6 +17,7 @@
 #include "sqlite.h"
 #include "trace_schema.h"
 #include "weft/error.h"
+#include "weft/telemetry/terminal_text.h"
 #include "weft/telemetry/trace_file.h"
 
 namespace weft::telemetry {
@@ -34,6 +40,14 @@ constexpr std::int64_t kMaxTimeNs = std::int64_t{1} << 60;
 
 [[noreturn]] void fail(const std::string& where, const std::string& problem) {
   throw TraceError("weft: " + where + " " + problem);
+}
+
+const char* file_kind(mode_t mode) {
+  if (S_ISFIFO(mode)) return "FIFO";
+  if (S_ISDIR(mode)) return "directory";
+  if (S_ISCHR(mode) || S_ISBLK(mode)) return "device";
+  if (S_ISSOCK(mode)) return "socket";
+  return "special file";
 }
 
 void harden(sqlite3* db) {
@@ -126,7 +140,8 @@ Args parse_args(std::string_view text, const Where& where) {
   if (!json.is_object()) fail(where(), "has arguments that are not a JSON object");
   args.reserve(json.size());
   for (auto& [key, value] : json.items()) {
-    if (!value.is_string()) fail(where(), "has the non-text argument \"" + key + "\"");
+    if (!value.is_string())
+      fail(where(), "has the non-text argument \"" + terminal_text(key) + "\"");
     args.emplace_back(key, value.template get<std::string>());
   }
   return args;
@@ -162,15 +177,17 @@ Trace read_database(Database& db, const std::string& name) {
       while (s.step()) trace.meta[s.column_text(0)] = s.column_text(1);
     }
     if (trace.meta["format"] != detail::kFormatName)
-      fail(where, "is not a weft trace (its format is \"" + trace.meta["format"] + "\")");
+      fail(where,
+           "is not a weft trace (its format is \"" + terminal_text(trace.meta["format"]) + "\")");
     int version = 0;
     try {
       version = std::stoi(trace.meta["version"]);
     } catch (const std::exception&) {
-      fail(where, "has the unreadable format version \"" + trace.meta["version"] + "\"");
+      fail(where,
+           "has the unreadable format version \"" + terminal_text(trace.meta["version"]) + "\"");
     }
     if (version < 1 || version > kTraceFormatVersion)
-      fail(where, "is a version " + trace.meta["version"] +
+      fail(where, "is a version " + terminal_text(trace.meta["version"]) +
                       " weft trace; this weft reads versions 1 to " +
                       std::to_string(kTraceFormatVersion) + " (open it with a newer weft)");
     for (const char* table : kTables)
@@ -185,7 +202,8 @@ Trace read_database(Database& db, const std::string& name) {
         const std::string kind = s.column_text(1);
         std::optional<TrackKind> parsed = parse_track_kind(kind);
         if (!parsed)
-          fail(where, "has track " + std::to_string(id) + " of the unknown kind \"" + kind + "\"");
+          fail(where, "has track " + std::to_string(id) + " of the unknown kind \"" +
+                          terminal_text(kind) + "\"");
         track_index.emplace(id, trace.tracks.size());
         trace.tracks.push_back({*parsed, s.column_text(2), s.column_text(3)});
       }
@@ -213,7 +231,7 @@ Trace read_database(Database& db, const std::string& name) {
         span.parent = static_cast<Id>(std::max<std::int64_t>(0, s.column_int(1)));
         const std::string_view kind = s.column_view(2);
         std::optional<SpanKind> parsed = parse_span_kind(kind);
-        if (!parsed) fail(row(), "has the unknown kind \"" + std::string(kind) + "\"");
+        if (!parsed) fail(row(), "has the unknown kind \"" + terminal_text(kind) + "\"");
         span.kind = *parsed;
         auto track = track_index.find(s.column_int(3));
         if (track == track_index.end()) fail(row(), "names a track the file does not have");
@@ -299,6 +317,49 @@ std::string uri_of(const std::filesystem::path& path) {
   return uri;
 }
 
+// Refuses anything but a regular SQLite file before SQLite sees it: a FIFO or a device would
+// block the reader (or never end). Opened without blocking, checked with fstat, then read.
+void check_trace_file(const std::filesystem::path& path, const std::string& where) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0)
+    fail(where, std::string("cannot be opened (") + std::strerror(errno) +
+                    "; does it exist, and may you read it?)");
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0)
+    fail(where, std::string("cannot be examined: ") + std::strerror(errno));
+  if (!S_ISREG(st.st_mode))
+    fail(where, std::string("is not a regular file (it is a ") + file_kind(st.st_mode) +
+                    "); give the path of a trace file that WEFT_TRACE or --trace recorded");
+  char magic[16] = {};
+  std::size_t got = 0;
+  while (got < sizeof magic) {
+    const ssize_t n = ::read(fd, magic + got, sizeof magic - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) fail(where, std::string("cannot be read: ") + std::strerror(errno));
+    if (n == 0) break;
+    got += static_cast<std::size_t>(n);
+  }
+  if (got == 0) fail(where, "is empty (was the recording interrupted?)");
+  if (got < sizeof magic || std::memcmp(magic, kSqliteMagic, sizeof kSqliteMagic) != 0)
+    fail(where, "is not a weft trace (not an SQLite database)");
+}
+
+// False when SQLite cannot use the file as it is here: a write-ahead-log file whose index it
+// may neither make nor write (the first query says so, as "unable to open" or "readonly").
+bool queryable(Database& db) {
+  try {
+    Statement probe(db, "SELECT count(*) FROM sqlite_schema");
+    probe.step();
+  } catch (const SqliteFailure& e) {
+    return e.code() != SQLITE_CANTOPEN && e.code() != SQLITE_READONLY;
+  }
+  return true;
+}
+
 }  // namespace
 
 namespace detail {
@@ -334,21 +395,15 @@ void Trace::reindex() {
 
 Trace read_trace(const std::filesystem::path& path) {
   const std::string where = "the trace file " + path.string();
-  {
-    std::ifstream file(path, std::ios::binary);
-    if (!file) fail(where, "cannot be opened (does it exist, and may you read it?)");
-    char magic[16] = {};
-    file.read(magic, sizeof magic);
-    if (file.gcount() == 0) fail(where, "is empty (was the recording interrupted?)");
-    if (file.gcount() < 16 || std::memcmp(magic, kSqliteMagic, sizeof kSqliteMagic) != 0)
-      fail(where, "is not a weft trace (not an SQLite database)");
-  }
-  // Read-only; a trace still in write-ahead-log mode whose side files cannot be made (its
-  // recorder crashed, the directory is read-only) opens as immutable.
+  check_trace_file(path, where);
+  // Read-only. A trace still in write-ahead-log mode (being recorded, or its recorder was
+  // killed) needs a shared-memory index beside it; where that cannot be made or written (a
+  // read-only directory, another user's file) SQLite fails on the first query, not on open, and
+  // the file is read as immutable: what the file itself holds.
   try {
     // One thread reads: no per-call locking inside SQLite.
     Database db(path, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX);
-    return read_database(db, where);
+    if (queryable(db)) return read_database(db, where);
   } catch (const SqliteFailure& e) {
     if (e.code() != SQLITE_CANTOPEN) fail(where, std::string("cannot be read: ") + e.what());
   }

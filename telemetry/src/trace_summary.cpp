@@ -20,6 +20,14 @@ std::int64_t plus(std::int64_t a, std::int64_t b) {
   return sum;
 }
 
+std::int64_t minus(std::int64_t a, std::int64_t b) {
+  std::int64_t difference = 0;
+  if (__builtin_sub_overflow(a, b, &difference))
+    return b < 0 ? std::numeric_limits<std::int64_t>::max()
+                 : std::numeric_limits<std::int64_t>::min();
+  return difference;
+}
+
 std::int64_t arg_ns(const Span& span, std::string_view key) {
   const std::string* value = span.arg(key);
   if (!value) return 0;
@@ -36,19 +44,48 @@ bool failed(const Span& span) {
   return status && status->rfind("failed", 0) == 0;
 }
 
-void add(TraceSummary::Row& row, const Span& span, std::int64_t wait_ns) {
+// Time intervals that may overlap (many kernels queued at once, waits on several threads): what
+// they cover on the wall clock, each moment counted once.
+class Coverage {
+ public:
+  void add(std::int64_t from, std::int64_t to) {
+    if (to > from) intervals_.emplace_back(from, to);
+  }
+  std::int64_t covered_ns() {
+    std::sort(intervals_.begin(), intervals_.end());
+    std::int64_t total = 0;
+    std::int64_t end = std::numeric_limits<std::int64_t>::min();
+    for (const auto& [from, to] : intervals_) {
+      if (to <= end) continue;
+      total = plus(total, minus(to, std::max(from, end)));
+      end = to;
+    }
+    return total;
+  }
+
+ private:
+  std::vector<std::pair<std::int64_t, std::int64_t>> intervals_;
+};
+
+// `wait_ns` before the span's start (queued, or runnable) goes into `waits`.
+void add(TraceSummary::Row& row, const Span& span, std::int64_t wait_ns, Coverage& waits) {
   const std::int64_t duration = plus(span.end_ns, -span.start_ns);
   ++row.count;
   row.total_ns = plus(row.total_ns, duration);
   row.max_ns = std::max(row.max_ns, duration);
-  row.wait_ns = plus(row.wait_ns, wait_ns);
+  waits.add(minus(span.start_ns, wait_ns), span.start_ns);
   row.failed += failed(span);
 }
 
-std::vector<TraceSummary::Row> by_total(
-    std::map<std::pair<std::string, std::string>, TraceSummary::Row>& rows) {
+using RowKey = std::pair<std::string, std::string>;
+
+std::vector<TraceSummary::Row> by_total(std::map<RowKey, TraceSummary::Row>& rows,
+                                        std::map<RowKey, Coverage>& waits) {
   std::vector<TraceSummary::Row> out;
-  for (auto& [key, row] : rows) out.push_back(std::move(row));
+  for (auto& [key, row] : rows) {
+    row.wait_ns = waits[key].covered_ns();
+    out.push_back(std::move(row));
+  }
   std::stable_sort(out.begin(), out.end(),
                    [](const auto& a, const auto& b) { return a.total_ns > b.total_ns; });
   return out;
@@ -96,7 +133,9 @@ TraceSummary summarize(const Trace& trace) {
   }
   std::map<Id, std::string> program_function;
   for (const Program& p : trace.programs) program_function[p.id] = p.function;
-  std::map<std::pair<std::string, std::string>, TraceSummary::Row> kernels, dispatches, transfers;
+  std::map<RowKey, TraceSummary::Row> kernels, dispatches, transfers;
+  std::map<RowKey, Coverage> kernel_waits, no_waits;
+  Coverage barrier_waits, array_waits;
   std::map<std::string, std::size_t> reasons;
   for (const Span& span : trace.spans) {
     const std::string* device = span.arg("device");
@@ -114,21 +153,21 @@ TraceSummary summarize(const Trace& trace) {
         TraceSummary::Row& row = kernels[{name, dev}];
         row.name = name;
         row.device = dev;
-        add(row, span, arg_ns(span, "queue_wait_ns"));
+        add(row, span, arg_ns(span, "queue_wait_ns"), kernel_waits[{name, dev}]);
         break;
       }
       case SpanKind::dispatch: {
         TraceSummary::Row& row = dispatches[{span.name, dev}];
         row.name = span.name;
         row.device = dev;
-        add(row, span, 0);
+        add(row, span, 0, no_waits[{span.name, dev}]);
         break;
       }
       case SpanKind::transfer: {
         TraceSummary::Row& row = transfers[{span.name, dev}];
         row.name = span.name;
         row.device = dev;
-        add(row, span, 0);
+        add(row, span, 0, no_waits[{span.name, dev}]);
         break;
       }
       case SpanKind::compile:
@@ -150,23 +189,26 @@ TraceSummary summarize(const Trace& trace) {
         ++summary.cache_stores;
         break;
       case SpanKind::barrier_wait:
-        summary.barrier_wait_ns = plus(summary.barrier_wait_ns, plus(span.end_ns, -span.start_ns));
+        barrier_waits.add(span.start_ns, span.end_ns);
         break;
       case SpanKind::array_wait:
-        summary.array_wait_ns = plus(summary.array_wait_ns, plus(span.end_ns, -span.start_ns));
+        array_waits.add(span.start_ns, span.end_ns);
         break;
       default:
         break;
     }
   }
-  summary.kernels = by_total(kernels);
-  summary.dispatches = by_total(dispatches);
-  summary.transfers = by_total(transfers);
+  summary.kernels = by_total(kernels, kernel_waits);
+  summary.dispatches = by_total(dispatches, no_waits);
+  summary.transfers = by_total(transfers, no_waits);
+  summary.barrier_wait_ns = barrier_waits.covered_ns();
+  summary.array_wait_ns = array_waits.covered_ns();
   for (const auto& [reason, count] : reasons)
     summary.miss_reasons.push_back(reason + " x" + std::to_string(count));
 
   // Effects: one row per effect name, over every thread's stream.
   std::map<std::pair<std::string, bool>, TraceSummary::Row> effects;
+  std::map<std::pair<std::string, bool>, Coverage> effect_waits;
   for (const EffectStream& stream : effect_streams(trace)) {
     const std::string name = stream.effect.empty() ? "(unnamed)" : stream.effect;
     TraceSummary::Row& row = effects[{name, !stream.ordered}];  // ordered rows first
@@ -174,9 +216,13 @@ TraceSummary summarize(const Trace& trace) {
     row.ordered = stream.ordered;
     row.out_of_order += stream.ordered ? stream.out_of_order : 0;
     for (std::size_t i : stream.execution_order)
-      add(row, trace.spans[i], arg_ns(trace.spans[i], "receive_wait_ns"));
+      add(row, trace.spans[i], arg_ns(trace.spans[i], "receive_wait_ns"),
+          effect_waits[{name, !stream.ordered}]);
   }
-  for (auto& [name, row] : effects) summary.effects.push_back(std::move(row));
+  for (auto& [key, row] : effects) {
+    row.wait_ns = effect_waits[key].covered_ns();
+    summary.effects.push_back(std::move(row));
+  }
   return summary;
 }
 

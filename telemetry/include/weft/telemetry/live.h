@@ -29,7 +29,9 @@ std::filesystem::path monitor_socket_path();
 // monitor that goes away ends the stream quietly.
 class LiveSink final : public Sink {
  public:
-  // Connects to the monitor at `path`; throws TraceError when nothing listens there.
+  // Connects to the monitor at `path`; throws TraceError when nothing listens there, or when
+  // another user could be listening: the socket or its directory not the user's own or
+  // writable by group or others, or a listener (SO_PEERCRED) of another uid.
   explicit LiveSink(const std::filesystem::path& path, std::string command = {},
                     std::size_t buffer_bytes = 64u << 20);
   ~LiveSink() override;

@@ -22,7 +22,9 @@ class TraceFileSink final : public Sink {
  public:
   // Creates `path` (a "%p" in it becomes the process id). An earlier weft trace at that path is
   // replaced; any other existing file is left alone and TraceError says so, as it does for a
-  // directory that cannot be written. `command` is stored to say what was recorded.
+  // directory that cannot be written and for a recording in progress (each sink holds an
+  // exclusive flock on its file until it is destroyed). `command` is stored to say what was
+  // recorded.
   explicit TraceFileSink(const std::filesystem::path& path, std::string command = {});
   ~TraceFileSink() override;
   TraceFileSink(const TraceFileSink&) = delete;
@@ -56,9 +58,10 @@ struct Trace {
   std::unordered_map<Id, std::size_t> by_id_;
 };
 
-// Reads a trace file. Throws TraceError naming the file and the problem: not an SQLite
-// database, not a weft trace, from a newer weft, truncated or corrupt, or a row that breaks the
-// format. Never trusts the file: nothing in it is executed, sizes are bounded.
+// Reads a trace file. Throws TraceError naming the file and the problem: not a regular file
+// (a FIFO is refused, never waited on), not an SQLite database, not a weft trace, from a newer
+// weft, truncated or corrupt, or a row that breaks the format. Never trusts the file: nothing in it
+// is executed, sizes are bounded.
 Trace read_trace(const std::filesystem::path& path);
 // The same from the file's bytes (the fuzzer's entry point).
 Trace read_trace(std::span<const std::uint8_t> bytes);

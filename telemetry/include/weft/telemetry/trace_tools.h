@@ -37,7 +37,9 @@ struct TraceSummary {
     std::size_t count = 0;
     std::int64_t total_ns = 0;
     std::int64_t max_ns = 0;
-    std::int64_t wait_ns = 0;  // kernels: queued to start; callbacks: runnable to start
+    // Kernels: queued to start; callbacks: runnable to start. The wall time during which at
+    // least one of them waited: waits that overlap count once.
+    std::int64_t wait_ns = 0;
     std::size_t failed = 0;
     std::size_t out_of_order = 0;  // effects: callbacks not in program order
     bool ordered = false;          // effects
@@ -55,6 +57,7 @@ struct TraceSummary {
   std::size_t cache_misses = 0;
   std::vector<std::string> miss_reasons;  // "not_found x3", ...
   std::size_t cache_stores = 0;
+  // Wall time during which at least one thread waited (waits that overlap count once).
   std::int64_t barrier_wait_ns = 0;
   std::int64_t array_wait_ns = 0;
 };
