@@ -167,6 +167,27 @@ TEST_F(CliTest, PrintsInAProgramRunInOrderAndAreCheckedAgainstTheInterpreter) {
   EXPECT_CONTAINS(r.err, "callback slot 0");
 }
 
+TEST_F(CliTest, ExplicitTokenParametersAndResultsCheckAgainstTheInterpreter) {
+  // The token result comes first: the data result must still be compared with the
+  // interpreter's data result, not with its token.
+  const fs::path file =
+      write_text("tokens.weft", R"(func @tokens(%t0: token[], %x: f32[3]) -> (token[], f32[3]) {
+  %t1 = debug_print[format="x = {}", ordered=1] %t0, %x : token[]
+  %y = add %x, %x : f32[3]
+  return %t1, %y
+}
+)");
+  const Result text = weft({"run", file.string(), "--check"});
+  EXPECT_EQ(text.code, 0) << text.out << text.err;
+  EXPECT_FALSE(contains(text.out, "MISMATCH")) << text.out;
+  const auto j = parse_json(weft({"run", file.string(), "--check", "--json"}));
+  EXPECT_EQ(j["check_ok"], true);
+  EXPECT_EQ(j["prints_ok"], true);
+  ASSERT_EQ(j["outputs"].size(), 1u);
+  EXPECT_EQ(j["outputs"][0]["dtype"], "f32");
+  EXPECT_EQ(j["outputs"][0]["check"]["ok"], true);
+}
+
 TEST_F(CliTest, TraceRecordsARunThatSummaryAndExportRead) {
   const fs::path n = dir_ / "n.npy";
   npy::write(n, HostArray::from<std::int32_t>({}, {6}));
