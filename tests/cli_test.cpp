@@ -188,6 +188,20 @@ TEST_F(CliTest, ExplicitTokenParametersAndResultsCheckAgainstTheInterpreter) {
   EXPECT_EQ(j["outputs"][0]["check"]["ok"], true);
 }
 
+TEST_F(CliTest, CallbackSlotBeyond32BitsIsAParseErrorNotAWrappedSlot) {
+  const fs::path call = write_text("call.weft", R"(func @g(%x: f32[4]) -> (f32[4]) {
+  %y = host_call[callback=999999999999, effect="io_callback", ordered=1] %x : f32[4]
+  return %y
+}
+)");
+  const Result r = weft({"run", call.string()});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_CONTAINS(r.err, call.string() + ":2:27: error: attribute 'callback'");
+  EXPECT_CONTAINS(r.err, "999999999999");
+  EXPECT_CONTAINS(r.err, "0 to 2147483647");
+  EXPECT_FALSE(contains(r.err, "-727379969")) << r.err;
+}
+
 TEST_F(CliTest, TraceRecordsARunThatSummaryAndExportRead) {
   const fs::path n = dir_ / "n.npy";
   npy::write(n, HostArray::from<std::int32_t>({}, {6}));
