@@ -276,6 +276,32 @@ TEST_F(CliTest, TraceToolsRefuseFilesThatAreNotTraces) {
   EXPECT_EQ(slurp(text), "not a trace at all\n");
 }
 
+TEST_F(CliTest, JsonReportsSurviveFileNamesThatAreNotUtf8) {
+  // Latin-1 "café": byte 0xE9 alone is not UTF-8. The JSON shows U+FFFD in its place.
+  const std::string latin1_e = "\xE9";
+  const fs::path file = dir_ / ("caf" + latin1_e + ".weft");
+  fs::copy_file(example("softmax.weft"), file);
+  const fs::path outputs = dir_ / ("out" + latin1_e);
+  const fs::path cache = dir_ / ("cache" + latin1_e);
+  const Result r = weft({"run", file.string(), "--json", "--check", "--output-dir",
+                         outputs.string(), "--cache-dir", cache.string()});
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  const std::string replacement = "\xEF\xBF\xBD";  // U+FFFD in UTF-8
+  EXPECT_EQ(j["file"], (dir_ / ("caf" + replacement + ".weft")).string());
+  EXPECT_EQ(j["outputs"][0]["npy"], (dir_ / ("out" + replacement) / "out0.npy").string());
+  EXPECT_EQ(j["check_ok"], true);
+  EXPECT_TRUE(fs::exists(outputs / "out0.npy"));  // the real name is used for the file
+  // The cache commands report their directory the same way.
+  for (const char* command : {"stats", "ls", "explain"}) {
+    const Result c = weft({"cache", command, "--json", "--cache-dir", cache.string()});
+    ASSERT_EQ(c.code, 0) << command << "\n" << c.out << c.err;
+    EXPECT_EQ(nlohmann::json::parse(c.out)["path"],
+              (dir_ / ("cache" + replacement) / "cache.sqlite3").string())
+        << command;
+  }
+}
+
 TEST_F(CliTest, ShowIrAndKernels) {
   const Result r =
       weft({"run", example("select_tril.weft").string(), "--show-ir", "--show-kernels"});

@@ -327,7 +327,7 @@ int run_run(const RunOptions& options) {
       if (has_effects(graph)) out["prints_ok"] = prints_ok;
     }
     if (options.show_ir) out["ir"] = print_graph(graph);
-    std::cout << out.dump(2) << "\n";
+    std::cout << json_text(out) << "\n";
     return all_ok ? kExitOk : kExitMismatch;
   }
 
