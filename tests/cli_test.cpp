@@ -460,6 +460,8 @@ TEST_F(CliTest, UsageErrorsExitWith2) {
   EXPECT_EQ(weft({"run"}).code, 2);
   EXPECT_EQ(weft({"run", "x.weft", "--no-such-flag"}).code, 2);
   EXPECT_EQ(weft({"demo", "--size", "enormous"}).code, 2);
+  EXPECT_EQ(weft({"cache", "gc", "--max-size", "lots"}).code, 2);
+  EXPECT_EQ(weft({"cache", "gc", "--older-than", "soon"}).code, 2);
   const Result help = weft({"run", "--help"});
   EXPECT_EQ(help.code, 0);
   for (const char* flag : {"--input", "--seed", "--device", "--output-dir", "--print-limit",
@@ -623,6 +625,43 @@ TEST_F(CliTest, UnknownSubcommandsAreNamedWithTheValidOnes) {
   r = weft({});
   EXPECT_EQ(r.code, 2);
   EXPECT_CONTAINS(r.err, "weft: a subcommand is required: devices, run, demo, cache");
+}
+
+// An unknown flag or subcommand is named, with the (sub)command it was given to and, as git
+// does, the nearest known names of that command.
+TEST_F(CliTest, TyposAreNamedWithTheNearestSubcommandOrFlag) {
+  const std::string file = example("softmax.weft").string();
+  const struct {
+    std::vector<std::string> args;
+    std::string expected;
+  } cases[] = {
+      {{"-v"}, "weft: unknown flag '-v'; did you mean '--version'?"},
+      {{"--verison"}, "weft: unknown flag '--verison'; did you mean '--version'?"},
+      {{"run", "--chek"}, "weft run: unknown flag '--chek'; did you mean '--check'?"},
+      {{"run", file, "--chek"}, "weft run: unknown flag '--chek'; did you mean '--check'?"},
+      {{"run", file, "--sed=3"}, "weft run: unknown flag '--sed'; did you mean '--seed'?"},
+      // Global flags are the run command's too.
+      {{"run", file, "--no-cach"},
+       "weft run: unknown flag '--no-cach'; did you mean '--no-cache'?"},
+      {{"cache", "ls", "--jsn"}, "weft cache ls: unknown flag '--jsn'; did you mean '--json'?"},
+      {{"run", file, "--frobnicate"}, "weft run: unknown flag '--frobnicate'\n"},
+      {{"rn", file},
+       "weft: unknown subcommand 'rn'; did you mean 'run'? The subcommands are devices, run, "
+       "demo, cache"},
+      {{"cache", "sats"},
+       "weft cache: unknown subcommand 'sats'; did you mean 'stats'? The subcommands are stats, "
+       "ls, show, explain, gc, clear"},
+      {{"devices", "extra"}, "weft devices: unexpected argument 'extra'"},
+      {{"run"}, "weft run: file is required"},
+  };
+  for (const auto& c : cases) {
+    const Result r = weft(c.args);
+    EXPECT_EQ(r.code, 2) << c.expected;
+    EXPECT_CONTAINS(r.err, c.expected);
+    EXPECT_FALSE(contains(r.err, "a subcommand is required")) << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+  }
+  EXPECT_CONTAINS(weft({"run", "--chek"}).err, "Run `weft run --help` for more information.");
 }
 
 TEST_F(CliTest, SeedsBeyond64BitsOrNegativeAreRefused) {
@@ -868,12 +907,17 @@ TEST_F(CliTest, CacheCommandErrorsAreClear) {
   const Result unknown = weft({"cache", "show", "ffff0000", "--cache-dir", cache});
   EXPECT_EQ(unknown.code, 1);
   EXPECT_CONTAINS(unknown.err, "no entry has a key starting with \"ffff0000\"");
+  // A value that is no size or age is a usage error, as for every other flag.
   const Result size = weft({"cache", "gc", "--max-size", "12q", "--cache-dir", cache});
-  EXPECT_EQ(size.code, 1);
-  EXPECT_CONTAINS(size.err, "--max-size \"12q\" is not a size");
+  EXPECT_EQ(size.code, 2);
+  EXPECT_CONTAINS(size.err,
+                  "weft cache gc: --max-size: expected a size in bytes or with a unit, e.g. "
+                  "512M or 2G, got '12q'");
   const Result age = weft({"cache", "gc", "--older-than", "soon", "--cache-dir", cache});
-  EXPECT_EQ(age.code, 1);
-  EXPECT_CONTAINS(age.err, "--older-than \"soon\" is not a duration");
+  EXPECT_EQ(age.code, 2);
+  EXPECT_CONTAINS(age.err,
+                  "weft cache gc: --older-than: expected an age in seconds or with a unit, e.g. "
+                  "12h, 30d or 2w, got 'soon'");
   const Result bare = weft({"cache"});
   EXPECT_EQ(bare.code, 2);
   // A cache file that is not a database: inspecting reports it; running goes on uncached.

@@ -246,18 +246,9 @@ int run_explain(const CacheOptions& o) {
 int run_gc(const CacheOptions& o) {
   std::optional<std::uint64_t> max_bytes;
   std::optional<std::chrono::seconds> older_than;
-  if (!o.max_size.empty()) {
-    max_bytes = cache::parse_byte_size(o.max_size);
-    if (!max_bytes)
-      throw InvalidArgumentError("weft cache gc: --max-size \"" + o.max_size +
-                                 "\" is not a size; use bytes or e.g. 512M, 2G");
-  }
-  if (!o.older_than.empty()) {
-    older_than = cache::parse_duration(o.older_than);
-    if (!older_than)
-      throw InvalidArgumentError("weft cache gc: --older-than \"" + o.older_than +
-                                 "\" is not a duration; use seconds or e.g. 12h, 30d, 2w");
-  }
+  // The flags' validators (add_cache_command) refused values that do not parse.
+  if (!o.max_size.empty()) max_bytes = cache::parse_byte_size(o.max_size).value();
+  if (!o.older_than.empty()) older_than = cache::parse_duration(o.older_than).value();
   // Without limits, gc applies the configured size cap (WEFT_CACHE_MAX_SIZE, default 1 GiB).
   if (!max_bytes && !older_than) max_bytes = cache::ProcessCache::instance().settings().max_bytes;
   const auto path = cache_directory() / "cache.sqlite3";
@@ -328,9 +319,25 @@ CLI::App* add_cache_command(CLI::App& app, CacheOptions& options) {
       "gc",
       "Evict entries unused for longer than --older-than, then least-recently-used "
       "entries past --max-size (default: the configured cap)."));
-  gc->add_option("--max-size", options.max_size, "e.g. 512M, 2G, or bytes.")->type_name("SIZE");
+  // Values that are no size or age are usage errors (exit 2), as for every other flag.
+  gc->add_option("--max-size", options.max_size, "e.g. 512M, 2G, or bytes.")
+      ->type_name("SIZE")
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            if (cache::parse_byte_size(text)) return "";
+            return "expected a size in bytes or with a unit, e.g. 512M or 2G, got " +
+                   shown_value(text);
+          },
+          "", ""));
   gc->add_option("--older-than", options.older_than, "e.g. 12h, 30d, 2w, or seconds.")
-      ->type_name("AGE");
+      ->type_name("AGE")
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            if (cache::parse_duration(text)) return "";
+            return "expected an age in seconds or with a unit, e.g. 12h, 30d or 2w, got '" + text +
+                   "'";
+          },
+          "", ""));
   gc->callback([&] { options.action = "gc"; });
   json_flag(cmd->add_subcommand("clear", "Remove every entry and reset the statistics."))
       ->callback([&] { options.action = "clear"; });
