@@ -12,6 +12,7 @@
 
 #include "weft/backend.h"
 #include "weft/opencl/device_info.h"
+#include "weft/opencl/register.h"  // the devices come from the OpenCL backend
 
 namespace weft::testing {
 
