@@ -21,6 +21,7 @@
 #include "support/raw_sqlite.h"
 #include "support/reseal_entries.h"
 #include "support/temp_dir.h"
+#include "weft/cache/explain.h"
 #include "weft/cache/store.h"
 #include "weft/error.h"
 
@@ -516,6 +517,49 @@ TEST(ProgramStore, ExplainNamesTheDifferingComponents) {
   EXPECT_EQ(candidates[0].entry.key, compute_key(stored));
   EXPECT_THAT(candidates[1].differing, ElementsAre("build_options", "user_hook"));
   EXPECT_TRUE(store.explain(components("unseen graph")).empty());
+}
+
+// Only entries that existed when the lookup missed can be why it missed: an entry stored
+// afterwards, however near, is not named, and with none before the miss it was a first compile.
+TEST(ProgramStore, ExplainNamesOnlyEntriesThatExistedAtTheMiss) {
+  TempDir dir;
+  ProgramStore store(options_in(dir.path()));
+  CacheKeyComponents before = components("graph");
+  before.driver_version = "3.0";
+  ASSERT_EQ(store.insert(before, binary_for(1), "", 1.0).status, InsertStatus::written);
+  const CacheKeyComponents wanted = components("graph");
+  ASSERT_FALSE(store.lookup(wanted).hit());
+  // Stored after the miss: one differing only in the hook, nearer than `before`, and the
+  // missed key itself.
+  CacheKeyComponents later = wanted;
+  later.user_hook = "later";
+  ASSERT_EQ(store.insert(later, binary_for(2), "", 1.0).status, InsertStatus::written);
+  ASSERT_EQ(store.insert(wanted, binary_for(3), "", 1.0).status, InsertStatus::written);
+
+  const auto explained = explain_miss(store, compute_key(wanted));
+  ASSERT_TRUE(explained.has_value());
+  EXPECT_TRUE(explained->now_cached);
+  ASSERT_EQ(explained->nearest.size(), 1u);
+  EXPECT_EQ(explained->nearest[0].entry.key, compute_key(before));
+  EXPECT_THAT(explained->nearest[0].differing, ElementsAre("driver_version"));
+
+  // A first compile of another graph, with a neighbour of the same IR stored only afterwards.
+  const CacheKeyComponents first = components("first graph");
+  ASSERT_FALSE(store.lookup(first).hit());
+  CacheKeyComponents first_other_options = first;
+  first_other_options.build_options = "-cl-fast-relaxed-math";
+  ASSERT_EQ(store.insert(first_other_options, binary_for(4), "", 1.0).status,
+            InsertStatus::written);
+  const auto first_explained = explain_miss(store, compute_key(first));
+  ASSERT_TRUE(first_explained.has_value());
+  EXPECT_TRUE(first_explained->nearest.empty());
+  EXPECT_THAT(format_explanation(*first_explained), HasSubstr("a first compile"));
+  // `weft cache explain` lists both misses, newest first, the same way.
+  const auto recent = explain_recent_misses(store, 2);
+  ASSERT_EQ(recent.size(), 2u);
+  EXPECT_TRUE(recent[0].nearest.empty());
+  ASSERT_EQ(recent[1].nearest.size(), 1u);
+  EXPECT_EQ(recent[1].nearest[0].entry.key, compute_key(before));
 }
 
 }  // namespace

@@ -298,7 +298,7 @@ TEST(Errors, OutOfMemoryInsideAWhileLoopReachesTheCaller) {
 TEST(Errors, UnknownDeviceListsTheKnownOnes) {
   std::string msg = message_of<InvalidArgumentError>([&] { device("gpu:42"); });
   EXPECT_THAT(msg, HasSubstr("gpu:42"));
-  EXPECT_THAT(msg, HasSubstr("cpu:0"));
+  EXPECT_THAT(msg, HasSubstr(devices().front()->name()));
 }
 
 }  // namespace

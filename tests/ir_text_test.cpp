@@ -634,6 +634,62 @@ TEST(IrText, ParseErrorsNameLineColumnAndWhatWasExpected) {
   }
 }
 
+// Integer attributes that their users keep in an int (callback slots, operand counts, axes)
+// are range-checked where they are written, never wrapped: callback=999999999999 was slot
+// -727379969 by the time it was reported.
+TEST(IrText, CountAndSlotAttributesOutOfRangeAreParseErrorsNamingTheAttribute) {
+  const struct {
+    std::string text;
+    int column;
+    std::string message_part;
+  } cases[] = {
+      {"func @f(%x: f32[4]) -> () {\n  host_call[callback=999999999999] %x : ()\n  return\n}\n", 22,
+       "attribute 'callback' of host_call is 999999999999, outside its range 0 to 2147483647 "
+       "(a slot in the callback table)"},
+      {"func @f(%x: f32[4]) -> () {\n  host_call[callback=2147483648] %x : ()\n  return\n}\n", 22,
+       "attribute 'callback' of host_call is 2147483648, outside its range 0 to 2147483647"},
+      {"func @f(%x: f32[4]) -> () {\n  host_call[callback=99999999999999999999] %x : ()\n  "
+       "return\n}\n",
+       22, "attribute 'callback' of host_call is 99999999999999999999, outside its range"},
+      {"func @f(%x: f32[4]) -> () {\n  host_call[callback=-1] %x : ()\n  return\n}\n", 22,
+       "attribute 'callback' of host_call is -1, outside its range 0 to 2147483647"},
+      {"func @f(%x: i32[]) -> (i32[]) {\n  %y = while[carries=4294967297] %x : i32[] {\n", 22,
+       "attribute 'carries' of while is 4294967297, outside its range 0 to 2147483647"},
+      {"func @f(%x: i32[]) -> (i32[]) {\n  %y = scan[carries=1, xs=4294967296, length=1, "
+       "reverse=0] %x : i32[] {\n",
+       27, "attribute 'xs' of scan is 4294967296"},
+      {"func @f(%x: i32[]) -> (i32[]) {\n  %y = scan[carries=1, xs=0, length=8589934592, "
+       "reverse=0] %x : i32[] {\n",
+       37, "attribute 'length' of scan is 8589934592"},
+      {"func @f() -> () {\n  %1 = iota[dimension=4294967296] : i32[3]\n  return\n}\n", 23,
+       "attribute 'dimension' of iota is 4294967296, outside its range 0 to 2147483647 (an "
+       "axis)"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.text);
+    const ParseError e = expect_throws<ParseError>(c.text);
+    const std::string msg = e.what();
+    EXPECT_EQ(e.line(), 2) << msg;
+    EXPECT_EQ(e.column(), c.column) << msg;
+    EXPECT_NE(msg.find(c.message_part), std::string::npos) << msg;
+  }
+  // The largest slot parses and is kept exactly.
+  const Graph g = parse_graph(
+      "func @f(%x: f32[4]) -> () {\n  host_call[callback=2147483647, effect=\"io_callback\"] %x : "
+      "()\n  return\n}\n");
+  bool found = false;
+  for (const Node& n : g.nodes)
+    if (n.op == OpKind::HostCall) {
+      EXPECT_EQ(n.attrs.get_int("callback"), 2147483647);
+      found = true;
+    }
+  EXPECT_TRUE(found);
+  // Attributes no op reads keep the full 64-bit range.
+  EXPECT_NO_THROW(
+      parse_graph("func @f(%0: f32[3]) -> (f32[3]) {\n  %1 = neg[alpha=999999999999] %0 : "
+                  "f32[3]\n  return %1\n}\n"));
+}
+
 TEST(IrText, ShapeInvalidTextThrowsInvalidGraphErrorWithLine) {
   {
     const InvalidGraphError e = expect_throws<InvalidGraphError>(

@@ -1,5 +1,5 @@
-// lax control flow on two PoCL devices at once (CTest runs this with
-// POCL_DEVICES="pthread pthread"): the same loop functions on cpu:0 and cpu:1, called from two
+// lax control flow on two devices at once (two PoCL devices: CTest runs this with
+// POCL_DEVICES="pthread pthread"): the same loop functions on both devices, called from two
 // threads and interleaved from one, each result against the reference interpreter; several
 // while loops in flight on one device and on two.
 #include <gtest/gtest.h>
@@ -13,6 +13,7 @@
 
 #include "support/control_flow_check.h"
 #include "support/device_check.h"
+#include "support/test_devices.h"
 
 namespace weft {
 namespace {
@@ -25,12 +26,10 @@ using Pair = std::pair<Array, Array>;
 
 class TwoDevicesControlFlow : public ::testing::Test {
  protected:
-  void SetUp() override {
-    if (devices().size() < 2)
-      FAIL() << "needs two devices; run with POCL_DEVICES=\"pthread pthread\" (CTest does)";
-  }
-  Device& d0() { return device("cpu:0"); }
-  Device& d1() { return device("cpu:1"); }
+  void SetUp() override { WEFT_SKIP_WITHOUT_TWO_DEVICES(); }
+  // The pair of devices the tests run on (support/test_devices.h).
+  Device& d0() { return *testing::two_devices().at(0); }
+  Device& d1() { return *testing::two_devices().at(1); }
 };
 
 HostArray i32_scalar(std::int32_t v) {

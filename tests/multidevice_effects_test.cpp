@@ -1,6 +1,7 @@
-// Effects across two PoCL devices (CTest runs this with POCL_DEVICES="pthread pthread"): the
-// sequencing seed's f on cpu:0 printing "hello" and g on cpu:1 printing "world", called
-// alternately, print in program order every time when ordered, even with cpu:0's work slower
+// Effects across two devices (two PoCL devices: CTest runs this with POCL_DEVICES="pthread
+// pthread"): the sequencing seed's f on the first device printing "hello" and g on the second
+// printing "world", called alternately, print in program order every time when ordered, even
+// with the first device's work slower
 // and callbacks delayed at random; unordered prints all arrive and the barrier waits for both
 // devices; each device calls back with its own name; threads on different devices keep their
 // own orders; a failure on one device is raised once.
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include "support/print_capture.h"
+#include "support/test_devices.h"
 #include "weft/opencl/register.h"
 #include "weft/weft.h"
 
@@ -30,12 +32,10 @@ constexpr DebugPrintOptions kOrdered{.ordered = true};
 
 class TwoDevicesEffects : public ::testing::Test {
  protected:
-  void SetUp() override {
-    if (devices().size() < 2)
-      FAIL() << "needs two devices; run with POCL_DEVICES=\"pthread pthread\" (CTest does)";
-  }
-  Device& d0() { return device("cpu:0"); }
-  Device& d1() { return device("cpu:1"); }
+  void SetUp() override { WEFT_SKIP_WITHOUT_TWO_DEVICES(); }
+  // The pair of devices the tests run on (support/test_devices.h).
+  Device& d0() { return *testing::two_devices().at(0); }
+  Device& d1() { return *testing::two_devices().at(1); }
 };
 
 // A random delay of up to `max_us` microseconds, different on every call.
@@ -48,8 +48,8 @@ void random_delay(int max_us) {
 TEST_F(TwoDevicesEffects, HelloOnCpu0AndWorldOnCpu1PrintInProgramOrderTwoHundredTimes) {
   PrintCapture capture;
   const Array m0 = Array::from_host(HostArray(DType::F32, {192, 192}), &d0());
-  // f's print waits for a matmul chain and a randomly delayed tap on cpu:0, so left alone
-  // cpu:1's "world" would often come first.
+  // f's print waits for a matmul chain and a randomly delayed tap on d0, so left alone d1's
+  // "world" would often come first.
   auto f = jit(
       [](const Array& m) {
         Array a = m;
@@ -144,13 +144,14 @@ TEST_F(TwoDevicesEffects, UnorderedPrintsOnBothDevicesAllArriveBeforeTheBarrierR
 TEST_F(TwoDevicesEffects, EachDeviceCallsBackWithItsOwnNameAndGetsItsOwnResult) {
   std::mutex mutex;
   Strings seen;
+  const std::string second = d1().name();
   auto host_sin = [&](const HostArray& x, const std::string& device) {
     {
       std::lock_guard lock(mutex);
       seen.push_back("Invoking host_sin with " + shape_to_string(x.shape()) + " on " + device);
     }
     std::vector<float> v = x.to_vector<float>();
-    for (float& e : v) e = std::sin(e) + (device == "cpu:1" ? 10.0f : 0.0f);
+    for (float& e : v) e = std::sin(e) + (device == second ? 10.0f : 0.0f);
     return HostArray::from<float>(x.shape(), v);
   };
   auto body = [&](const Array& x) {
@@ -165,8 +166,10 @@ TEST_F(TwoDevicesEffects, EachDeviceCallsBackWithItsOwnNameAndGetsItsOwnResult) 
   for (float v : r1) EXPECT_FLOAT_EQ(v, std::sin(1.0f) + 10.0f);
   std::lock_guard lock(mutex);
   std::sort(seen.begin(), seen.end());
-  EXPECT_EQ(seen, (Strings{"Invoking host_sin with [4] on cpu:0",
-                           "Invoking host_sin with [4] on cpu:1"}));
+  Strings expected{"Invoking host_sin with [4] on " + d0().name(),
+                   "Invoking host_sin with [4] on " + d1().name()};
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(seen, expected);
 }
 
 TEST_F(TwoDevicesEffects, ThreadsOnDifferentDevicesEachKeepTheirOwnOrder) {
@@ -208,7 +211,8 @@ TEST_F(TwoDevicesEffects, AFailureOnOneDeviceIsRaisedOnceAndTheOtherDeviceGoesOn
   std::atomic<int> good{0};
   auto fails = jit(
       [](const Array& x) {
-        return hcb::id_tap([](const HostArray&) { throw std::runtime_error("cpu:1 tap"); }, x);
+        return hcb::id_tap(
+            [](const HostArray&) { throw std::runtime_error("tap on the second device"); }, x);
       },
       {.device = &d1()});
   auto works =
@@ -223,7 +227,7 @@ TEST_F(TwoDevicesEffects, AFailureOnOneDeviceIsRaisedOnceAndTheOtherDeviceGoesOn
     effects_barrier();
     FAIL() << "no error";
   } catch (const CallbackException& e) {
-    EXPECT_EQ(e.original_message(), "cpu:1 tap");
+    EXPECT_EQ(e.original_message(), "tap on the second device");
   }
   EXPECT_EQ(good.load(), 2);
   EXPECT_NO_THROW(effects_barrier());

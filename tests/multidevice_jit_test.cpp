@@ -1,9 +1,11 @@
-// Arrays and jit across two PoCL devices (CTest runs this with POCL_DEVICES="pthread pthread").
+// Arrays and jit across two devices (two PoCL devices: CTest runs this with
+// POCL_DEVICES="pthread pthread").
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdlib>
 
+#include "support/test_devices.h"
 #include "weft/weft.h"
 
 namespace weft {
@@ -11,12 +13,10 @@ namespace {
 
 class TwoDevices : public ::testing::Test {
  protected:
-  void SetUp() override {
-    if (devices().size() < 2)
-      FAIL() << "needs two devices; run with POCL_DEVICES=\"pthread pthread\" (CTest does)";
-  }
-  Device& d0() { return device("cpu:0"); }
-  Device& d1() { return device("cpu:1"); }
+  void SetUp() override { WEFT_SKIP_WITHOUT_TWO_DEVICES(); }
+  // The pair of devices the tests run on (support/test_devices.h).
+  Device& d0() { return *testing::two_devices().at(0); }
+  Device& d1() { return *testing::two_devices().at(1); }
 };
 
 TEST_F(TwoDevices, DevicePutMovesDataAndOpsFollowTheirOperands) {

@@ -1,5 +1,5 @@
-// pmap over two PoCL devices (CTest runs this with POCL_DEVICES="pthread pthread"): a map
-// split across the devices, every collective against the same computation done on the host,
+// pmap over two devices (two PoCL devices: CTest runs this with POCL_DEVICES="pthread pthread"): a
+// map split across the devices, every collective against the same computation done on the host,
 // data-parallel gradients equal to the full-batch gradient, callbacks once per device with
 // that device's slice (tap_with_device names it, hcb::call answers each device with its own
 // slice), ordered effects in program order on each device, and the errors.
@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "support/print_capture.h"
+#include "support/test_devices.h"
 #include "weft/hcb.h"
 #include "weft/ops.h"
 #include "weft/transforms/grad.h"
@@ -28,9 +29,11 @@ using Strings = std::vector<std::string>;
 class Pmap : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (devices().size() < 2)
-      FAIL() << "needs two devices; run with POCL_DEVICES=\"pthread pthread\" (CTest does)";
+    if (devices().size() < 2) GTEST_SKIP() << testing::no_two_devices_reason();
   }
+  // pmap's devices when none are given: the first two of weft::devices().
+  static Device& d0() { return *devices().at(0); }
+  static Device& d1() { return *devices().at(1); }
 };
 
 ArrayFunction one(std::function<Array(const std::vector<Array>&)> f) {
@@ -61,11 +64,13 @@ TEST_F(Pmap, SplitsTheLeadingAxisAcrossDevicesAndStacksTheResults) {
   const Array out = pmap(f)({x}).at(0);
   hcb::barrier_wait();
   EXPECT_EQ(out.shape(), (Shape{2, 1000}));
-  EXPECT_EQ(&out.device(), &device("cpu:0"));
+  EXPECT_EQ(&out.device(), &d0());
   const std::vector<float> got = out.to_vector<float>();
   for (std::size_t i = 0; i < v.size(); ++i) EXPECT_NEAR(got[i], std::sin(v[i]) * 2 + 1, 1e-5) << i;
   std::sort(ran_on.begin(), ran_on.end());
-  EXPECT_EQ(ran_on, (Strings{"cpu:0 1000", "cpu:1 1000"}));
+  Strings expected{d0().name() + " 1000", d1().name() + " 1000"};
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(ran_on, expected);
 }
 
 TEST_F(Pmap, CollectivesCombineTheDevicesValues) {
@@ -122,7 +127,7 @@ TEST_F(Pmap, DataParallelGradientsEqualTheFullBatchGradient) {
 
 HostArray plus_device_number(const HostArray& x, const std::string& device) {
   HostArray y = x;
-  const double k = device == "cpu:1" ? 100 : 0;
+  const double k = device == devices().at(1)->name() ? 100 : 0;
   for (std::int64_t i = 0; i < x.size(); ++i) y.set_f64(i, x.get_f64(i) + k);
   return y;
 }
@@ -143,12 +148,12 @@ TEST_F(Pmap, CallbacksRunPerDeviceWithTheirSliceInProgramOrder) {
   hcb::barrier_wait();
   const Strings lines = capture.lines();
   ASSERT_EQ(lines.size(), 4u);
-  Strings cpu0, cpu1;
-  for (const std::string& l : lines) (l.rfind("device: cpu:0", 0) == 0 ? cpu0 : cpu1).push_back(l);
-  EXPECT_EQ(cpu0, (Strings{"device: cpu:0 what: first : [1. 2.]",
-                           "device: cpu:0 what: second : [1. 2.]"}));
-  EXPECT_EQ(cpu1, (Strings{"device: cpu:1 what: first : [3. 4.]",
-                           "device: cpu:1 what: second : [103. 104.]"}));
+  const std::string first = "device: " + d0().name() + " ", second = "device: " + d1().name() + " ";
+  Strings on0, on1;
+  for (const std::string& l : lines) (l.starts_with(first) ? on0 : on1).push_back(l);
+  EXPECT_EQ(on0, (Strings{first + "what: first : [1. 2.]", first + "what: second : [1. 2.]"}));
+  EXPECT_EQ(on1,
+            (Strings{second + "what: first : [3. 4.]", second + "what: second : [103. 104.]"}));
 }
 
 // Inside the pmapped function, grad and jvp go through psum, pmean and all_gather, as in JAX:

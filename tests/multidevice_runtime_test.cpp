@@ -1,7 +1,9 @@
-// The OpenCL runtime with two PoCL CPU devices in one context (POCL_DEVICES="pthread pthread"):
+// The OpenCL runtime with two devices of one platform in one context (two PoCL CPU devices with
+// POCL_DEVICES="pthread pthread", two GPUs of one driver):
 // naming, WEFT_DEVICE, copies between devices and across backends, and per-device execution.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -9,6 +11,7 @@
 #include <vector>
 
 #include "support/runtime_plans.h"
+#include "support/test_devices.h"
 #include "weft/error.h"
 #include "weft/opencl/device.h"
 #include "weft/opencl/device_info.h"
@@ -21,25 +24,16 @@ namespace {
 using Role = BufferPlan::Role;
 
 // Before main and so before discovery: two PoCL devices even when run outside CTest (which
-// sets POCL_DEVICES itself), and a default device chosen through the environment.
+// sets POCL_DEVICES itself).
 const bool kEnvironmentSet = [] {
   setenv("POCL_DEVICES", "pthread pthread", 0);
-  setenv("WEFT_DEVICE", "cpu:1", 1);
   return true;
 }();
 
-OpenCLDevice& cpu(int index) {
-  return dynamic_cast<OpenCLDevice&>(weft::device("cpu:" + std::to_string(index)));
+// Device 0 or 1 of the pair the tests run on (support/test_devices.h).
+OpenCLDevice& pair_device(std::size_t index) {
+  return dynamic_cast<OpenCLDevice&>(*weft::testing::two_devices().at(index));
 }
-
-bool have_two_cpus() {
-  int count = 0;
-  for (const DeviceInfo& info : device_infos()) count += info.type == DeviceType::Cpu;
-  return count >= 2;
-}
-
-#define REQUIRE_TWO_CPUS() \
-  if (!have_two_cpus()) GTEST_FAIL() << "needs two CPU devices: POCL_DEVICES=\"pthread pthread\""
 
 using testing::add_plan;
 using testing::download;
@@ -110,31 +104,38 @@ Device& HostBuffer::device() const {
   return device_;
 }
 
-TEST(MultiDevice, TwoCpuDevicesShareOneContext) {
-  REQUIRE_TWO_CPUS();
-  OpenCLDevice &a = cpu(0), &b = cpu(1);
+TEST(MultiDevice, TwoDevicesOfOnePlatformShareOneContext) {
+  WEFT_SKIP_WITHOUT_TWO_DEVICES();
+  OpenCLDevice &a = pair_device(0), &b = pair_device(1);
   EXPECT_NE(&a, &b);
   EXPECT_EQ(a.context(), b.context()) << "one context per platform";
   EXPECT_NE(a.queue(), b.queue()) << "one queue per device";
   EXPECT_NE(a.id(), b.id());
   EXPECT_EQ(a.info().platform_name, b.info().platform_name);
+  // Both are listed, in naming order.
   std::vector<std::string> names;
   for (Device* device : weft::devices()) names.push_back(device->name());
-  EXPECT_EQ(names, (std::vector<std::string>{"cpu:0", "cpu:1"}));
+  const auto at_a = std::find(names.begin(), names.end(), a.name());
+  EXPECT_NE(at_a, names.end()) << a.name();
+  EXPECT_NE(std::find(at_a, names.end(), b.name()), names.end()) << b.name();
 }
 
 TEST(MultiDevice, DefaultDeviceComesFromEnvironmentUntilSet) {
-  REQUIRE_TWO_CPUS();
-  EXPECT_EQ(default_device().name(), "cpu:1");
-  set_default_device("cpu:0");
-  EXPECT_EQ(default_device().name(), "cpu:0");
-  set_default_device("cpu:1");
-  EXPECT_EQ(&default_device(), &cpu(1));
+  WEFT_SKIP_WITHOUT_TWO_DEVICES();
+  OpenCLDevice &a = pair_device(0), &b = pair_device(1);
+  ASSERT_EQ(setenv("WEFT_DEVICE", b.name().c_str(), 1), 0);
+  EXPECT_EQ(&default_device(), &b);
+  set_default_device(a.name());
+  EXPECT_EQ(&default_device(), &a);
+  set_default_device(b.name());
+  EXPECT_EQ(&default_device(), &b);
+  ASSERT_EQ(unsetenv("WEFT_DEVICE"), 0);
+  EXPECT_EQ(&default_device(), &b);
 }
 
 TEST(MultiDevice, CopiesBetweenDevices) {
-  REQUIRE_TWO_CPUS();
-  OpenCLDevice &a = cpu(0), &b = cpu(1);
+  WEFT_SKIP_WITHOUT_TWO_DEVICES();
+  OpenCLDevice &a = pair_device(0), &b = pair_device(1);
   std::vector<std::int64_t> values = {1, -2, 3, INT64_MAX, INT64_MIN};
   auto on_a = upload(a, values);
   auto on_b = b.copy_from(*on_a);
@@ -152,8 +153,8 @@ TEST(MultiDevice, CopiesBetweenDevices) {
 }
 
 TEST(MultiDevice, CopyWaitsForTheSourceWriterOnAnotherQueue) {
-  REQUIRE_TWO_CPUS();
-  OpenCLDevice &a = cpu(0), &b = cpu(1);
+  WEFT_SKIP_WITHOUT_TWO_DEVICES();
+  OpenCLDevice &a = pair_device(0), &b = pair_device(1);
   constexpr std::size_t n = 32;
   constexpr std::uint32_t kSteps = 5'000'000;
   OpenCLExecutable slow(a, slow_plan(n));
@@ -168,19 +169,19 @@ TEST(MultiDevice, CopyWaitsForTheSourceWriterOnAnotherQueue) {
 }
 
 TEST(MultiDevice, CopiesFromAnotherBackendThroughTheHost) {
-  REQUIRE_TWO_CPUS();
+  WEFT_SKIP_WITHOUT_TWO_DEVICES();
   HostDevice host;
   std::vector<float> values = {0.5f, -1.0f, 3.25f};
   auto source = upload(host, values);
-  auto on_b = cpu(1).copy_from(*source);
+  auto on_b = pair_device(1).copy_from(*source);
   EXPECT_EQ(host.downloads, 1);
-  EXPECT_EQ(&on_b->device(), &cpu(1));
-  EXPECT_EQ(download<float>(cpu(1), *on_b), values);
+  EXPECT_EQ(&on_b->device(), &pair_device(1));
+  EXPECT_EQ(download<float>(pair_device(1), *on_b), values);
 }
 
 TEST(MultiDevice, ExecutablesRunOnTheirOwnDevice) {
-  REQUIRE_TWO_CPUS();
-  OpenCLDevice &a = cpu(0), &b = cpu(1);
+  WEFT_SKIP_WITHOUT_TWO_DEVICES();
+  OpenCLDevice &a = pair_device(0), &b = pair_device(1);
   constexpr std::size_t n = 300;
   OpenCLExecutable add_a(a, add_plan(n)), add_b(b, add_plan(n));
   std::vector<float> x(n), y(n);
@@ -191,10 +192,10 @@ TEST(MultiDevice, ExecutablesRunOnTheirOwnDevice) {
   std::vector<std::shared_ptr<Buffer>> on_a = {upload(a, x), upload(a, y)};
   try {
     add_b.run(on_a);
-    ADD_FAILURE() << "cpu:1 ran on buffers that live on cpu:0";
+    ADD_FAILURE() << b.name() << " ran on buffers that live on " << a.name();
   } catch (const InvalidArgumentError& e) {
-    EXPECT_NE(std::string(e.what()).find("cpu:0"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("cpu:1"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(a.name()), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(b.name()), std::string::npos) << e.what();
   }
   // Both devices busy at once; the result of a feeds b through a copy.
   auto from_a = add_a.run(on_a)[0];

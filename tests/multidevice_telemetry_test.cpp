@@ -1,4 +1,5 @@
-// Telemetry across two PoCL devices (CTest runs this with POCL_DEVICES="pthread pthread"): one
+// Telemetry across two devices (two PoCL devices: CTest runs this with POCL_DEVICES="pthread
+// pthread"): one
 // queue row per device, kernels on the device that ran them, and ordered prints that alternate
 // between the devices linked by token edges that cross from one device's callbacks to the
 // other's, in program order.
@@ -14,6 +15,7 @@
 #include "support/print_capture.h"
 #include "support/recording.h"
 #include "support/slice_nesting.h"
+#include "support/test_devices.h"
 #include "weft/opencl/register.h"
 #include "weft/telemetry/trace_tools.h"
 #include "weft/weft.h"
@@ -29,10 +31,10 @@ using testing::Recording;
 constexpr DebugPrintOptions kOrdered{.ordered = true};
 
 TEST(TwoDevicesTelemetry, AlternatingOrderedPrintsHaveEdgesAcrossDevicesInProgramOrder) {
-  ASSERT_GE(devices().size(), 2u) << "run with POCL_DEVICES=\"pthread pthread\" (CTest does)";
+  WEFT_SKIP_WITHOUT_TWO_DEVICES();
   PrintCapture capture;
-  Device& d0 = device("cpu:0");
-  Device& d1 = device("cpu:1");
+  Device& d0 = *testing::two_devices().at(0);
+  Device& d1 = *testing::two_devices().at(1);
   auto hello = jit(
       [](const Array& x) {
         debug_print("hello {}", x, kOrdered);
@@ -61,15 +63,15 @@ TEST(TwoDevicesTelemetry, AlternatingOrderedPrintsHaveEdgesAcrossDevicesInProgra
   std::set<std::string> queues;
   for (const telemetry::Track& t : trace.tracks)
     if (t.kind == telemetry::TrackKind::queue) queues.insert(t.name);
-  EXPECT_EQ(queues, (std::set<std::string>{"cpu:0 queue", "cpu:1 queue"}));
+  EXPECT_EQ(queues, (std::set<std::string>{d0.name() + " queue", d1.name() + " queue"}));
   std::map<std::string, std::set<std::string>> kernel_devices;  // function -> queue devices
   for (const Span& s : trace.spans) {
     if (s.kind != SpanKind::kernel) continue;
     const Span& dispatch = trace.spans[static_cast<std::size_t>(trace.index_of(s.parent))];
     kernel_devices[dispatch.name].insert(s.track.device);
   }
-  EXPECT_EQ(kernel_devices["hello"], (std::set<std::string>{"cpu:0"}));
-  EXPECT_EQ(kernel_devices["world"], (std::set<std::string>{"cpu:1"}));
+  EXPECT_EQ(kernel_devices["hello"], (std::set<std::string>{d0.name()}));
+  EXPECT_EQ(kernel_devices["world"], (std::set<std::string>{d1.name()}));
 
   // One stream (one thread, one effect) of 40 callbacks, in program order, alternating
   // devices; each after the first waited for the one before, across devices.
@@ -86,7 +88,7 @@ TEST(TwoDevicesTelemetry, AlternatingOrderedPrintsHaveEdgesAcrossDevicesInProgra
   std::size_t crossing = 0;
   for (std::size_t k = 0; k < 40; ++k) {
     const Span& span = trace.spans[stream.program_order[k]];
-    EXPECT_EQ(*span.arg("device"), k % 2 ? "cpu:1" : "cpu:0") << k;
+    EXPECT_EQ(*span.arg("device"), k % 2 ? d1.name() : d0.name()) << k;
     if (k == 0) continue;
     const Span& before = trace.spans[stream.program_order[k - 1]];
     ASSERT_TRUE(predecessor.count(span.id)) << k;
@@ -101,7 +103,7 @@ TEST(TwoDevicesTelemetry, ExportNestsEverySliceOnItsThread) {
   // Perfetto drops a slice that overlaps another of its thread without nesting. Two host
   // threads dispatch to two devices (kernels queued back to back, prints, compiles of fresh
   // shapes with their cache lookups): the export keeps every span, and nests every slice.
-  ASSERT_GE(devices().size(), 2u) << "run with POCL_DEVICES=\"pthread pthread\" (CTest does)";
+  WEFT_SKIP_WITHOUT_TWO_DEVICES();
   PrintCapture capture;
   Recording recording;
   auto work = [](Device& device, const char* name) {
@@ -117,8 +119,8 @@ TEST(TwoDevicesTelemetry, ExportNestsEverySliceOnItsThread) {
       x.block_until_ready();
     }
   };
-  std::thread first(work, std::ref(device("cpu:0")), "left");
-  std::thread second(work, std::ref(device("cpu:1")), "right");
+  std::thread first(work, std::ref(*testing::two_devices().at(0)), "left");
+  std::thread second(work, std::ref(*testing::two_devices().at(1)), "right");
   first.join();
   second.join();
   const telemetry::Trace trace = recording.finish();

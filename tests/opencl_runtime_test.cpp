@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "support/runtime_plans.h"
+#include "support/test_devices.h"
 #include "weft/error.h"
 #include "weft/interp/interpreter.h"
 #include "weft/ir/text.h"
@@ -26,8 +27,9 @@ namespace {
 
 using Role = BufferPlan::Role;
 
-OpenCLDevice& cpu0() {
-  return dynamic_cast<OpenCLDevice&>(weft::device("cpu:0"));
+// The default device, whatever the machine has (support/test_devices.h).
+OpenCLDevice& device_under_test() {
+  return dynamic_cast<OpenCLDevice&>(weft::testing::test_device());
 }
 
 using testing::add_plan;
@@ -85,7 +87,7 @@ TEST(Discovery, NamesDevicesByTypeInOrder) {
     EXPECT_GT(info.max_alloc_bytes, 0u);
     EXPECT_GT(info.local_mem_bytes, 0u);
   }
-  EXPECT_TRUE(names.count("cpu:0")) << "PoCL's CPU device is missing";
+  EXPECT_TRUE(names.count(device_under_test().name())) << "the default device is not listed";
 
   // The registry lists the same devices in the same order.
   std::vector<Device*> all = weft::devices();
@@ -95,41 +97,52 @@ TEST(Discovery, NamesDevicesByTypeInOrder) {
     EXPECT_EQ(info_of(*all[i]).device_name, infos[i].device_name);
     EXPECT_NE(all[i]->description().find(infos[i].device_name), std::string::npos);
   }
-  const DeviceInfo cpu = info_of(cpu0());
-  EXPECT_EQ(cpu.name, "cpu:0");
-  EXPECT_EQ(cpu.type, DeviceType::Cpu);
-  EXPECT_EQ(cpu0().caps().fp64, cpu.fp64);
-  EXPECT_EQ(cpu0().caps().max_work_group_size, cpu.max_work_group_size);
-  EXPECT_FALSE(cpu0().caps().is_gpu);
-  EXPECT_EQ(cpu0().supports(DType::F64), cpu.fp64);
+  OpenCLDevice& tested = device_under_test();
+  const DeviceInfo info = info_of(tested);
+  EXPECT_EQ(info.name, tested.name());
+  EXPECT_EQ(info.name.rfind(std::string(device_type_prefix(info.type)) + ":", 0), 0u) << info.name;
+  EXPECT_EQ(tested.caps().fp64, info.fp64);
+  EXPECT_EQ(tested.caps().max_work_group_size, info.max_work_group_size);
+  EXPECT_EQ(tested.caps().is_gpu, info.type == DeviceType::Gpu);
+  EXPECT_EQ(tested.supports(DType::F64), info.fp64);
   for (DType t : {DType::Bool, DType::I32, DType::I64, DType::U32, DType::F32})
-    EXPECT_TRUE(cpu0().supports(t));
+    EXPECT_TRUE(tested.supports(t));
 }
 
 TEST(Discovery, QueueIsOutOfOrderWhenOffered) {
   cl_command_queue_properties properties = 0;
-  ASSERT_EQ(clGetCommandQueueInfo(cpu0().queue(), CL_QUEUE_PROPERTIES, sizeof(properties),
-                                  &properties, nullptr),
+  ASSERT_EQ(clGetCommandQueueInfo(device_under_test().queue(), CL_QUEUE_PROPERTIES,
+                                  sizeof(properties), &properties, nullptr),
             CL_SUCCESS);
   EXPECT_TRUE(properties & CL_QUEUE_PROFILING_ENABLE);
-  EXPECT_EQ((properties & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) != 0, cpu0().info().out_of_order);
+  EXPECT_EQ((properties & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) != 0,
+            device_under_test().info().out_of_order);
   cl_command_queue_properties offered = 0;
-  ASSERT_EQ(
-      clGetDeviceInfo(cpu0().id(), CL_DEVICE_QUEUE_PROPERTIES, sizeof(offered), &offered, nullptr),
-      CL_SUCCESS);
+  ASSERT_EQ(clGetDeviceInfo(device_under_test().id(), CL_DEVICE_QUEUE_PROPERTIES, sizeof(offered),
+                            &offered, nullptr),
+            CL_SUCCESS);
   if (offered & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) {
-    EXPECT_TRUE(cpu0().info().out_of_order);
+    EXPECT_TRUE(device_under_test().info().out_of_order);
   }
 }
 
 TEST(Registry, DefaultDeviceFollowsEnvironmentThenExplicitChoice) {
   Device& preferred = default_device();
-  bool has_gpu = false;
-  for (const DeviceInfo& info : device_infos()) has_gpu |= info.type == DeviceType::Gpu;
-  EXPECT_EQ(preferred.name(), has_gpu ? "gpu:0" : "cpu:0");
+  // The first GPU, else the first CPU.
+  const DeviceInfo* first_gpu = nullptr;
+  const DeviceInfo* first_cpu = nullptr;
+  for (const DeviceInfo& info : device_infos()) {
+    if (!first_gpu && info.type == DeviceType::Gpu) first_gpu = &info;
+    if (!first_cpu && info.type == DeviceType::Cpu) first_cpu = &info;
+  }
+  ASSERT_TRUE(first_gpu || first_cpu);
+  EXPECT_EQ(preferred.name(), (first_gpu ? first_gpu : first_cpu)->name);
 
-  ASSERT_EQ(setenv("WEFT_DEVICE", "cpu:0", 1), 0);
-  EXPECT_EQ(default_device().name(), "cpu:0");
+  // The environment may name any device: the last one, another one where there are several.
+  const std::string last = weft::devices().back()->name();
+  const std::string first = weft::devices().front()->name();
+  ASSERT_EQ(setenv("WEFT_DEVICE", last.c_str(), 1), 0);
+  EXPECT_EQ(default_device().name(), last);
   ASSERT_EQ(setenv("WEFT_DEVICE", "tpu:9", 1), 0);
   try {
     default_device();
@@ -137,7 +150,7 @@ TEST(Registry, DefaultDeviceFollowsEnvironmentThenExplicitChoice) {
   } catch (const InvalidArgumentError& e) {
     EXPECT_NE(std::string(e.what()).find("WEFT_DEVICE"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("tpu:9"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("cpu:0"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(first), std::string::npos) << e.what();
   }
 
   try {
@@ -145,15 +158,16 @@ TEST(Registry, DefaultDeviceFollowsEnvironmentThenExplicitChoice) {
     ADD_FAILURE() << "an unknown device name was accepted";
   } catch (const InvalidArgumentError& e) {
     EXPECT_NE(std::string(e.what()).find("gpu:42"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("cpu:0"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(first), std::string::npos) << e.what();
   }
   EXPECT_THROW(set_default_device("nope"), InvalidArgumentError);
 
-  // An explicit choice beats the (still invalid) environment.
-  set_default_device("cpu:0");
-  EXPECT_EQ(&default_device(), &cpu0());
+  // An explicit choice beats the (still invalid) environment. It is the preferred device, so
+  // the tests after this one run where they would have run without it.
+  set_default_device(preferred.name());
+  EXPECT_EQ(&default_device(), &preferred);
   ASSERT_EQ(unsetenv("WEFT_DEVICE"), 0);
-  EXPECT_EQ(&default_device(), &cpu0());
+  EXPECT_EQ(&default_device(), &preferred);
 }
 
 TEST(ClError, NamesEveryOpenCL12Code) {
@@ -196,7 +210,7 @@ void expect_round_trip(OpenCLDevice& device, const std::vector<T>& values) {
 }
 
 TEST(Buffers, RoundTripEveryDType) {
-  OpenCLDevice& device = cpu0();
+  OpenCLDevice& device = device_under_test();
   for (DType dtype : kAllDTypes) {
     SCOPED_TRACE(std::string(dtype_name(dtype)));
     if (!device.supports(dtype)) continue;
@@ -230,7 +244,7 @@ TEST(Buffers, RoundTripEveryDType) {
 }
 
 TEST(Buffers, EmptyBuffersWork) {
-  OpenCLDevice& device = cpu0();
+  OpenCLDevice& device = device_under_test();
   auto empty = device.upload(nullptr, 0);
   EXPECT_EQ(empty->bytes(), 0u);
   device.download(*empty, nullptr, 0);
@@ -242,7 +256,7 @@ TEST(Buffers, EmptyBuffersWork) {
 }
 
 TEST(Buffers, RejectsBadDownloads) {
-  OpenCLDevice& device = cpu0();
+  OpenCLDevice& device = device_under_test();
   auto buffer = upload(device, std::vector<float>{1, 2});
   std::vector<float> host(3);
   EXPECT_THROW(device.download(*buffer, host.data(), 12), InvalidArgumentError);
@@ -251,7 +265,7 @@ TEST(Buffers, RejectsBadDownloads) {
 }
 
 TEST(Executable, AddsTwoFloatBuffers) {
-  OpenCLDevice& device = cpu0();
+  OpenCLDevice& device = device_under_test();
   constexpr std::size_t n = 1000;
   OpenCLExecutable add(device, add_plan(n));
   EXPECT_EQ(add.num_inputs(), 2u);
@@ -273,7 +287,7 @@ TEST(Executable, AddsTwoFloatBuffers) {
 }
 
 TEST(Executable, TwoLaunchesThroughATemp) {
-  OpenCLDevice& device = cpu0();
+  OpenCLDevice& device = device_under_test();
   constexpr std::size_t n = 4096;
   ProgramPlan plan;
   plan.source = R"(
@@ -307,7 +321,7 @@ TEST(Executable, TwoLaunchesThroughATemp) {
 }
 
 TEST(Executable, OutputMayAliasAnInput) {
-  OpenCLDevice& device = cpu0();
+  OpenCLDevice& device = device_under_test();
   ProgramPlan plan = add_plan(8);
   plan.outputs = {0, 2, 1, 2};
   OpenCLExecutable exe(device, std::move(plan));
@@ -323,7 +337,7 @@ TEST(Executable, OutputMayAliasAnInput) {
 }
 
 TEST(Executable, EmptyLaunchLeavesValidEmptyBuffers) {
-  OpenCLDevice& device = cpu0();
+  OpenCLDevice& device = device_under_test();
   ProgramPlan plan = add_plan(0);
   OpenCLExecutable exe(device, std::move(plan));
   std::vector<std::shared_ptr<Buffer>> inputs = {device.upload(nullptr, 0),
@@ -336,7 +350,7 @@ TEST(Executable, EmptyLaunchLeavesValidEmptyBuffers) {
 }
 
 TEST(Executable, RejectsBadInputs) {
-  OpenCLDevice& device = cpu0();
+  OpenCLDevice& device = device_under_test();
   OpenCLExecutable add(device, add_plan(4));
   auto good = upload(device, std::vector<float>{1, 2, 3, 4});
   auto short_one = upload(device, std::vector<float>{1, 2, 3});
@@ -354,7 +368,7 @@ TEST(Executable, RejectsBadInputs) {
 }
 
 TEST(Executable, RejectsInconsistentPlans) {
-  OpenCLDevice& device = cpu0();
+  OpenCLDevice& device = device_under_test();
   ProgramPlan writes_input = add_plan(4);
   writes_input.steps[0].launch.writes = {0};
   EXPECT_THROW((OpenCLExecutable(device, writes_input)), InvalidArgumentError);
@@ -370,7 +384,7 @@ TEST(Executable, RejectsInconsistentPlans) {
 }
 
 TEST(Errors, AbsurdAllocationIsOutOfMemory) {
-  OpenCLDevice& device = cpu0();
+  OpenCLDevice& device = device_under_test();
   std::vector<float> small(4);
   const std::size_t absurd = std::size_t{1} << 50;
   try {
@@ -378,7 +392,7 @@ TEST(Errors, AbsurdAllocationIsOutOfMemory) {
     ADD_FAILURE() << "a 1 PiB upload was accepted";
   } catch (const OutOfMemoryError& e) {
     const std::string message = e.what();
-    EXPECT_NE(message.find("cpu:0"), std::string::npos) << message;
+    EXPECT_NE(message.find(device.name()), std::string::npos) << message;
     EXPECT_NE(message.find(device.info().device_name), std::string::npos) << message;
     EXPECT_NE(message.find("CL_DEVICE_MAX_MEM_ALLOC_SIZE"), std::string::npos) << message;
     EXPECT_NE(message.find(std::to_string(absurd)), std::string::npos) << message;
@@ -394,7 +408,7 @@ TEST(Errors, AbsurdAllocationIsOutOfMemory) {
 }
 
 TEST(Errors, BuildErrorShowsDeviceAndLog) {
-  OpenCLDevice& device = cpu0();
+  OpenCLDevice& device = device_under_test();
   ProgramPlan plan = add_plan(4);
   plan.source =
       "__kernel void add(__global float* a, __global float* b, __global float* c) {\n"
@@ -405,7 +419,7 @@ TEST(Errors, BuildErrorShowsDeviceAndLog) {
     ADD_FAILURE() << "a syntax error built";
   } catch (const BuildError& e) {
     const std::string message = e.what();
-    EXPECT_NE(message.find("cpu:0"), std::string::npos) << message;
+    EXPECT_NE(message.find(device.name()), std::string::npos) << message;
     EXPECT_NE(message.find(device.info().device_name), std::string::npos) << message;
     EXPECT_NE(message.find("CL_BUILD_PROGRAM_FAILURE"), std::string::npos) << message;
     EXPECT_NE(message.find("undeclared_thing"), std::string::npos) << message;  // a log line
@@ -414,7 +428,7 @@ TEST(Errors, BuildErrorShowsDeviceAndLog) {
 }
 
 TEST(Programs, BuildsAreCachedBySourceAndOptions) {
-  OpenCLDevice& device = cpu0();
+  OpenCLDevice& device = device_under_test();
   const std::string source = add_plan(1).source;
   ClProgram first = device.build_program(source, "");
   ClProgram again = device.build_program(source, "");
@@ -426,7 +440,7 @@ TEST(Programs, BuildsAreCachedBySourceAndOptions) {
 }
 
 TEST(Compile, ReusesTheExecutableOfAnEqualGraph) {
-  OpenCLDevice& device = cpu0();
+  OpenCLDevice& device = device_under_test();
   const char* text =
       "func @f(%0: f32[4], %1: f32[4]) -> (f32[4], f32[4]) {\n"
       "  %2 = add %0, %1 : f32[4]\n"
@@ -449,7 +463,7 @@ TEST(Compile, ReusesTheExecutableOfAnEqualGraph) {
 // window, as the interpreter does, instead of wrapping first. IR text reaches the primitive
 // directly; lax::dynamic_slice would clamp before it.
 TEST(Compile, DynamicSliceStartsBeyondTheIndexTypeClamp) {
-  OpenCLDevice& device = cpu0();
+  OpenCLDevice& device = device_under_test();
   const char* text =
       "func @f(%x: f32[10], %u: u32[], %l: i64[], %v: f32[2]) -> (f32[2], f32[2], f32[10]) {\n"
       "  %a = dynamic_slice[sizes=[2]] %x, %u : f32[2]\n"
@@ -481,7 +495,7 @@ TEST(Compile, DynamicSliceStartsBeyondTheIndexTypeClamp) {
 }
 
 TEST(Async, ManyRunsInFlightBeforeOneWait) {
-  OpenCLDevice& device = cpu0();
+  OpenCLDevice& device = device_under_test();
   constexpr std::size_t n = 256;
   constexpr int kRuns = 100;
   OpenCLExecutable add(device, add_plan(n));
@@ -505,7 +519,7 @@ TEST(Async, ManyRunsInFlightBeforeOneWait) {
 }
 
 TEST(Async, RunReturnsBeforeASlowKernelCompletes) {
-  OpenCLDevice& device = cpu0();
+  OpenCLDevice& device = device_under_test();
   constexpr std::size_t n = 64;
   OpenCLExecutable slow(device, slow_plan(n));
   std::vector<std::uint32_t> seeds(n);
@@ -536,7 +550,7 @@ TEST(Async, RunReturnsBeforeASlowKernelCompletes) {
 }
 
 TEST(Async, RunsFromManyThreads) {
-  OpenCLDevice& device = cpu0();
+  OpenCLDevice& device = device_under_test();
   constexpr std::size_t n = 512;
   OpenCLExecutable add(device, add_plan(n));
   std::vector<std::thread> threads;

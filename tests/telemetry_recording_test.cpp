@@ -16,6 +16,7 @@
 
 #include "support/print_capture.h"
 #include "support/recording.h"
+#include "support/test_devices.h"
 #include "weft/opencl/register.h"
 #include "weft/telemetry/trace_tools.h"
 #include "weft/weft.h"
@@ -184,7 +185,7 @@ TEST(TelemetryRecording, JitRunRecordsCompilePhasesDispatchesKernelsAndWaits) {
     ASSERT_TRUE(dispatch_ids.count(k->parent)) << k->name;
     const Span& dispatch = span_with_id(trace, k->parent);
     EXPECT_EQ(k->track.kind, telemetry::TrackKind::queue);
-    EXPECT_EQ(k->track.name, "cpu:0 queue");
+    EXPECT_EQ(k->track.name, testing::test_device().name() + " queue");
     EXPECT_GE(k->start_ns, dispatch.start_ns) << k->name;
     EXPECT_GE(k->end_ns, k->start_ns);
     const std::string base =
@@ -239,7 +240,7 @@ TEST(TelemetryRecording, OrderedEffectsInALoopHaveTokenEdgesInProgramOrder) {
     EXPECT_EQ(arg(*c, "thread"), telemetry::this_thread_track().name);
     EXPECT_EQ(arg(*c, "ordered"), "true");
     EXPECT_EQ(arg(*c, "status"), "ok");
-    EXPECT_EQ(arg(*c, "device"), "cpu:0");
+    EXPECT_EQ(arg(*c, "device"), testing::test_device().name());
     EXPECT_EQ(c->track.kind, telemetry::TrackKind::callback);
     EXPECT_GT(c->seq, 0);
     by_effect[c->effect].push_back(c);
@@ -288,7 +289,7 @@ TEST(TelemetryRecording, WhileLoopRecordsIterationsAndPredicateReadsOnTheRuntime
   for (std::size_t i = 0; i < iterations.size(); ++i) {
     EXPECT_EQ(arg(*iterations[i], "index"), std::to_string(i));
     EXPECT_EQ(iterations[i]->track.kind, telemetry::TrackKind::runtime);
-    EXPECT_EQ(iterations[i]->track.device, "cpu:0");
+    EXPECT_EQ(iterations[i]->track.device, testing::test_device().name());
   }
   const auto reads = of_kind(trace, SpanKind::predicate_read);
   ASSERT_EQ(reads.size(), 5u);  // the predicate is read once more than the body runs

@@ -1,16 +1,26 @@
 #include "weft/cache/explain.h"
 
 #include <ctime>
+#include <limits>
 
 namespace weft::cache {
 
 namespace {
 
+constexpr std::size_t kNearestShown = 4;
+
 MissExplanation explain(ProgramStore& store, RecentMiss miss) {
   MissExplanation out;
   out.now_cached = store.show(miss.key).has_value();
-  for (auto& candidate : store.explain(miss.components, 4))
-    if (candidate.entry.key != miss.key) out.nearest.push_back(std::move(candidate));
+  // Only an entry that existed when the lookup missed can tell why it missed: one stored
+  // since (the missed key's own, or a neighbour compiled later) was not there to be hit, and a
+  // miss with no such entry was a first compile. So every candidate is asked for, nearest
+  // first, and those created at or after the miss are passed over.
+  for (auto& candidate : store.explain(miss.components, std::numeric_limits<std::size_t>::max())) {
+    if (out.nearest.size() == kNearestShown) break;
+    if (candidate.entry.key != miss.key && candidate.entry.created < miss.time)
+      out.nearest.push_back(std::move(candidate));
+  }
   out.miss = std::move(miss);
   return out;
 }

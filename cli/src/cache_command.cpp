@@ -68,7 +68,7 @@ json gc_json(const cache::GcResult& r, cache::ProgramStore& store) {
 bool report_missing(const std::filesystem::path& path, bool as_json) {
   if (std::filesystem::exists(path)) return false;
   if (as_json)
-    std::cout << json{{"path", path.string()}, {"exists", false}}.dump(2) << "\n";
+    std::cout << json_text(json{{"path", path.string()}, {"exists", false}}) << "\n";
   else
     std::cout << "No cache at " << path.string()
               << " yet: nothing has been compiled with the persistent cache there.\n";
@@ -103,19 +103,18 @@ int run_stats(const CacheOptions& o) {
     json misses = json::object();
     for (std::size_t i = 1; i < cache::kMissReasonCount; ++i)
       misses[std::string(cache::to_string(static_cast<cache::MissReason>(i)))] = t.misses[i];
-    std::cout << json{{"path", store.path().string()},
-                      {"exists", true},
-                      {"entries", s.entries},
-                      {"bytes", s.bytes},
-                      {"binary_bytes", s.uncompressed_bytes},
-                      {"max_bytes", settings.max_bytes},
-                      {"hits", t.hits},
-                      {"misses", misses},
-                      {"misses_total", t.total_misses()},
-                      {"writes", t.writes},
-                      {"evictions", t.evictions},
-                      {"compile_time_saved_s", t.compile_time_saved_s}}
-                     .dump(2)
+    std::cout << json_text(json{{"path", store.path().string()},
+                                {"exists", true},
+                                {"entries", s.entries},
+                                {"bytes", s.bytes},
+                                {"binary_bytes", s.uncompressed_bytes},
+                                {"max_bytes", settings.max_bytes},
+                                {"hits", t.hits},
+                                {"misses", misses},
+                                {"misses_total", t.total_misses()},
+                                {"writes", t.writes},
+                                {"evictions", t.evictions},
+                                {"compile_time_saved_s", t.compile_time_saved_s}})
               << "\n";
     return kExitOk;
   }
@@ -150,7 +149,7 @@ int run_ls(const CacheOptions& o) {
   if (o.json) {
     json list = json::array();
     for (const auto& e : entries) list.push_back(entry_json(e));
-    std::cout << json{{"path", store.path().string()}, {"entries", list}}.dump(2) << "\n";
+    std::cout << json_text(json{{"path", store.path().string()}, {"entries", list}}) << "\n";
     return kExitOk;
   }
   if (entries.empty()) {
@@ -185,7 +184,7 @@ int run_show(const CacheOptions& o) {
         "\"" + o.key + "\" in " + store.path().string() + ". `weft cache ls` lists the keys.");
   const cache::EntryInfo& e = matches.front();
   if (o.json) {
-    std::cout << entry_json(e).dump(2) << "\n";
+    std::cout << json_text(entry_json(e)) << "\n";
     return kExitOk;
   }
   const cache::StoredComponents& c = e.components;
@@ -239,25 +238,17 @@ int run_explain(const CacheOptions& o) {
                    {"now_cached", e.now_cached},
                    {"nearest", candidates}});
   }
-  if (o.json) std::cout << json{{"path", store.path().string()}, {"misses", out}}.dump(2) << "\n";
+  if (o.json)
+    std::cout << json_text(json{{"path", store.path().string()}, {"misses", out}}) << "\n";
   return kExitOk;
 }
 
 int run_gc(const CacheOptions& o) {
   std::optional<std::uint64_t> max_bytes;
   std::optional<std::chrono::seconds> older_than;
-  if (!o.max_size.empty()) {
-    max_bytes = cache::parse_byte_size(o.max_size);
-    if (!max_bytes)
-      throw InvalidArgumentError("weft cache gc: --max-size \"" + o.max_size +
-                                 "\" is not a size; use bytes or e.g. 512M, 2G");
-  }
-  if (!o.older_than.empty()) {
-    older_than = cache::parse_duration(o.older_than);
-    if (!older_than)
-      throw InvalidArgumentError("weft cache gc: --older-than \"" + o.older_than +
-                                 "\" is not a duration; use seconds or e.g. 12h, 30d, 2w");
-  }
+  // The flags' validators (add_cache_command) refused values that do not parse.
+  if (!o.max_size.empty()) max_bytes = cache::parse_byte_size(o.max_size).value();
+  if (!o.older_than.empty()) older_than = cache::parse_duration(o.older_than).value();
   // Without limits, gc applies the configured size cap (WEFT_CACHE_MAX_SIZE, default 1 GiB).
   if (!max_bytes && !older_than) max_bytes = cache::ProcessCache::instance().settings().max_bytes;
   const auto path = cache_directory() / "cache.sqlite3";
@@ -265,7 +256,7 @@ int run_gc(const CacheOptions& o) {
   cache::ProgramStore store = open_store(true);
   const cache::GcResult result = store.gc(max_bytes, older_than);
   if (o.json) {
-    std::cout << gc_json(result, store).dump(2) << "\n";
+    std::cout << json_text(gc_json(result, store)) << "\n";
     return kExitOk;
   }
   const cache::StoreStats after = store.stats();
@@ -286,7 +277,7 @@ int run_clear(const CacheOptions& o) {
   const cache::GcResult result = cache::reset_database(options);
   if (o.json) {
     cache::ProgramStore store = open_store(false);
-    std::cout << gc_json(result, store).dump(2) << "\n";
+    std::cout << json_text(gc_json(result, store)) << "\n";
     return kExitOk;
   }
   std::cout << "Removed " << result.removed_entries << " entries ("
@@ -328,9 +319,25 @@ CLI::App* add_cache_command(CLI::App& app, CacheOptions& options) {
       "gc",
       "Evict entries unused for longer than --older-than, then least-recently-used "
       "entries past --max-size (default: the configured cap)."));
-  gc->add_option("--max-size", options.max_size, "e.g. 512M, 2G, or bytes.")->type_name("SIZE");
+  // Values that are no size or age are usage errors (exit 2), as for every other flag.
+  gc->add_option("--max-size", options.max_size, "e.g. 512M, 2G, or bytes.")
+      ->type_name("SIZE")
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            if (cache::parse_byte_size(text)) return "";
+            return "expected a size in bytes or with a unit, e.g. 512M or 2G, got " +
+                   shown_value(text);
+          },
+          "", ""));
   gc->add_option("--older-than", options.older_than, "e.g. 12h, 30d, 2w, or seconds.")
-      ->type_name("AGE");
+      ->type_name("AGE")
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            if (cache::parse_duration(text)) return "";
+            return "expected an age in seconds or with a unit, e.g. 12h, 30d or 2w, got '" + text +
+                   "'";
+          },
+          "", ""));
   gc->callback([&] { options.action = "gc"; });
   json_flag(cmd->add_subcommand("clear", "Remove every entry and reset the statistics."))
       ->callback([&] { options.action = "clear"; });

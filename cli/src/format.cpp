@@ -95,6 +95,10 @@ std::string type_string(DType dtype, const Shape& shape) {
   return std::string(dtype_name(dtype)) + shape_to_string(shape);
 }
 
+std::string json_text(const nlohmann::json& value) {
+  return value.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
 Table kernel_table(const CompiledInfo& info) {
   using A = Table::Align;
   Table table({"#", "kernel", "kind", "launches", "elements", "fused ops", "ends because"},

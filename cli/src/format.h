@@ -32,6 +32,11 @@ std::string format_error(double error);         // "3.2e-07", "0", "inf"
 std::string join(const std::vector<std::string>& parts, const std::string& separator);
 std::string type_string(DType dtype, const Shape& shape);  // "f32[6,8]"
 
+// `value` as indented JSON text for stdout. Strings holding bytes that are not UTF-8 (a Latin-1
+// file name, a path, a printed line) show U+FFFD in their place, instead of failing the whole
+// report with nlohmann's type_error 316.
+std::string json_text(const nlohmann::json& value);
+
 // The kernels of a compiled function: index, name, kind, elements written, fused ops.
 Table kernel_table(const CompiledInfo& info);
 nlohmann::json kernels_json(const CompiledInfo& info);

@@ -5,53 +5,11 @@
 #include <new>
 #include <string>
 #include <string_view>
-#include <vector>
 
 #include "commands.h"
+#include "usage_errors.h"
 #include "weft/log.h"
 #include "weft/weft.h"
-
-namespace {
-
-// "weft cache" for the cache group, "weft" for the app itself.
-std::string command_path(const CLI::App* app) {
-  std::string path = app->get_name();
-  for (const CLI::App* parent = app->get_parent(); parent; parent = parent->get_parent())
-    path = parent->get_name() + " " + path;
-  return path;
-}
-
-// CLI11 answers a missing or misspelt subcommand (`weft cache frobnicate`, `weft frobnicate`)
-// with only "A subcommand is required". When parsing failed in a group that needs a subcommand
-// and got none, this says which word was not one and lists the valid ones; returns false when
-// the error was something else.
-bool explain_missing_subcommand(const CLI::App& app) {
-  const CLI::App* group = &app;
-  while (!group->get_subcommands().empty()) group = group->get_subcommands().front();
-  const std::vector<const CLI::App*> choices =
-      group->get_subcommands([](const CLI::App* sub) { return !sub->get_name().empty(); });
-  if (choices.empty() || group->get_require_subcommand_min() == 0) return false;
-  std::string names;
-  for (const CLI::App* sub : choices) names += (names.empty() ? "" : ", ") + sub->get_name();
-  // The first word left over that is not an option is what the user meant as a subcommand.
-  std::string word;
-  // With fallthrough, CLI11 may leave it with the parent, so ask the whole app.
-  for (const std::string& arg : app.remaining(/*recurse=*/true))
-    if (!arg.empty() && arg[0] != '-') {
-      word = arg;
-      break;
-    }
-  const std::string path = command_path(group);
-  if (word.empty())
-    std::cerr << path << ": a subcommand is required: " << names << "\n";
-  else
-    std::cerr << path << ": unknown subcommand '" << word << "'; the subcommands are " << names
-              << "\n";
-  std::cerr << "Run `" << path << " --help` for more information.\n";
-  return true;
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
   using namespace weft::cli;
@@ -86,13 +44,8 @@ int main(int argc, char** argv) {
 
   try {
     app.parse(argc, argv);
-  } catch (const CLI::RequiredError& e) {
-    if (explain_missing_subcommand(app)) return kExitUsage;
-    app.exit(e);
-    return kExitUsage;
   } catch (const CLI::ParseError& e) {
-    // --help and --version are "errors" with exit code 0; real usage errors exit 2.
-    return app.exit(e) == 0 ? kExitOk : kExitUsage;
+    return report_parse_error(app, e);
   }
 
   // Every failure becomes a one-line message and an exit code; nothing may abort.

@@ -5,14 +5,9 @@
 
 namespace weft::cli {
 
-namespace {
-
-// The value as the user typed it, shortened so a pasted blob cannot flood the message.
-std::string shown(const std::string& text) {
+std::string shown_value(const std::string& text) {
   return "'" + (text.size() > 40 ? text.substr(0, 40) + "..." : text) + "'";
 }
-
-}  // namespace
 
 std::optional<std::int64_t> parse_whole_number(std::string_view text, std::int64_t min,
                                                std::int64_t max) {
@@ -40,7 +35,7 @@ CLI::Option* add_count_option(CLI::App* app, const std::string& name, int& value
       [min](std::string& text) -> std::string {
         if (parse_whole_number(text, min, kMax)) return "";
         return "expected a whole number from " + std::to_string(min) + " to " +
-               std::to_string(kMax) + ", got " + shown(text);
+               std::to_string(kMax) + ", got " + shown_value(text);
       },
       "", "");
   return app->add_option(name, value, description)->type_name("N")->check(whole_number);
@@ -52,7 +47,7 @@ CLI::Option* add_seed_option(CLI::App* app, const std::string& name, std::uint64
       [](std::string& text) -> std::string {
         if (parse_unsigned_64(text)) return "";
         return "expected a whole number from 0 to 18446744073709551615 (2^64-1), got " +
-               shown(text);
+               shown_value(text);
       },
       "", "");
   return app->add_option(name, value, description)->type_name("N")->check(seed);

@@ -11,6 +11,10 @@
 
 namespace weft::cli {
 
+// The value as the user typed it, quoted and shortened so a pasted blob cannot flood the
+// message: "'12q'".
+std::string shown_value(const std::string& text);
+
 // A whole number in [min, max] written in decimal digits (a leading '-' for negatives), or
 // nothing: no '+', no spaces, no fractions, nothing out of range.
 std::optional<std::int64_t> parse_whole_number(std::string_view text, std::int64_t min,

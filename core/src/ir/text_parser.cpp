@@ -244,8 +244,40 @@ class Parser {
     return t;
   }
 
-  // `[name=value, ...]`; records where `value` was written so constants can report it.
-  Attrs parse_attrs(std::optional<Token>& value_token) {
+  // The integer attributes that count operands, name an axis or a callback slot, with what
+  // they mean; nullptr for the others. Their users keep them in an int (the OpenCL plan's
+  // callback slot, carries and xs), so a value beyond 0..2^31-1 is refused with its name and
+  // range here rather than wrapped later (callback=999999999999 used to become slot
+  // -727379969).
+  static const char* count_attr_meaning(OpKind op, std::string_view name) {
+    if (op == OpKind::HostCall && name == "callback") return "a slot in the callback table";
+    if ((op == OpKind::While || op == OpKind::Scan) && name == "carries")
+      return "a count of operands";
+    if (op == OpKind::Scan && name == "xs") return "a count of operands";
+    if (op == OpKind::Scan && name == "length") return "a scan length";
+    if (op == OpKind::CustomCall && (name == "inputs" || name == "tangents"))
+      return "a count of operands";
+    if ((op == OpKind::Iota || op == OpKind::Concatenate) && name == "dimension") return "an axis";
+    return nullptr;
+  }
+
+  // At the value of attribute `name` of `op`: refuses an integer out of its range, also one
+  // beyond 64 bits, naming the attribute.
+  void check_count_attr(OpKind op, const Token& name) const {
+    const char* meaning = count_attr_meaning(op, name.text);
+    if (!meaning || tok_.kind != Tok::Int) return;
+    std::int64_t v = 0;
+    const char* end = tok_.text.data() + tok_.text.size();
+    const auto [ptr, ec] = std::from_chars(tok_.text.data(), end, v);
+    if (ec == std::errc() && ptr == end && v >= 0 && v <= kMaxExtent) return;
+    fail_at(tok_, "attribute '" + std::string(name.text) + "' of " + std::string(op_name(op)) +
+                      " is " + truncated(tok_.text) + ", outside its range 0 to " +
+                      std::to_string(kMaxExtent) + " (" + meaning + ")");
+  }
+
+  // `[name=value, ...]` of an `op`; records where `value` was written so constants can report
+  // it.
+  Attrs parse_attrs(OpKind op, std::optional<Token>& value_token) {
     advance();  // '['
     Attrs attrs;
     if (tok_.kind == Tok::RBracket) {
@@ -262,6 +294,7 @@ class Parser {
         expected("'=' after attribute name '" + truncated(name.text) + "'");
       advance();
       if (name.text == "value") value_token = tok_;
+      check_count_attr(op, name);
       attrs.set(std::string(name.text), parse_attr_value());
       if (tok_.kind == Tok::RBracket) break;
       if (tok_.kind != Tok::Comma) expected("',' or ']' after attribute value");
@@ -438,7 +471,7 @@ class Parser {
     n.origin.text_line = first.line;
     std::optional<Token> value_token;
     const bool has_attrs = tok_.kind == Tok::LBracket;
-    if (has_attrs) n.attrs = parse_attrs(value_token);
+    if (has_attrs) n.attrs = parse_attrs(n.op, value_token);
     if (tok_.kind == Tok::Value) {
       while (true) {
         n.inputs.push_back(lookup(tok_));

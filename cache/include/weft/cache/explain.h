@@ -14,8 +14,10 @@ namespace weft::cache {
 
 struct MissExplanation {
   RecentMiss miss;
-  bool now_cached = false;                // the key has an entry now (stored after the miss)
-  std::vector<ExplainCandidate> nearest;  // other keys, fewest differing components first
+  bool now_cached = false;  // the key has an entry now (stored after the miss)
+  // Other keys stored before the miss (at most 4), fewest differing components first; empty
+  // for a first compile.
+  std::vector<ExplainCandidate> nearest;
 };
 
 // The `limit` latest misses of every process, newest first.
