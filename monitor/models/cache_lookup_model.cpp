@@ -69,7 +69,7 @@ QVariant CacheLookupModel::data(const QModelIndex& index, int role) const {
         case TimeColumn:
           return to_qstring(format_duration(span.start_ns));
         case FunctionColumn:
-          return to_qstring(span.name);
+          return display_name(span.name);
         case StatusColumn:
           return arg("status");
         case ReasonColumn:

@@ -35,7 +35,7 @@ QVariant SpanTableModel::data(const QModelIndex& index, int role) const {
   const auto row = static_cast<std::size_t>(index.row());
   const telemetry::Span& span = document_->spans()[row];
   if (role == SpanIndexRole) return static_cast<qulonglong>(row);
-  if (role == Qt::ToolTipRole && index.column() == NameColumn) return to_qstring(span.name);
+  if (role == Qt::ToolTipRole && index.column() == NameColumn) return display_name(span.name);
   if (role != Qt::DisplayRole && role != SortRole) return {};
   const bool raw = role == SortRole;
   switch (index.column()) {
@@ -48,13 +48,13 @@ QVariant SpanTableModel::data(const QModelIndex& index, int role) const {
     case KindColumn:
       return to_qstring(telemetry::to_string(span.kind));
     case NameColumn:
-      return to_qstring(span.name);
+      return display_name(span.name);
     case TrackColumn:
-      return to_qstring(span.track.name);
+      return display_name(span.track.name);
     case DeviceColumn:
-      return to_qstring(span_device(span));
+      return display_name(span_device(span));
     case EffectColumn:
-      return to_qstring(span.effect);
+      return display_name(span.effect);
     default:
       return {};
   }

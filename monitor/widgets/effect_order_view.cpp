@@ -138,7 +138,7 @@ void EffectOrderView::refresh() {
         scope_note_->setText(
             index >= 0
                 ? tr("dispatched by the call of %1 at %2")
-                      .arg(to_qstring(document_->spans()[static_cast<std::size_t>(index)].name),
+                      .arg(display_name(document_->spans()[static_cast<std::size_t>(index)].name),
                            to_qstring(format_duration(
                                document_->spans()[static_cast<std::size_t>(index)].start_ns)))
                 : QString());
@@ -162,7 +162,7 @@ void EffectOrderView::showStreams() {
   }
   for (const EffectStream& stream : streams) {
     auto* item = new QListWidgetItem(
-        QStringLiteral("%1 · %2").arg(to_qstring(stream.thread), to_qstring(stream.summary())),
+        QStringLiteral("%1 · %2").arg(display_name(stream.thread), display_name(stream.summary())),
         streams_);
     if (stream.ordered && stream.out_of_order > 0) {
       item->setForeground(QColor(0xb0, 0x20, 0x20));

@@ -87,12 +87,12 @@ void FilterBar::setViewRange(std::int64_t start_ns, std::int64_t end_ns) {
 }
 
 void FilterBar::fill(QComboBox* combo, const QString& any, const std::vector<std::string>& names) {
-  const QString current = combo->currentIndex() > 0 ? combo->currentText() : QString();
+  const QString current = combo->currentIndex() > 0 ? combo->currentData().toString() : QString();
   const QSignalBlocker blocker(combo);
   combo->clear();
   combo->addItem(any);
-  for (const std::string& name : names) combo->addItem(to_qstring(name));
-  const int keep = current.isEmpty() ? 0 : combo->findText(current);
+  for (const std::string& name : names) combo->addItem(display_name(name), to_qstring(name));
+  const int keep = current.isEmpty() ? 0 : combo->findData(current);
   combo->setCurrentIndex(keep < 0 ? 0 : keep);
 }
 
@@ -105,8 +105,8 @@ void FilterBar::refreshChoices() {
 void FilterBar::update() {
   SpanFilter filter;
   filter.name = name_->text().toStdString();
-  if (device_->currentIndex() > 0) filter.device = device_->currentText().toStdString();
-  if (effect_->currentIndex() > 0) filter.effect = effect_->currentText().toStdString();
+  if (device_->currentIndex() > 0) filter.device = device_->currentData().toString().toStdString();
+  if (effect_->currentIndex() > 0) filter.effect = effect_->currentData().toString().toStdString();
   auto read_time = [](QLineEdit* edit, std::optional<std::int64_t>& into) {
     const QString text = edit->text().trimmed();
     if (text.isEmpty()) {

@@ -89,6 +89,17 @@ int TimelineView::laneCenterY(std::size_t row, int lane) const {
   return contentTop() + row_tops_[row] + kRowPadding + lane * kLaneHeight + kLaneHeight / 2;
 }
 
+std::pair<std::size_t, std::size_t> TimelineView::visibleRows() const {
+  // Rows are sorted by top: two binary searches, however many rows the trace has.
+  const int first_y = verticalScrollBar()->value();
+  const int last_y = first_y + std::max(0, viewport()->height() - kRulerHeight);
+  auto first = std::upper_bound(row_tops_.begin(), row_tops_.end(), first_y);
+  if (first != row_tops_.begin()) --first;
+  const auto end = std::upper_bound(first, row_tops_.end(), last_y);
+  return {static_cast<std::size_t>(first - row_tops_.begin()),
+          static_cast<std::size_t>(end - row_tops_.begin())};
+}
+
 void TimelineView::layoutRows() {
   const auto& rows = document_->timeline().rows();
   row_tops_.assign(rows.size(), 0);
@@ -380,10 +391,10 @@ void TimelineView::paintRows(QPainter& painter, const QRect& area) {
     if (x >= kLabelWidth) painter.drawLine(QPointF(x, kRulerHeight), QPointF(x, area.height()));
   }
 
-  for (std::size_t row = 0; row < rows.size(); ++row) {
+  const auto [first_row, end_row] = visibleRows();
+  for (std::size_t row = first_row; row < end_row; ++row) {
     const int top = contentTop() + row_tops_[row];
     const int height = rowHeight(row);
-    if (top + height < kRulerHeight || top > area.height()) continue;
     if (row % 2 == 1)
       painter.fillRect(QRect(kLabelWidth, top, data.width(), height), QColor(0xf6, 0xf7, 0xf9));
     const auto& lanes = rows[row].lanes;
@@ -438,7 +449,7 @@ void TimelineView::paintRows(QPainter& painter, const QRect& area) {
         const double text_width = rect.right() - text_left - 2;
         if (text_width > 24) {
           painter.setPen(matches ? text_color_on(color) : QColor(0x99, 0x99, 0x99));
-          const QString name = metrics.elidedText(to_qstring(span.name), Qt::ElideRight,
+          const QString name = metrics.elidedText(display_name(span.name), Qt::ElideRight,
                                                   static_cast<int>(text_width));
           painter.drawText(QRectF(text_left, y, text_width, h), Qt::AlignVCenter | Qt::AlignLeft,
                            name);
@@ -535,10 +546,10 @@ void TimelineView::paintLabels(QPainter& painter) {
   painter.fillRect(gutter, QColor(0xee, 0xf0, 0xf3));
   const auto& rows = document_->timeline().rows();
   const QFontMetrics metrics(font());
-  for (std::size_t row = 0; row < rows.size(); ++row) {
+  const auto [first_row, end_row] = visibleRows();
+  for (std::size_t row = first_row; row < end_row; ++row) {
     const int top = contentTop() + row_tops_[row];
     const int height = rowHeight(row);
-    if (top + height < kRulerHeight || top > viewport()->height()) continue;
     const telemetry::Track& track = rows[row].track;
     if (row > 0 && track_group(track.kind) != track_group(rows[row - 1].track.kind)) {
       painter.setPen(QColor(0xb0, 0xb4, 0xba));
@@ -547,7 +558,7 @@ void TimelineView::paintLabels(QPainter& painter) {
     painter.setPen(QColor(0x20, 0x20, 0x20));
     const QRect text(8, top, kLabelWidth - 14, std::min(height, kLaneHeight + 2 * kRowPadding));
     painter.drawText(text, Qt::AlignVCenter | Qt::AlignLeft,
-                     metrics.elidedText(to_qstring(track.name), Qt::ElideMiddle, text.width()));
+                     metrics.elidedText(display_name(track.name), Qt::ElideMiddle, text.width()));
     if (height > kLaneHeight + 2 * kRowPadding + 4) {
       painter.setPen(QColor(0x80, 0x80, 0x80));
       painter.drawText(QRect(8, top + kLaneHeight, kLabelWidth - 14, kLaneHeight),
@@ -750,11 +761,11 @@ bool TimelineView::viewportEvent(QEvent* event) {
       return true;
     }
     const telemetry::Span& span = document_->spans()[static_cast<std::size_t>(index)];
-    QString text =
-        QStringLiteral("<b>%1</b> (%2)<br>%3 at %4")
-            .arg(to_qstring(span.name).toHtmlEscaped(), to_qstring(telemetry::to_string(span.kind)),
-                 to_qstring(format_duration(span.end_ns - span.start_ns)),
-                 to_qstring(format_duration(span.start_ns)));
+    QString text = QStringLiteral("<b>%1</b> (%2)<br>%3 at %4")
+                       .arg(display_name(span.name).toHtmlEscaped(),
+                            to_qstring(telemetry::to_string(span.kind)),
+                            to_qstring(format_duration(span.end_ns - span.start_ns)),
+                            to_qstring(format_duration(span.start_ns)));
     if (!span.effect.empty())
       text += QStringLiteral("<br>effect %1, seq %2")
                   .arg(to_qstring(span.effect).toHtmlEscaped())

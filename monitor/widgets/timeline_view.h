@@ -12,6 +12,7 @@
 #include <QPoint>
 #include <cstdint>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "span_filter.h"
@@ -63,6 +64,9 @@ class TimelineView : public QAbstractScrollArea {
   // Top of each row in content coordinates (before vertical scrolling), and the total height.
   const std::vector<int>& rowTops() const { return row_tops_; }
   int rowHeight(std::size_t row) const;
+  // The rows [first, end) that the viewport shows (at least partly): painting and layout
+  // work covers these only.
+  std::pair<std::size_t, std::size_t> visibleRows() const;
 
  Q_SIGNALS:
   void spanSelected(qsizetype index);
