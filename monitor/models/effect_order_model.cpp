@@ -58,7 +58,7 @@ QString EffectOrderModel::describe(std::uint32_t index) const {
   return QStringLiteral("#%1  %2  at %3")
       .arg(to_qstring(format_program_position(span.seq)))
       .arg(display_name(span.name))
-      .arg(to_qstring(format_duration(span.start_ns)));
+      .arg(to_qstring(format_time_point(span.start_ns)));
 }
 
 QVariant EffectOrderModel::data(const QModelIndex& index, int role) const {

@@ -25,6 +25,10 @@ QString escaped_name(std::string_view name) {
   return display_name(name).toHtmlEscaped();
 }
 
+QString time_point(std::int64_t ns) {
+  return escaped(format_time_point(ns));
+}
+
 QString duration(std::int64_t ns) {
   return escaped(format_duration(ns));
 }
@@ -66,7 +70,7 @@ QString link_to(const TraceDocument& document, std::size_t index) {
       .arg(index)
       .arg(escaped_name(span.name))
       .arg(escaped(telemetry::to_string(span.kind)))
-      .arg(duration(span.start_ns));
+      .arg(time_point(span.start_ns));
 }
 
 QString heading(const QString& text) {
@@ -217,8 +221,8 @@ QString describe_span_html(const TraceDocument& document, std::size_t index) {
           .arg(escaped_name(span.name), escaped(telemetry::to_string(span.kind)),
                escaped_name(span.track.name));
   Table table;
-  table.add(QObject::tr("Start"), duration(span.start_ns));
-  table.add(QObject::tr("End"), duration(span.end_ns));
+  table.add(QObject::tr("Start"), time_point(span.start_ns));
+  table.add(QObject::tr("End"), time_point(span.end_ns));
   table.add(QObject::tr("Duration"), duration(span.end_ns - span.start_ns));
   table.add_text(QObject::tr("Device"), span_device(span));
   QString body;

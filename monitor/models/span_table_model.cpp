@@ -41,7 +41,7 @@ QVariant SpanTableModel::data(const QModelIndex& index, int role) const {
   switch (index.column()) {
     case StartColumn:
       return raw ? QVariant(static_cast<qlonglong>(span.start_ns))
-                 : QVariant(to_qstring(format_duration(span.start_ns)));
+                 : QVariant(to_qstring(format_time_point(span.start_ns)));
     case DurationColumn:
       return raw ? QVariant(static_cast<qlonglong>(span.end_ns - span.start_ns))
                  : QVariant(to_qstring(format_duration(span.end_ns - span.start_ns)));

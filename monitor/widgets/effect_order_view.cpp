@@ -127,8 +127,8 @@ void EffectOrderView::refresh() {
   switch (scope_->currentIndex()) {
     case VisibleRange:
       scope_note_->setText(tr("starting between %1 and %2")
-                               .arg(to_qstring(format_duration(view_start_ns_)),
-                                    to_qstring(format_duration(view_end_ns_))));
+                               .arg(to_qstring(format_time_point(view_start_ns_)),
+                                    to_qstring(format_time_point(view_end_ns_))));
       break;
     case SelectedDispatch:
       if (!selected_dispatch_) {
@@ -139,7 +139,7 @@ void EffectOrderView::refresh() {
             index >= 0
                 ? tr("dispatched by the call of %1 at %2")
                       .arg(display_name(document_->spans()[static_cast<std::size_t>(index)].name),
-                           to_qstring(format_duration(
+                           to_qstring(format_time_point(
                                document_->spans()[static_cast<std::size_t>(index)].start_ns)))
                 : QString());
       }

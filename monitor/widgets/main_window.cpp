@@ -103,8 +103,8 @@ MainWindow::MainWindow(QWidget* parent)
     filter_bar_->setViewRange(start, end);
     effect_order_->setViewRange(start, end);
     view_status_->setText(tr("view %1 – %2 (%3)")
-                              .arg(to_qstring(format_duration(start)),
-                                   to_qstring(format_duration(end)),
+                              .arg(to_qstring(format_time_point(start)),
+                                   to_qstring(format_time_point(end)),
                                    to_qstring(format_duration(end - start))));
   });
   connect(document_, &TraceDocument::traceReset, this, [this] {

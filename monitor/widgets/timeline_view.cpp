@@ -765,7 +765,7 @@ bool TimelineView::viewportEvent(QEvent* event) {
                        .arg(display_name(span.name).toHtmlEscaped(),
                             to_qstring(telemetry::to_string(span.kind)),
                             to_qstring(format_duration(span.end_ns - span.start_ns)),
-                            to_qstring(format_duration(span.start_ns)));
+                            to_qstring(format_time_point(span.start_ns)));
     if (!span.effect.empty())
       text += QStringLiteral("<br>effect %1, seq %2")
                   .arg(to_qstring(span.effect).toHtmlEscaped())
