@@ -23,7 +23,7 @@ MonitorOptions parse_command_line(const QStringList& arguments) {
       QStringLiteral("path"));
   const QCommandLineOption screenshot(
       QStringLiteral("screenshot"),
-      QStringLiteral("Render the window with TRACE (1600x1000, fitted) to a PNG and exit; no "
+      QStringLiteral("Render the window with TRACE (1400x900, fitted) to a PNG and exit; no "
                      "display needed."),
       QStringLiteral("out.png"));
   const QCommandLineOption tab(

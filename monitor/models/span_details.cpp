@@ -78,7 +78,9 @@ QString heading(const QString& text) {
 }
 
 QString preformatted(std::string_view text) {
-  return QStringLiteral("<pre style='font-size:small'>%1</pre>").arg(escaped(text));
+  // pre-wrap: long source lines wrap in the pane instead of running off its edge.
+  return QStringLiteral("<pre style='font-size:small; white-space:pre-wrap'>%1</pre>")
+      .arg(escaped(text));
 }
 
 std::vector<std::string> split_list(const std::string& text) {

@@ -40,10 +40,11 @@ EffectOrderView::EffectOrderView(const TraceDocument* document, QWidget* parent)
   table_->setSelectionBehavior(QAbstractItemView::SelectItems);
   table_->setSelectionMode(QAbstractItemView::SingleSelection);
   table_->horizontalHeader()->setStretchLastSection(true);
-  table_->horizontalHeader()->resizeSection(EffectOrderModel::PositionColumn, 50);
-  table_->horizontalHeader()->resizeSection(EffectOrderModel::ProgramOrderColumn, 260);
-  table_->horizontalHeader()->resizeSection(EffectOrderModel::ExecutionOrderColumn, 260);
-  streams_->setMinimumWidth(300);
+  streams_->setMinimumWidth(240);
+  // A stream's line ("main (thread 1) · debug_print: 5 effects, in program order") wraps
+  // rather than running off a narrow list.
+  streams_->setWordWrap(true);
+  streams_->setTextElideMode(Qt::ElideNone);
 
   auto* splitter = new QSplitter(this);
   splitter->addWidget(streams_);
@@ -58,8 +59,10 @@ EffectOrderView::EffectOrderView(const TraceDocument* document, QWidget* parent)
   refresh_timer_->setInterval(250);
   connect(refresh_timer_, &QTimer::timeout, this, &EffectOrderView::refresh);
   connect(scope_, &QComboBox::currentIndexChanged, this, &EffectOrderView::refresh);
-  connect(streams_, &QListWidget::currentRowChanged, this,
-          [this](int row) { model_->setCurrentStream(row); });
+  connect(streams_, &QListWidget::currentRowChanged, this, [this](int row) {
+    model_->setCurrentStream(row);
+    fitColumns();
+  });
   connect(table_, &QTableView::clicked, this, [this](const QModelIndex& index) {
     const QVariant span = index.data(EffectOrderModel::SpanIndexRole);
     if (span.isValid()) Q_EMIT spanActivated(static_cast<qsizetype>(span.toULongLong()));
@@ -149,6 +152,14 @@ void EffectOrderView::refresh() {
   }
   model_->analyze(currentScope());
   showStreams();
+  fitColumns();
+}
+
+void EffectOrderView::fitColumns() {
+  // Headers and the rows in view set the widths (Qt measures at most 1000 rows), so no
+  // header or time is clipped; the note column takes the rest.
+  table_->resizeColumnsToContents();
+  table_->horizontalHeader()->setStretchLastSection(true);
 }
 
 void EffectOrderView::showStreams() {

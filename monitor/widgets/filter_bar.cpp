@@ -32,12 +32,16 @@ FilterBar::FilterBar(const TraceDocument* document, QWidget* parent)
   name_->setMinimumWidth(160);
   device_ = new QComboBox(this);
   effect_ = new QComboBox(this);
-  device_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
-  effect_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+  // Device names can be long ("pthread-skylake-avx512 ..."): the combos keep a modest width
+  // (their lists show the whole names) so the bar fits the default window.
+  for (QComboBox* combo : {device_, effect_}) {
+    combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    combo->setMinimumContentsLength(12);
+  }
   from_ = new QLineEdit(this);
   to_ = new QLineEdit(this);
   for (QLineEdit* edit : {from_, to_}) {
-    edit->setMaximumWidth(110);
+    edit->setMaximumWidth(100);
     edit->setClearButtonEnabled(true);
     edit->setToolTip(
         tr("A time since the trace started, with its unit: 4.700012s, 1.5ms, 250us, 300ns"));

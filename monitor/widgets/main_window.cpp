@@ -64,8 +64,9 @@ MainWindow::MainWindow(QWidget* parent)
   splitter->addWidget(tabs_);
   splitter->setStretchFactor(0, 3);
   splitter->setStretchFactor(1, 2);
-  // The timeline gets most of the height; the tables scroll.
-  splitter->setSizes({620, 300});
+  // At the default 1400x900 the lower pane gets about 350 pixels: ten table rows and the
+  // cache view's explanation fit, the timeline keeps the rest (its rows scroll).
+  splitter->setSizes({470, 380});
   setCentralWidget(splitter);
 
   auto* dock = new QDockWidget(tr("Details"), this);
@@ -73,7 +74,7 @@ MainWindow::MainWindow(QWidget* parent)
   dock->setWidget(details_);
   dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
   addDockWidget(Qt::RightDockWidgetArea, dock);
-  resizeDocks({dock}, {380}, Qt::Horizontal);
+  resizeDocks({dock}, {360}, Qt::Horizontal);
 
   status_ = new QLabel(this);
   view_status_ = new QLabel(this);

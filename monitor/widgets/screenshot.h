@@ -7,7 +7,7 @@
 
 namespace weft::monitor {
 
-inline constexpr QSize kScreenshotSize{1600, 1000};
+inline constexpr QSize kScreenshotSize{1400, 900};  // the window's default size
 
 // Returns the error message (empty on success): the trace's TraceError, why the PNG could
 // not be written, or a refusal when `png_path` is the trace file itself (by device and inode).
