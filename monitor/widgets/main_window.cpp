@@ -16,6 +16,9 @@
 #include <QTabWidget>
 #include <QToolBar>
 #include <QVBoxLayout>
+#include <filesystem>
+#include <fstream>
+#include <system_error>
 
 #include "cache_view.h"
 #include "details_pane.h"
@@ -30,6 +33,7 @@
 #include "timeline_view.h"
 #include "trace_document.h"
 #include "trace_loading.h"
+#include "weft/telemetry/trace_tools.h"
 
 namespace weft::monitor {
 
@@ -141,6 +145,19 @@ void MainWindow::buildMenus() {
   connect(live_, &LiveConnection::stopped, detach, [detach] { detach->setEnabled(false); });
   connect(document_, &TraceDocument::traceReset, detach,
           [this, detach] { detach->setEnabled(live_->isActive()); });
+  QAction* export_json = file->addAction(tr("&Export Perfetto JSON…"), this, [this] {
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Export for Perfetto (ui.perfetto.dev) or chrome://tracing"), {},
+        tr("Chrome trace JSON (*.json);;All files (*)"));
+    if (path.isEmpty()) return;
+    const QString error = exportPerfettoJson(path);
+    if (!error.isEmpty())
+      QMessageBox::critical(this, tr("Cannot export"), error);
+    else
+      statusBar()->showMessage(tr("Wrote %1: open it at https://ui.perfetto.dev").arg(path), 8000);
+  });
+  export_json->setObjectName(QStringLiteral("export perfetto json"));
+  export_json->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
   file->addSeparator();
   file->addAction(tr("&Quit"), QKeySequence::Quit, qApp, &QApplication::quit);
 
@@ -199,6 +216,28 @@ void MainWindow::openFileInteractively(const QString& path) {
 
 void MainWindow::showTrace(telemetry::Trace trace, const QString& source) {
   document_->setTrace(std::move(trace), source);
+}
+
+QString MainWindow::exportPerfettoJson(const QString& path) {
+  std::error_code same_error;
+  if (!document_->isLive() &&
+      std::filesystem::equivalent(path.toStdString(), document_->source().toStdString(),
+                                  same_error))
+    return tr("%1 is the trace file itself: exporting there would destroy the trace; choose "
+              "another path (run.json)")
+        .arg(path);
+  std::ofstream out(path.toStdString(), std::ios::binary | std::ios::trunc);
+  if (!out)
+    return tr("Cannot write %1: check that its directory exists and that you may write there")
+        .arg(path);
+  try {
+    telemetry::write_chrome_trace(document_->trace(), out);
+  } catch (const std::exception& e) {
+    return tr("Exporting to %1 failed: %2").arg(path, to_qstring(e.what()));
+  }
+  out.close();
+  if (!out) return tr("Writing %1 failed (is the disk full?)").arg(path);
+  return {};
 }
 
 QString MainWindow::attachLive(const std::filesystem::path& socket) {

@@ -37,6 +37,10 @@ class MainWindow : public QMainWindow {
   void openFileInteractively(const QString& path);
   // Shows an already read trace.
   void showTrace(telemetry::Trace trace, const QString& source);
+  // Writes the trace shown (a file's or live) as Chrome trace-event JSON for Perfetto and
+  // chrome://tracing, as `weft trace export` does; returns the error message (empty on
+  // success). Never writes over the trace file itself.
+  QString exportPerfettoJson(const QString& path);
   // Listens for live programs; returns the error message (empty on success).
   QString attachLive(const std::filesystem::path& socket = {});
 
