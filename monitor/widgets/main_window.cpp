@@ -27,6 +27,7 @@
 #include "filter_bar.h"
 #include "live_connection.h"
 #include "qt_text.h"
+#include "range_totals_view.h"
 #include "span_list_view.h"
 #include "span_table_model.h"
 #include "time_format.h"
@@ -49,6 +50,7 @@ MainWindow::MainWindow(QWidget* parent)
   span_list_ = new SpanListView(span_model_, this);
   effect_order_ = new EffectOrderView(document_, this);
   cache_view_ = new CacheView(document_, this);
+  range_totals_ = new RangeTotalsView(document_, this);
 
   auto* timeline_box = new QWidget(this);
   auto* timeline_layout = new QVBoxLayout(timeline_box);
@@ -62,6 +64,7 @@ MainWindow::MainWindow(QWidget* parent)
   tabs_->addTab(span_list_, tr("Spans"));
   tabs_->addTab(effect_order_, tr("Effect order"));
   tabs_->addTab(cache_view_, tr("Cache"));
+  tabs_->addTab(range_totals_, tr("Range totals"));
 
   auto* splitter = new QSplitter(Qt::Vertical, this);
   splitter->addWidget(timeline_box);
@@ -103,10 +106,13 @@ MainWindow::MainWindow(QWidget* parent)
     span_list_->setFilter(filter);
     updateStatus();
   });
+  // A range picked on the timeline is totalled at once (Perfetto's area selection).
+  connect(timeline_, &TimelineView::timeRangeSelected, range_totals_, &RangeTotalsView::setRange);
   connect(filter_bar_, &FilterBar::modeChanged, timeline_, &TimelineView::setFilterMode);
   connect(timeline_, &TimelineView::viewRangeChanged, this, [this](qint64 start, qint64 end) {
     filter_bar_->setViewRange(start, end);
     effect_order_->setViewRange(start, end);
+    range_totals_->setViewRange(start, end);
     view_status_->setText(tr("view %1 – %2 (%3)")
                               .arg(to_qstring(format_time_point(start)),
                                    to_qstring(format_time_point(end)),

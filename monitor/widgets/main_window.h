@@ -19,6 +19,7 @@ class EffectLegend;
 class EffectOrderView;
 class FilterBar;
 class LiveConnection;
+class RangeTotalsView;
 class SpanListView;
 class SpanTableModel;
 class TimelineView;
@@ -50,6 +51,7 @@ class MainWindow : public QMainWindow {
   SpanListView* spanList() const { return span_list_; }
   EffectOrderView* effectOrder() const { return effect_order_; }
   CacheView* cacheView() const { return cache_view_; }
+  RangeTotalsView* rangeTotals() const { return range_totals_; }
   FilterBar* filterBar() const { return filter_bar_; }
   QTabWidget* tabs() const { return tabs_; }
 
@@ -72,6 +74,7 @@ class MainWindow : public QMainWindow {
   SpanListView* span_list_;
   EffectOrderView* effect_order_;
   CacheView* cache_view_;
+  RangeTotalsView* range_totals_;
   QTabWidget* tabs_;
   LiveConnection* live_;
   QLabel* status_;

@@ -9,7 +9,9 @@
 
 #include "main_window.h"
 #include "qt_text.h"
+#include "range_totals_view.h"
 #include "timeline_view.h"
+#include "trace_document.h"
 #include "trace_loading.h"
 
 namespace weft::monitor {
@@ -29,6 +31,9 @@ QString render_screenshot(const QString& trace_path, const QString& png_path, QS
   MainWindow window;
   window.showTrace(std::move(*loaded.trace), trace_path);
   if (tab >= 0 && tab < window.tabs()->count()) window.tabs()->setCurrentIndex(tab);
+  if (window.tabs()->currentWidget() == window.rangeTotals())
+    window.rangeTotals()->setRange(window.document()->timeline().start_ns(),
+                                   window.document()->timeline().end_ns());
   window.resize(size);
   window.show();
   // Lays out the docks and splitters at the final size before the timeline fits itself.
