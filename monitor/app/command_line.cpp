@@ -23,13 +23,13 @@ MonitorOptions parse_command_line(const QStringList& arguments) {
       QStringLiteral("path"));
   const QCommandLineOption screenshot(
       QStringLiteral("screenshot"),
-      QStringLiteral("Render the window with TRACE (1600x1000, fitted) to a PNG and exit; no "
+      QStringLiteral("Render the window with TRACE (1400x900, fitted) to a PNG and exit; no "
                      "display needed."),
       QStringLiteral("out.png"));
   const QCommandLineOption tab(
       QStringLiteral("tab"),
-      QStringLiteral("With --screenshot: the lower pane's tab to show (spans, effects or cache; "
-                     "default spans)."),
+      QStringLiteral("With --screenshot: the lower pane's tab to show (spans, effects, cache or "
+                     "totals, the whole trace's range totals; default spans)."),
       QStringLiteral("name"));
   parser.addOption(tab);
   parser.addOption(live);
@@ -65,11 +65,11 @@ MonitorOptions parse_command_line(const QStringList& arguments) {
   options.screenshot = parser.value(screenshot);
   if (parser.isSet(tab)) {
     const QStringList names{QStringLiteral("spans"), QStringLiteral("effects"),
-                            QStringLiteral("cache")};
+                            QStringLiteral("cache"), QStringLiteral("totals")};
     options.tab = static_cast<int>(names.indexOf(parser.value(tab)));
     if (options.tab < 0)
-      options.error =
-          QStringLiteral("--tab takes spans, effects or cache, not \"%1\"").arg(parser.value(tab));
+      options.error = QStringLiteral("--tab takes spans, effects, cache or totals, not \"%1\"")
+                          .arg(parser.value(tab));
     else if (!parser.isSet(screenshot))
       options.error = QStringLiteral("--tab goes with --screenshot");
   }

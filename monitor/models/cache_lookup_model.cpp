@@ -67,9 +67,9 @@ QVariant CacheLookupModel::data(const QModelIndex& index, int role) const {
     case Qt::DisplayRole:
       switch (index.column()) {
         case TimeColumn:
-          return to_qstring(format_duration(span.start_ns));
+          return to_qstring(format_time_point(span.start_ns));
         case FunctionColumn:
-          return to_qstring(span.name);
+          return display_name(span.name);
         case StatusColumn:
           return arg("status");
         case ReasonColumn:

@@ -1,6 +1,8 @@
 #include "cache_lookups.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 
 namespace weft::monitor {
 
@@ -52,6 +54,40 @@ CacheLookupHistogram histogram_cache_lookups(const std::vector<telemetry::Span>&
   for (std::vector<std::size_t>& counts : histogram.counts)
     counts.resize(histogram.statuses.size(), 0);
   return histogram;
+}
+
+BucketLabels bucket_labels(const CacheLookupHistogram& histogram) {
+  BucketLabels result;
+  const std::size_t buckets = histogram.counts.size();
+  if (buckets == 0) return result;
+  // One unit for the whole axis: the one the latest bucket start reads best in.
+  const double last = static_cast<double>(histogram.start_ns) +
+                      static_cast<double>(histogram.bucket_ns) * static_cast<double>(buckets - 1);
+  struct Unit {
+    double ns;
+    const char* name;
+  };
+  static constexpr Unit kUnits[] = {{1e9, "s"}, {1e6, "ms"}, {1e3, "µs"}, {1, "ns"}};
+  Unit unit = kUnits[3];
+  for (const Unit& candidate : kUnits) {
+    if (std::fabs(last) >= candidate.ns) {
+      unit = candidate;
+      break;
+    }
+  }
+  result.unit = unit.name;
+  // Buckets at least 10^-decimals units apart round to different texts.
+  const double width = static_cast<double>(std::max<std::int64_t>(1, histogram.bucket_ns));
+  const int decimals =
+      std::clamp(static_cast<int>(std::ceil(std::log10(unit.ns / width) - 1e-9)), 0, 9);
+  for (std::size_t b = 0; b < buckets; ++b) {
+    const double start = static_cast<double>(histogram.start_ns) +
+                         static_cast<double>(histogram.bucket_ns) * static_cast<double>(b);
+    char text[64];
+    std::snprintf(text, sizeof text, "%.*f", decimals, start / unit.ns);
+    result.labels.emplace_back(text);
+  }
+  return result;
 }
 
 }  // namespace weft::monitor

@@ -25,6 +25,15 @@ struct CacheLookupHistogram {
 // Indices of the cache_lookup spans, in start order.
 std::vector<std::uint32_t> cache_lookup_spans(const std::vector<telemetry::Span>& spans);
 
+// Short, distinct labels of the histogram's buckets (their start times as plain numbers, in
+// `unit`: "s", "ms", "µs" or "ns"), so that a narrow chart shows them whole: the decimals
+// follow the bucket width, so neighbours never print alike.
+struct BucketLabels {
+  std::string unit;
+  std::vector<std::string> labels;
+};
+BucketLabels bucket_labels(const CacheLookupHistogram& histogram);
+
 // Counts `lookups` (indices into `spans`) in `bucket_count` equal buckets over their time span.
 CacheLookupHistogram histogram_cache_lookups(const std::vector<telemetry::Span>& spans,
                                              const std::vector<std::uint32_t>& lookups,

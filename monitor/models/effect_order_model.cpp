@@ -57,8 +57,8 @@ QString EffectOrderModel::describe(std::uint32_t index) const {
   const telemetry::Span& span = document_->spans()[index];
   return QStringLiteral("#%1  %2  at %3")
       .arg(to_qstring(format_program_position(span.seq)))
-      .arg(to_qstring(span.name))
-      .arg(to_qstring(format_duration(span.start_ns)));
+      .arg(display_name(span.name))
+      .arg(to_qstring(format_time_point(span.start_ns)));
 }
 
 QVariant EffectOrderModel::data(const QModelIndex& index, int role) const {

@@ -39,10 +39,16 @@ LiveStreamMerger::Merged LiveStreamMerger::merge(telemetry::LiveBatch batch,
       if (std::from_chars(text.data(), text.data() + text.size(), value).ec == std::errc())
         connection.offset_ns = value - session_start_ns_;
     }
+    connection.process = static_cast<std::uint32_t>(connections_.size() - 1);
+    connection.process_name = pid != batch.meta.end()
+                                  ? "pid " + pid->second
+                                  : "connection " + std::to_string(batch.connection);
     std::string message = connection.label + " connected";
     if (auto command = batch.meta.find("command");
-        command != batch.meta.end() && !command->second.empty())
+        command != batch.meta.end() && !command->second.empty()) {
       message += ": " + command->second;
+      connection.process_name += " · " + command->second;
+    }
     merged.messages.push_back(std::move(message));
   }
   for (const std::string& problem : batch.problems)
@@ -75,6 +81,8 @@ LiveStreamMerger::Merged LiveStreamMerger::merge(telemetry::LiveBatch batch,
     merged.edges.push_back(std::move(edge));
   }
   if (batch.closed) merged.messages.push_back(connection.label + " ended its stream");
+  merged.process = connection.process;
+  merged.process_name = connection.process_name;
   return merged;
 }
 

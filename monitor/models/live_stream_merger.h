@@ -24,6 +24,8 @@ class LiveStreamMerger {
     std::vector<telemetry::Edge> edges;
     std::vector<telemetry::Program> programs;
     std::vector<std::string> messages;  // connections opened and closed, malformed lines
+    std::uint32_t process = 0;          // the connection's program, counted from 0
+    std::string process_name;           // "pid 1234 · ./train"
   };
 
   // `arrival_ns`: the monitor's now_ns() when the batch was polled.
@@ -36,6 +38,8 @@ class LiveStreamMerger {
     std::int64_t offset_ns = 0;  // sender time + offset = session time
     std::string row_prefix;
     std::string label;  // "connection 2 (pid 1234)"
+    std::uint32_t process = 0;
+    std::string process_name;
     std::unordered_map<telemetry::Id, telemetry::Id> span_ids, program_ids;
   };
 

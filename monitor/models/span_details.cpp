@@ -20,6 +20,15 @@ QString escaped(std::string_view text) {
   return to_qstring(text).toHtmlEscaped();
 }
 
+// A name, at most kMaxShownNameBytes of it (traces may hold megabyte names).
+QString escaped_name(std::string_view name) {
+  return display_name(name).toHtmlEscaped();
+}
+
+QString time_point(std::int64_t ns) {
+  return escaped(format_time_point(ns));
+}
+
 QString duration(std::int64_t ns) {
   return escaped(format_duration(ns));
 }
@@ -31,7 +40,9 @@ class Table {
     html_ += QStringLiteral("<tr><td style='color:#555;padding-right:12px'>%1</td><td>%2</td></tr>")
                  .arg(key.toHtmlEscaped(), value_html);
   }
-  void add_text(const QString& key, std::string_view value) { add(key, escaped(value)); }
+  void add_text(const QString& key, std::string_view value) {
+    add(key, display_text(value, kMaxShownValueBytes).toHtmlEscaped());
+  }
   void add_arg(const QString& key, const Span& span, const char* arg) {
     if (const std::string* value = span.arg(arg)) add_text(key, *value);
   }
@@ -57,9 +68,9 @@ QString link_to(const TraceDocument& document, std::size_t index) {
   const Span& span = document.spans()[index];
   return QStringLiteral("<a href='span:%1'>%2</a> <span style='color:#777'>(%3, %4)</span>")
       .arg(index)
-      .arg(escaped(span.name))
+      .arg(escaped_name(span.name))
       .arg(escaped(telemetry::to_string(span.kind)))
-      .arg(duration(span.start_ns));
+      .arg(time_point(span.start_ns));
 }
 
 QString heading(const QString& text) {
@@ -67,7 +78,9 @@ QString heading(const QString& text) {
 }
 
 QString preformatted(std::string_view text) {
-  return QStringLiteral("<pre style='font-size:small'>%1</pre>").arg(escaped(text));
+  // pre-wrap: long source lines wrap in the pane instead of running off its edge.
+  return QStringLiteral("<pre style='font-size:small; white-space:pre-wrap'>%1</pre>")
+      .arg(escaped(text));
 }
 
 std::vector<std::string> split_list(const std::string& text) {
@@ -87,7 +100,8 @@ std::vector<std::string> split_list(const std::string& text) {
 
 QString bullet_list(const std::vector<std::string>& items) {
   QString html = QStringLiteral("<ul style='margin-top:0'>");
-  for (const std::string& item : items) html += QStringLiteral("<li>%1</li>").arg(escaped(item));
+  for (const std::string& item : items)
+    html += QStringLiteral("<li>%1</li>").arg(escaped_name(item));
   return html + QStringLiteral("</ul>");
 }
 
@@ -134,14 +148,15 @@ void describe_callback(const TraceDocument& document, std::size_t index, const S
   if (const std::string* status = span.arg("status")) {
     const bool ok = *status == "ok";
     table.add(QObject::tr("Status"), QStringLiteral("<span style='color:%1'>%2</span>")
-                                         .arg(ok ? "#2a7a2a" : "#b02020", escaped(*status)));
+                                         .arg(ok ? "#2a7a2a" : "#b02020", escaped_name(*status)));
   }
   auto list_edges = [&](const std::vector<std::size_t>& edges, bool predecessors) {
     QString html = QStringLiteral("<ul style='margin-top:0'>");
     for (std::size_t e : edges) {
       const ResolvedEdge& edge = document.edges()[e];
       html += QStringLiteral("<li>%1 <span style='color:#777'>[%2]</span></li>")
-                  .arg(link_to(document, predecessors ? edge.from : edge.to), escaped(edge.effect));
+                  .arg(link_to(document, predecessors ? edge.from : edge.to),
+                       escaped_name(edge.effect));
     }
     return html + QStringLiteral("</ul>");
   };
@@ -205,11 +220,11 @@ QString describe_span_html(const TraceDocument& document, std::size_t index) {
   QString html =
       QStringLiteral(
           "<h3 style='margin-bottom:2px'>%1</h3><p style='color:#555;margin-top:0'>%2 on %3</p>")
-          .arg(escaped(span.name), escaped(telemetry::to_string(span.kind)),
-               escaped(span.track.name));
+          .arg(escaped_name(span.name), escaped(telemetry::to_string(span.kind)),
+               escaped_name(span.track.name));
   Table table;
-  table.add(QObject::tr("Start"), duration(span.start_ns));
-  table.add(QObject::tr("End"), duration(span.end_ns));
+  table.add(QObject::tr("Start"), time_point(span.start_ns));
+  table.add(QObject::tr("End"), time_point(span.end_ns));
   table.add(QObject::tr("Duration"), duration(span.end_ns - span.start_ns));
   table.add_text(QObject::tr("Device"), span_device(span));
   QString body;
@@ -261,7 +276,7 @@ QString describe_span_html(const TraceDocument& document, std::size_t index) {
   html += table.html() + body;
   if (!span.args.empty()) {
     Table args;
-    for (const auto& [key, value] : span.args) args.add_text(to_qstring(key), value);
+    for (const auto& [key, value] : span.args) args.add_text(display_name(key), value);
     html += heading(QObject::tr("All arguments")) + args.html();
   }
   html += QStringLiteral("<p style='color:#999'>span id %1</p>").arg(span.id);

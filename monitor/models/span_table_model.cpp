@@ -35,26 +35,26 @@ QVariant SpanTableModel::data(const QModelIndex& index, int role) const {
   const auto row = static_cast<std::size_t>(index.row());
   const telemetry::Span& span = document_->spans()[row];
   if (role == SpanIndexRole) return static_cast<qulonglong>(row);
-  if (role == Qt::ToolTipRole && index.column() == NameColumn) return to_qstring(span.name);
+  if (role == Qt::ToolTipRole && index.column() == NameColumn) return display_name(span.name);
   if (role != Qt::DisplayRole && role != SortRole) return {};
   const bool raw = role == SortRole;
   switch (index.column()) {
     case StartColumn:
       return raw ? QVariant(static_cast<qlonglong>(span.start_ns))
-                 : QVariant(to_qstring(format_duration(span.start_ns)));
+                 : QVariant(to_qstring(format_time_point(span.start_ns)));
     case DurationColumn:
       return raw ? QVariant(static_cast<qlonglong>(span.end_ns - span.start_ns))
                  : QVariant(to_qstring(format_duration(span.end_ns - span.start_ns)));
     case KindColumn:
       return to_qstring(telemetry::to_string(span.kind));
     case NameColumn:
-      return to_qstring(span.name);
+      return display_name(span.name);
     case TrackColumn:
-      return to_qstring(span.track.name);
+      return display_name(span.track.name);
     case DeviceColumn:
-      return to_qstring(span_device(span));
+      return display_name(span_device(span));
     case EffectColumn:
-      return to_qstring(span.effect);
+      return display_name(span.effect);
     default:
       return {};
   }

@@ -47,6 +47,19 @@ std::string format_duration(std::int64_t ns) {
   return print(value, decimals, unit.name);
 }
 
+std::string format_time_point(std::int64_t ns) {
+  // In integers: a double would lose microseconds after a few months of trace.
+  const bool negative = ns < 0;
+  const std::uint64_t magnitude =
+      negative ? 0 - static_cast<std::uint64_t>(ns) : static_cast<std::uint64_t>(ns);
+  const std::uint64_t us = (magnitude + 500) / 1000;  // to the nearest microsecond
+  char text[48];
+  std::snprintf(text, sizeof text, "%s%llu.%06llu s", negative && us > 0 ? "-" : "",
+                static_cast<unsigned long long>(us / 1000000),
+                static_cast<unsigned long long>(us % 1000000));
+  return text;
+}
+
 std::string format_tick(std::int64_t ns, std::int64_t step_ns) {
   if (ns == 0) return "0";
   const Unit& unit = unit_for(static_cast<double>(ns));
@@ -70,25 +83,26 @@ std::int64_t nice_tick_step(double min_step_ns) {
   }
 }
 
-std::optional<std::int64_t> parse_duration(std::string_view text) {
+TimeInput parse_time_input(std::string_view text) {
   auto trim = [](std::string_view s) {
     while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
     while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
     return s;
   };
   text = trim(text);
+  const std::string quoted = "\"" + std::string(text.substr(0, 40)) + "\"";
   std::size_t number_end = 0;
   while (number_end < text.size() &&
          (std::isdigit(static_cast<unsigned char>(text[number_end])) || text[number_end] == '.'))
     ++number_end;
-  if (number_end == 0) return std::nullopt;
   const std::string number(text.substr(0, number_end));
   char* parsed_end = nullptr;
-  const double value = std::strtod(number.c_str(), &parsed_end);
-  if (parsed_end != number.c_str() + number.size() || !std::isfinite(value)) return std::nullopt;
+  const double value = number.empty() ? 0 : std::strtod(number.c_str(), &parsed_end);
+  if (number.empty() || parsed_end != number.c_str() + number.size() || !std::isfinite(value))
+    return {std::nullopt, quoted + " is not a time: write a number and a unit, like 1.5ms"};
   const std::string_view unit = trim(text.substr(number_end));
   double scale = 0;
-  if (unit.empty() || unit == "ns")
+  if (unit == "ns")
     scale = 1;
   else if (unit == "us" || unit == "µs")
     scale = 1e3;
@@ -96,11 +110,15 @@ std::optional<std::int64_t> parse_duration(std::string_view text) {
     scale = 1e6;
   else if (unit == "s")
     scale = 1e9;
+  else if (unit.empty())
+    return {std::nullopt, quoted + " has no unit: write " + number + "s, " + number + "ms, " +
+                              number + "us or " + number + "ns"};
   else
-    return std::nullopt;
+    return {std::nullopt, quoted + ": the unit must be s, ms, us (or µs) or ns, not \"" +
+                              std::string(unit) + "\""};
   const double ns = value * scale;
-  if (ns > 9.2e18) return std::nullopt;
-  return static_cast<std::int64_t>(std::llround(ns));
+  if (ns > 9.2e18) return {std::nullopt, quoted + " is too far: times go up to about 292 years"};
+  return {static_cast<std::int64_t>(std::llround(ns)), {}};
 }
 
 }  // namespace weft::monitor

@@ -37,7 +37,10 @@ std::size_t TimelineLane::first_starting_at_or_after(std::int64_t t, std::size_t
 void TimelineIndex::clear() {
   rows_.clear();
   states_.clear();
-  row_of_.clear();
+  id_of_.clear();
+  position_of_.clear();
+  id_by_key_.clear();
+  track_of_.clear();
   lane_of_.clear();
   start_ns_ = end_ns_ = 0;
 }
@@ -47,29 +50,40 @@ void TimelineIndex::build(const std::vector<telemetry::Span>& spans) {
   append(spans, 0);
 }
 
-std::size_t TimelineIndex::row_for_track(const telemetry::Track& track) {
-  for (std::size_t row = 0; row < rows_.size(); ++row) {
-    const telemetry::Track& known = rows_[row].track;
-    if (known.kind == track.kind && known.name == track.name && known.device == track.device)
-      return row;
-  }
-  rows_.push_back(TimelineRow{track, {}, 0});
+std::string TimelineIndex::track_key(const telemetry::Track& track, std::uint32_t process) {
+  std::string key = std::to_string(process);
+  key += '\x1f';
+  key += std::to_string(static_cast<int>(track.kind));
+  key += '\x1f';
+  key += track.device;
+  key += '\x1f';
+  key += track.name;
+  return key;
+}
+
+std::size_t TimelineIndex::row_for_track(const telemetry::Track& track, std::uint32_t process) {
+  const auto [found, inserted] =
+      id_by_key_.try_emplace(track_key(track, process), static_cast<std::uint32_t>(rows_.size()));
+  if (!inserted) return position_of_[found->second];
+  rows_.push_back(TimelineRow{track, process, {}, 0});
   states_.emplace_back();
+  id_of_.push_back(found->second);
+  position_of_.push_back(static_cast<std::uint32_t>(rows_.size() - 1));
   return rows_.size() - 1;
 }
 
-int TimelineIndex::row_of_track(const telemetry::Track& track) const {
-  for (std::size_t row = 0; row < rows_.size(); ++row)
-    if (rows_[row].track == track) return static_cast<int>(row);
-  return -1;
+int TimelineIndex::row_of_track(const telemetry::Track& track, std::uint32_t process) const {
+  const auto found = id_by_key_.find(track_key(track, process));
+  return found == id_by_key_.end() ? -1 : static_cast<int>(position_of_[found->second]);
 }
 
 int TimelineIndex::row_of(std::size_t span_index) const {
-  return span_index < row_of_.size() ? row_of_[span_index] : -1;
+  if (span_index >= track_of_.size() || track_of_[span_index] < 0) return -1;
+  return static_cast<int>(position_of_[static_cast<std::size_t>(track_of_[span_index])]);
 }
 
 int TimelineIndex::lane_of(std::size_t span_index) const {
-  return span_index < lane_of_.size() && row_of_[span_index] >= 0 ? lane_of_[span_index] : -1;
+  return span_index < lane_of_.size() && track_of_[span_index] >= 0 ? lane_of_[span_index] : -1;
 }
 
 void TimelineIndex::place(std::size_t row, const telemetry::Span& span, std::uint32_t index) {
@@ -87,7 +101,7 @@ void TimelineIndex::place(std::size_t row, const telemetry::Span& span, std::uin
   lane.end.push_back(span.end_ns);
   lane.max_end.push_back(std::max(previous_max, span.end_ns));
   lane.span.push_back(index);
-  row_of_[index] = static_cast<std::int32_t>(row);
+  track_of_[index] = static_cast<std::int32_t>(id_of_[row]);
   lane_of_[index] = static_cast<std::uint8_t>(depth);
 }
 
@@ -101,43 +115,56 @@ void TimelineIndex::rebuild_row(std::size_t row, const std::vector<telemetry::Sp
   for (std::uint32_t index : state.members) place(row, spans[index], index);
 }
 
-void TimelineIndex::sort_rows() {
-  std::vector<std::size_t> order(rows_.size());
-  std::iota(order.begin(), order.end(), std::size_t{0});
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+void TimelineIndex::sort_new_rows(std::size_t rows_before) {
+  auto before = [this](std::size_t a, std::size_t b) {
+    if (rows_[a].process != rows_[b].process) return rows_[a].process < rows_[b].process;
     return track_before(rows_[a].track, rows_[b].track);
-  });
-  std::vector<std::int32_t> new_position(rows_.size());
+  };
+  // The old rows are in order already: sort the new ones and merge, O(rows) moves.
+  std::vector<std::size_t> added(rows_.size() - rows_before);
+  std::iota(added.begin(), added.end(), rows_before);
+  std::sort(added.begin(), added.end(), before);
+  std::vector<std::size_t> order(rows_before);
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::vector<std::size_t> merged(rows_.size());
+  std::merge(order.begin(), order.end(), added.begin(), added.end(), merged.begin(), before);
   std::vector<TimelineRow> rows;
   std::vector<RowState> states;
+  std::vector<std::uint32_t> ids;
   rows.reserve(rows_.size());
   states.reserve(states_.size());
-  for (std::size_t position = 0; position < order.size(); ++position) {
-    new_position[order[position]] = static_cast<std::int32_t>(position);
-    rows.push_back(std::move(rows_[order[position]]));
-    states.push_back(std::move(states_[order[position]]));
+  ids.reserve(id_of_.size());
+  for (std::size_t from : merged) {
+    rows.push_back(std::move(rows_[from]));
+    states.push_back(std::move(states_[from]));
+    ids.push_back(id_of_[from]);
   }
   rows_ = std::move(rows);
   states_ = std::move(states);
-  for (std::int32_t& row : row_of_)
-    if (row >= 0) row = new_position[static_cast<std::size_t>(row)];
+  id_of_ = std::move(ids);
+  for (std::size_t position = 0; position < id_of_.size(); ++position)
+    position_of_[id_of_[position]] = static_cast<std::uint32_t>(position);
 }
 
-void TimelineIndex::append(const std::vector<telemetry::Span>& spans, std::size_t first) {
+void TimelineIndex::append(const std::vector<telemetry::Span>& spans, std::size_t first,
+                           const std::vector<std::uint32_t>* processes) {
   if (first >= spans.size()) return;
   const std::size_t rows_before = rows_.size();
-  const bool was_empty = row_of_.empty();
-  row_of_.resize(spans.size(), -1);
+  const bool was_empty = track_of_.empty();
+  track_of_.resize(spans.size(), -1);
   lane_of_.resize(spans.size(), 0);
   std::vector<bool> dirty;
   std::size_t cached_row = 0;
   for (std::size_t i = first; i < spans.size(); ++i) {
     const telemetry::Span& span = spans[i];
-    // Spans of one row often come in runs; try the previous row before searching.
+    const std::uint32_t process =
+        processes && i < processes->size() ? (*processes)[i] : std::uint32_t{0};
+    // Spans of one row often come in runs; try the previous row before hashing.
     std::size_t row = cached_row;
-    if (row >= rows_.size() || rows_[row].track.kind != span.track.kind ||
-        rows_[row].track.name != span.track.name || rows_[row].track.device != span.track.device)
-      row = row_for_track(span.track);
+    if (row >= rows_.size() || rows_[row].process != process ||
+        rows_[row].track.kind != span.track.kind || rows_[row].track.name != span.track.name ||
+        rows_[row].track.device != span.track.device)
+      row = row_for_track(span.track, process);
     cached_row = row;
     if (dirty.size() < rows_.size()) dirty.resize(rows_.size(), false);
     RowState& state = states_[row];
@@ -163,7 +190,7 @@ void TimelineIndex::append(const std::vector<telemetry::Span>& spans, std::size_
   }
   for (std::size_t row = 0; row < dirty.size(); ++row)
     if (dirty[row]) rebuild_row(row, spans);
-  if (rows_.size() != rows_before) sort_rows();
+  if (rows_.size() != rows_before) sort_new_rows(rows_before);
 }
 
 }  // namespace weft::monitor

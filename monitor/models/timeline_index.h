@@ -6,6 +6,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "weft/telemetry/record.h"
@@ -30,6 +32,9 @@ struct TimelineLane {
 
 struct TimelineRow {
   telemetry::Track track;
+  // The process whose row this is: 0 in a trace file; in a live session, the program's
+  // index in TraceDocument::processes(). Rows sort by process first.
+  std::uint32_t process = 0;
   std::vector<TimelineLane> lanes;  // lane 0 holds the outermost spans
   std::size_t span_count = 0;
 };
@@ -43,19 +48,22 @@ class TimelineIndex {
   void build(const std::vector<telemetry::Span>& spans);
   // Adds spans[first..] (spans before `first` are indexed already). Rows that receive a span
   // starting before their latest one are rebuilt; new tracks take their place in the order.
-  void append(const std::vector<telemetry::Span>& spans, std::size_t first);
+  // `processes` (optional, parallel to `spans`): the process of each span's row (0 without).
+  // Costs O(new spans + rows): a track is found by hashing, never by scanning the rows.
+  void append(const std::vector<telemetry::Span>& spans, std::size_t first,
+              const std::vector<std::uint32_t>* processes = nullptr);
   void clear();
 
   const std::vector<TimelineRow>& rows() const { return rows_; }
   // The row and lane of spans[index]; -1 for a span not indexed.
   int row_of(std::size_t span_index) const;
   int lane_of(std::size_t span_index) const;
-  int row_of_track(const telemetry::Track& track) const;
+  int row_of_track(const telemetry::Track& track, std::uint32_t process = 0) const;
 
   // Earliest start and latest end over all spans (0, 0 when empty).
   std::int64_t start_ns() const { return start_ns_; }
   std::int64_t end_ns() const { return end_ns_; }
-  std::size_t span_count() const { return row_of_.size(); }
+  std::size_t span_count() const { return track_of_.size(); }
 
  private:
   struct RowState {
@@ -64,14 +72,23 @@ class TimelineIndex {
     bool sorted_tail = true;              // the latest span sorts after every other one
   };
 
+  // A row's identity (process, kind, device, name) as one hashable string.
+  static std::string track_key(const telemetry::Track& track, std::uint32_t process);
+
   void place(std::size_t row, const telemetry::Span& span, std::uint32_t index);
   void rebuild_row(std::size_t row, const std::vector<telemetry::Span>& spans);
-  std::size_t row_for_track(const telemetry::Track& track);
-  void sort_rows();
+  std::size_t row_for_track(const telemetry::Track& track, std::uint32_t process);
+  // Puts the rows added since `rows_before` (appended unsorted) into display order.
+  void sort_new_rows(std::size_t rows_before);
 
-  std::vector<TimelineRow> rows_;
-  std::vector<RowState> states_;
-  std::vector<std::int32_t> row_of_;
+  std::vector<TimelineRow> rows_;  // in display order
+  std::vector<RowState> states_;   // parallel to rows_
+  // Rows keep a stable id from their creation, so reordering rows never touches the spans:
+  // row_of(span) = position_of_[track_of_[span]].
+  std::vector<std::uint32_t> id_of_;        // [display row] = stable id
+  std::vector<std::uint32_t> position_of_;  // [stable id] = display row
+  std::unordered_map<std::string, std::uint32_t> id_by_key_;
+  std::vector<std::int32_t> track_of_;  // [span] = stable id of its row, -1 when not indexed
   std::vector<std::uint8_t> lane_of_;
   std::int64_t start_ns_ = 0;
   std::int64_t end_ns_ = 0;

@@ -19,6 +19,8 @@ void TraceDocument::resetDerived() {
   program_index_.clear();
   effects_.clear();
   devices_.clear();
+  span_process_.clear();
+  process_names_.clear();
 }
 
 void TraceDocument::setTrace(telemetry::Trace trace, const QString& source) {
@@ -48,8 +50,14 @@ void TraceDocument::startLive(const QString& source) {
   Q_EMIT traceReset();
 }
 
+void TraceDocument::setProcessName(std::uint32_t process, std::string name) {
+  if (process_names_.size() <= process) process_names_.resize(process + std::size_t{1});
+  process_names_[process] = std::move(name);
+}
+
 void TraceDocument::append(std::vector<telemetry::Span> spans, std::vector<telemetry::Edge> edges,
-                           std::vector<telemetry::Program> programs) {
+                           std::vector<telemetry::Program> programs,
+                           const std::vector<std::uint32_t>& processes) {
   const std::size_t first = trace_.spans.size();
   const std::size_t first_program = trace_.programs.size();
   for (telemetry::Program& program : programs) trace_.programs.push_back(std::move(program));
@@ -58,7 +66,12 @@ void TraceDocument::append(std::vector<telemetry::Span> spans, std::vector<telem
     live_index_[span.id] = trace_.spans.size();
     trace_.spans.push_back(std::move(span));
   }
-  timeline_.append(trace_.spans, first);
+  if (!processes.empty() || !span_process_.empty()) {
+    span_process_.resize(first, 0);
+    for (std::size_t i = 0; i < trace_.spans.size() - first; ++i)
+      span_process_.push_back(i < processes.size() ? processes[i] : 0);
+  }
+  timeline_.append(trace_.spans, first, span_process_.empty() ? nullptr : &span_process_);
   indexSpans(first);
   trace_.edges.insert(trace_.edges.end(), edges.begin(), edges.end());
   resolveEdges(std::move(edges));

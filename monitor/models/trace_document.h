@@ -35,9 +35,14 @@ class TraceDocument : public QObject {
   // Starts an empty trace that append() grows.
   void startLive(const QString& source);
   // Adds records whose times are already in this document's time base. Edges whose spans
-  // have not arrived yet wait for them.
+  // have not arrived yet wait for them. `processes` (optional, parallel to `spans`): the live
+  // program each span came from, an index into processNames(); the timeline groups rows by it.
   void append(std::vector<telemetry::Span> spans, std::vector<telemetry::Edge> edges,
-              std::vector<telemetry::Program> programs);
+              std::vector<telemetry::Program> programs,
+              const std::vector<std::uint32_t>& processes = {});
+  // Names live program `process` ("pid 1234 · ./train"), for its row group's header.
+  void setProcessName(std::uint32_t process, std::string name);
+  const std::vector<std::string>& processNames() const { return process_names_; }
 
   bool isLive() const { return live_; }
   bool isEmpty() const { return trace_.spans.empty(); }
@@ -85,6 +90,8 @@ class TraceDocument : public QObject {
   std::unordered_map<telemetry::Id, std::size_t> program_index_;
   std::vector<std::string> effects_;
   std::vector<std::string> devices_;
+  std::vector<std::uint32_t> span_process_;  // live: [span] = its program's process index
+  std::vector<std::string> process_names_;
 };
 
 }  // namespace weft::monitor

@@ -25,10 +25,10 @@ QVariant TrackModel::data(const QModelIndex& index, int role) const {
   const TimelineRow& row = document_->timeline().rows()[static_cast<std::size_t>(index.row())];
   switch (role) {
     case Qt::DisplayRole:
-      return QString::fromStdString(row.track.name);
+      return display_name(row.track.name);
     case Qt::ToolTipRole:
       return QStringLiteral("%1 (%2, %3 spans)")
-          .arg(QString::fromStdString(row.track.name))
+          .arg(display_name(row.track.name))
           .arg(to_qstring(telemetry::to_string(row.track.kind)))
           .arg(row.span_count);
     case KindRole:

@@ -208,14 +208,15 @@ class LodTest : public QObject {
     QCOMPARE(nice_tick_step(130), std::int64_t{200});
     QCOMPARE(nice_tick_step(4000), std::int64_t{5000});
     QCOMPARE(nice_tick_step(0.5), std::int64_t{1});
-    QCOMPARE(parse_duration("1.5ms").value(), std::int64_t{1500000});
-    QCOMPARE(parse_duration(" 250 us ").value(), std::int64_t{250000});
-    QCOMPARE(parse_duration("250 µs").value(), std::int64_t{250000});
-    QCOMPARE(parse_duration("2s").value(), std::int64_t{2000000000});
-    QCOMPARE(parse_duration("300").value(), std::int64_t{300});
-    QVERIFY(!parse_duration("soon"));
-    QVERIFY(!parse_duration("5 parsecs"));
-    QVERIFY(!parse_duration(""));
+    QCOMPARE(parse_time_input("1.5ms").ns.value(), std::int64_t{1500000});
+    QCOMPARE(parse_time_input(" 250 us ").ns.value(), std::int64_t{250000});
+    QCOMPARE(parse_time_input("250 µs").ns.value(), std::int64_t{250000});
+    QCOMPARE(parse_time_input("2s").ns.value(), std::int64_t{2000000000});
+    QCOMPARE(parse_time_input("300ns").ns.value(), std::int64_t{300});
+    for (const char* wrong : {"soon", "5 parsecs", "", "300"}) {
+      const TimeInput input = parse_time_input(wrong);
+      QVERIFY2(!input.ns && !input.problem.empty(), wrong);
+    }
   }
 };
 

@@ -1,6 +1,7 @@
 // `weft-monitor --screenshot`: the PNG of a synthetic trace is the window's size, is not
 // blank or one colour, and shows the timeline's rows as bands of span colours; the command
 // exits 0, and its usage errors exit non-zero with a message.
+#include <unistd.h>
 #include <QImage>
 #include <QProcess>
 #include <QTemporaryDir>
@@ -78,6 +79,37 @@ class ScreenshotTest : public QObject {
     const QString png = dir_.filePath(QStringLiteral("no/such/dir/out.png"));
     const QString error = render_screenshot(trace_, png);
     QVERIFY2(error.contains(QStringLiteral("cannot write the screenshot")), qPrintable(error));
+  }
+
+  void theTraceIsNeverOverwritten() {
+    const QString copy = dir_.filePath(QStringLiteral("kept.wefttrace"));
+    QFile::remove(copy);
+    QVERIFY(QFile::copy(trace_, copy));
+    const QString hard_link = dir_.filePath(QStringLiteral("hard-link.png"));
+    const QString symlink = dir_.filePath(QStringLiteral("symlink.png"));
+    QFile::remove(hard_link);
+    QFile::remove(symlink);
+    QCOMPARE(::link(QFile::encodeName(copy).constData(), QFile::encodeName(hard_link).constData()),
+             0);
+    QVERIFY(QFile::link(copy, symlink));
+    const QByteArray before = [&] {
+      QFile file(copy);
+      return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+    }();
+    QVERIFY(!before.isEmpty());
+    // The same path twice, a path spelled differently, a hard link, a symbolic link.
+    const QString respelled = dir_.path() + QStringLiteral("/./kept.wefttrace");
+    for (const QString& png : {copy, respelled, hard_link, symlink}) {
+      QProcess monitor;
+      monitor.start(QStringLiteral(WEFT_MONITOR_PATH), {QStringLiteral("--screenshot"), png, copy});
+      QVERIFY(monitor.waitForFinished(60000));
+      QVERIFY2(monitor.exitCode() != 0, qPrintable(png));
+      const QString error = QString::fromLocal8Bit(monitor.readAllStandardError());
+      QVERIFY2(error.contains(QStringLiteral("is the trace file")), qPrintable(error));
+      QFile file(copy);
+      QVERIFY(file.open(QIODevice::ReadOnly));
+      QCOMPARE(file.readAll(), before);
+    }
   }
 
   void usageErrors() {

@@ -14,6 +14,7 @@
 #include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QStackedBarSeries>
+#include <QTabWidget>
 #include <QTableView>
 #include <QVBoxLayout>
 #include <QValueAxis>
@@ -68,52 +69,59 @@ CacheView::CacheView(const TraceDocument* document, QWidget* parent)
   header->addWidget(reload);
 
   chart_->setRenderHint(QPainter::Antialiasing);
-  chart_->setMinimumHeight(180);
-  chart_->chart()->legend()->setAlignment(Qt::AlignRight);
-  chart_->chart()->setMargins(QMargins(2, 2, 2, 2));
+  chart_->setMinimumHeight(150);
 
   lookup_table_ = make_table(lookups_, this);
+  // Rows as tall as the text: the table shows ten lookups in the default window.
+  lookup_table_->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+  lookup_table_->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
   auto* sorted_entries = new QSortFilterProxyModel(this);
   sorted_entries->setSourceModel(entries_);
   sorted_entries->setSortRole(CacheEntriesModel::SortRole);
   entry_table_ = make_table(sorted_entries, this);
+  entry_table_->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+  entry_table_->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
   entry_table_->setSortingEnabled(true);
   entry_table_->horizontalHeader()->setSortIndicator(-1, Qt::AscendingOrder);
   explanation_->setReadOnly(true);
   explanation_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
   explanation_->setPlaceholderText(tr("Select a lookup to see why it missed."));
 
+  // Laid out for the default window (1400x900, a pane about 350 pixels high): the lookups on
+  // the left at full height; on the right why the selected one missed above the chart and
+  // the database's entries (tabs), so none of them is squeezed to a row or two.
   auto* lookups_box = new QWidget(this);
   auto* lookups_layout = new QVBoxLayout(lookups_box);
   lookups_layout->setContentsMargins(0, 0, 0, 0);
-  lookups_layout->addWidget(new QLabel(tr("<b>Lookups in the trace</b>"), lookups_box));
-  lookups_layout->addWidget(lookup_table_, 2);
-  lookups_layout->addWidget(
-      new QLabel(tr("<b>Why it missed</b> (as <tt>weft cache explain</tt> says)"), lookups_box));
-  lookups_layout->addWidget(explanation_, 1);
-  auto* entries_box = new QWidget(this);
-  auto* entries_layout = new QVBoxLayout(entries_box);
-  entries_layout->setContentsMargins(0, 0, 0, 0);
-  entries_layout->addWidget(new QLabel(tr("<b>Entries in the cache database</b>"), entries_box));
-  entries_layout->addWidget(entry_table_);
-
-  auto* tables = new QSplitter(this);
-  tables->addWidget(lookups_box);
-  tables->addWidget(entries_box);
-  auto* top = new QWidget(this);
-  auto* top_layout = new QVBoxLayout(top);
-  top_layout->setContentsMargins(0, 0, 0, 0);
-  top_layout->addWidget(counts_label_);
-  top_layout->addWidget(chart_, 1);
-  auto* vertical = new QSplitter(Qt::Vertical, this);
-  vertical->addWidget(top);
-  vertical->addWidget(tables);
-  vertical->setStretchFactor(1, 2);
+  lookups_layout->setSpacing(2);
+  lookups_layout->addWidget(counts_label_);
+  lookups_layout->addWidget(lookup_table_, 1);
+  auto* explanation_box = new QWidget(this);
+  auto* explanation_layout = new QVBoxLayout(explanation_box);
+  explanation_layout->setContentsMargins(0, 0, 0, 0);
+  explanation_layout->setSpacing(2);
+  explanation_layout->addWidget(
+      new QLabel(tr("<b>Why it missed</b> (as <tt>weft cache explain</tt> says)"), this));
+  explanation_layout->addWidget(explanation_, 1);
+  overview_ = new QTabWidget(this);
+  overview_->addTab(chart_, tr("Lookups over time"));
+  overview_->addTab(entry_table_, tr("Entries in the cache database"));
+  auto* right = new QSplitter(Qt::Vertical, this);
+  right->addWidget(explanation_box);
+  right->addWidget(overview_);
+  right->setStretchFactor(0, 1);
+  right->setStretchFactor(1, 1);
+  auto* columns = new QSplitter(this);
+  columns->addWidget(lookups_box);
+  columns->addWidget(right);
+  columns->setStretchFactor(0, 1);
+  columns->setStretchFactor(1, 1);
 
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(4, 4, 4, 4);
+  layout->setSpacing(2);
   layout->addLayout(header);
-  layout->addWidget(vertical, 1);
+  layout->addWidget(columns, 1);
 
   connect(choose, &QPushButton::clicked, this, [this] {
     const QString directory = QFileDialog::getExistingDirectory(
@@ -209,8 +217,8 @@ void CacheView::updateChart() {
   counts_label_->setText(counts);
 
   auto* chart = new QChart;
-  chart->setTitle(tr("Cache lookups over time"));
-  chart->legend()->setAlignment(Qt::AlignRight);
+  // The legend above the bars leaves the width to the bucket labels.
+  chart->legend()->setAlignment(Qt::AlignTop);
   chart->setMargins(QMargins(2, 2, 2, 2));
   if (histogram.lookups > 0) {
     auto* series = new QStackedBarSeries;
@@ -222,14 +230,18 @@ void CacheView::updateChart() {
     }
     chart->addSeries(series);
     auto* axis_x = new QBarCategoryAxis;
+    // Category names must differ; short numbers with the unit in the title stay readable.
+    const BucketLabels labels = bucket_labels(histogram);
     QStringList categories;
-    // Category names must differ: ticks carry the decimals the bucket width needs.
-    for (std::size_t b = 0; b < histogram.counts.size(); ++b)
-      categories << to_qstring(
-          format_tick(histogram.start_ns + static_cast<std::int64_t>(b) * histogram.bucket_ns,
-                      histogram.bucket_ns));
+    for (const std::string& label : labels.labels) categories << to_qstring(label);
     axis_x->append(categories);
-    axis_x->setLabelsAngle(-60);
+    axis_x->setTitleText(
+        tr("%1 since the trace start, buckets of %2")
+            .arg(to_qstring(labels.unit), to_qstring(format_duration(histogram.bucket_ns))));
+    QFont small = axis_x->labelsFont();
+    small.setPointSizeF(small.pointSizeF() * 0.85);
+    axis_x->setLabelsFont(small);
+    axis_x->setTitleFont(small);
     chart->addAxis(axis_x, Qt::AlignBottom);
     series->attachAxis(axis_x);
     auto* axis_y = new QValueAxis;

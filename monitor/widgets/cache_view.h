@@ -11,6 +11,7 @@
 class QChartView;
 class QLabel;
 class QPlainTextEdit;
+class QTabWidget;
 class QTableView;
 
 namespace weft::monitor {
@@ -23,7 +24,7 @@ class CacheView : public QWidget {
   Q_OBJECT
 
  public:
-  static constexpr int kBuckets = 24;
+  static constexpr int kBuckets = 12;  // labels fit a chart half the pane wide
 
   CacheView(const TraceDocument* document, QWidget* parent = nullptr);
 
@@ -35,6 +36,8 @@ class CacheView : public QWidget {
   QString countsText() const;
   QString databaseText() const;
   QString explanationText() const;
+  QTableView* lookupTable() const { return lookup_table_; }
+  QPlainTextEdit* explanation() const { return explanation_; }
   // Explains the lookup in `row` of lookups() (what selecting it in the table does).
   void explainLookup(int row);
 
@@ -56,6 +59,7 @@ class CacheView : public QWidget {
   QTableView* lookup_table_;
   QTableView* entry_table_;
   QPlainTextEdit* explanation_;
+  QTabWidget* overview_;  // the chart, the database's entries
 };
 
 }  // namespace weft::monitor

@@ -46,7 +46,7 @@ void EffectLegend::rebuild() {
   if (!shown_effects_.empty()) {
     html += tr("<b>Token arrows by effect:</b> ");
     for (const std::string& effect : shown_effects_)
-      html += swatch(effect_color(effect), to_qstring(effect));
+      html += swatch(effect_color(effect), display_name(effect));
     html += QStringLiteral("&nbsp;&nbsp;&nbsp;");
   }
   if (kinds_.any()) {

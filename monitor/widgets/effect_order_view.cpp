@@ -40,10 +40,11 @@ EffectOrderView::EffectOrderView(const TraceDocument* document, QWidget* parent)
   table_->setSelectionBehavior(QAbstractItemView::SelectItems);
   table_->setSelectionMode(QAbstractItemView::SingleSelection);
   table_->horizontalHeader()->setStretchLastSection(true);
-  table_->horizontalHeader()->resizeSection(EffectOrderModel::PositionColumn, 50);
-  table_->horizontalHeader()->resizeSection(EffectOrderModel::ProgramOrderColumn, 260);
-  table_->horizontalHeader()->resizeSection(EffectOrderModel::ExecutionOrderColumn, 260);
-  streams_->setMinimumWidth(300);
+  streams_->setMinimumWidth(240);
+  // A stream's line ("main (thread 1) · debug_print: 5 effects, in program order") wraps
+  // rather than running off a narrow list.
+  streams_->setWordWrap(true);
+  streams_->setTextElideMode(Qt::ElideNone);
 
   auto* splitter = new QSplitter(this);
   splitter->addWidget(streams_);
@@ -58,8 +59,10 @@ EffectOrderView::EffectOrderView(const TraceDocument* document, QWidget* parent)
   refresh_timer_->setInterval(250);
   connect(refresh_timer_, &QTimer::timeout, this, &EffectOrderView::refresh);
   connect(scope_, &QComboBox::currentIndexChanged, this, &EffectOrderView::refresh);
-  connect(streams_, &QListWidget::currentRowChanged, this,
-          [this](int row) { model_->setCurrentStream(row); });
+  connect(streams_, &QListWidget::currentRowChanged, this, [this](int row) {
+    model_->setCurrentStream(row);
+    fitColumns();
+  });
   connect(table_, &QTableView::clicked, this, [this](const QModelIndex& index) {
     const QVariant span = index.data(EffectOrderModel::SpanIndexRole);
     if (span.isValid()) Q_EMIT spanActivated(static_cast<qsizetype>(span.toULongLong()));
@@ -127,8 +130,8 @@ void EffectOrderView::refresh() {
   switch (scope_->currentIndex()) {
     case VisibleRange:
       scope_note_->setText(tr("starting between %1 and %2")
-                               .arg(to_qstring(format_duration(view_start_ns_)),
-                                    to_qstring(format_duration(view_end_ns_))));
+                               .arg(to_qstring(format_time_point(view_start_ns_)),
+                                    to_qstring(format_time_point(view_end_ns_))));
       break;
     case SelectedDispatch:
       if (!selected_dispatch_) {
@@ -138,8 +141,8 @@ void EffectOrderView::refresh() {
         scope_note_->setText(
             index >= 0
                 ? tr("dispatched by the call of %1 at %2")
-                      .arg(to_qstring(document_->spans()[static_cast<std::size_t>(index)].name),
-                           to_qstring(format_duration(
+                      .arg(display_name(document_->spans()[static_cast<std::size_t>(index)].name),
+                           to_qstring(format_time_point(
                                document_->spans()[static_cast<std::size_t>(index)].start_ns)))
                 : QString());
       }
@@ -149,6 +152,14 @@ void EffectOrderView::refresh() {
   }
   model_->analyze(currentScope());
   showStreams();
+  fitColumns();
+}
+
+void EffectOrderView::fitColumns() {
+  // Headers and the rows in view set the widths (Qt measures at most 1000 rows), so no
+  // header or time is clipped; the note column takes the rest.
+  table_->resizeColumnsToContents();
+  table_->horizontalHeader()->setStretchLastSection(true);
 }
 
 void EffectOrderView::showStreams() {
@@ -162,7 +173,7 @@ void EffectOrderView::showStreams() {
   }
   for (const EffectStream& stream : streams) {
     auto* item = new QListWidgetItem(
-        QStringLiteral("%1 · %2").arg(to_qstring(stream.thread), to_qstring(stream.summary())),
+        QStringLiteral("%1 · %2").arg(display_name(stream.thread), display_name(stream.summary())),
         streams_);
     if (stream.ordered && stream.out_of_order > 0) {
       item->setForeground(QColor(0xb0, 0x20, 0x20));

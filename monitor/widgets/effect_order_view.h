@@ -43,6 +43,7 @@ class EffectOrderView : public QWidget {
  private:
   void scheduleRefresh();
   void showStreams();
+  void fitColumns();
   EffectOrderScope currentScope() const;
 
   const TraceDocument* document_;

@@ -5,6 +5,8 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QStringList>
+#include <QVBoxLayout>
 
 #include "qt_text.h"
 #include "time_format.h"
@@ -14,22 +16,35 @@ namespace weft::monitor {
 
 FilterBar::FilterBar(const TraceDocument* document, QWidget* parent)
     : QWidget(parent), document_(document) {
-  auto* layout = new QHBoxLayout(this);
-  layout->setContentsMargins(4, 2, 4, 2);
+  auto* rows = new QVBoxLayout(this);
+  rows->setContentsMargins(4, 2, 4, 2);
+  rows->setSpacing(1);
+  auto* layout = new QHBoxLayout;
+  layout->setContentsMargins(0, 0, 0, 0);
+  rows->addLayout(layout);
+  hint_ = new QLabel(this);
+  hint_->setStyleSheet(QStringLiteral("color: #b02020"));
+  hint_->setVisible(false);
+  rows->addWidget(hint_);
   name_ = new QLineEdit(this);
   name_->setPlaceholderText(tr("Search names"));
   name_->setClearButtonEnabled(true);
   name_->setMinimumWidth(160);
   device_ = new QComboBox(this);
   effect_ = new QComboBox(this);
-  device_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
-  effect_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+  // Device names can be long ("pthread-skylake-avx512 ..."): the combos keep a modest width
+  // (their lists show the whole names) so the bar fits the default window.
+  for (QComboBox* combo : {device_, effect_}) {
+    combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    combo->setMinimumContentsLength(12);
+  }
   from_ = new QLineEdit(this);
   to_ = new QLineEdit(this);
   for (QLineEdit* edit : {from_, to_}) {
-    edit->setMaximumWidth(110);
+    edit->setMaximumWidth(100);
     edit->setClearButtonEnabled(true);
-    edit->setToolTip(tr("A time since the trace started: 1.5ms, 250us, 2s, or ns without a unit"));
+    edit->setToolTip(
+        tr("A time since the trace started, with its unit: 4.700012s, 1.5ms, 250us, 300ns"));
   }
   from_->setPlaceholderText(tr("from"));
   to_->setPlaceholderText(tr("to"));
@@ -57,8 +72,8 @@ FilterBar::FilterBar(const TraceDocument* document, QWidget* parent)
   connect(effect_, &QComboBox::currentIndexChanged, this, &FilterBar::update);
   connect(mode_, &QComboBox::currentIndexChanged, this, [this] { Q_EMIT modeChanged(mode()); });
   connect(use_view, &QPushButton::clicked, this, [this] {
-    from_->setText(to_qstring(format_duration(view_start_ns_)).remove(QLatin1Char(' ')));
-    to_->setText(to_qstring(format_duration(view_end_ns_)).remove(QLatin1Char(' ')));
+    from_->setText(to_qstring(format_time_point(view_start_ns_)).remove(QLatin1Char(' ')));
+    to_->setText(to_qstring(format_time_point(view_end_ns_)).remove(QLatin1Char(' ')));
   });
   connect(clear, &QPushButton::clicked, this, [this] {
     name_->clear();
@@ -76,6 +91,10 @@ FilterBar::FilterBar(const TraceDocument* document, QWidget* parent)
   refreshChoices();
 }
 
+QString FilterBar::hint() const {
+  return hint_->text();
+}
+
 TimelineView::FilterMode FilterBar::mode() const {
   return mode_->currentIndex() == 1 ? TimelineView::FilterMode::hide
                                     : TimelineView::FilterMode::dim;
@@ -87,12 +106,12 @@ void FilterBar::setViewRange(std::int64_t start_ns, std::int64_t end_ns) {
 }
 
 void FilterBar::fill(QComboBox* combo, const QString& any, const std::vector<std::string>& names) {
-  const QString current = combo->currentIndex() > 0 ? combo->currentText() : QString();
+  const QString current = combo->currentIndex() > 0 ? combo->currentData().toString() : QString();
   const QSignalBlocker blocker(combo);
   combo->clear();
   combo->addItem(any);
-  for (const std::string& name : names) combo->addItem(to_qstring(name));
-  const int keep = current.isEmpty() ? 0 : combo->findText(current);
+  for (const std::string& name : names) combo->addItem(display_name(name), to_qstring(name));
+  const int keep = current.isEmpty() ? 0 : combo->findData(current);
   combo->setCurrentIndex(keep < 0 ? 0 : keep);
 }
 
@@ -105,19 +124,27 @@ void FilterBar::refreshChoices() {
 void FilterBar::update() {
   SpanFilter filter;
   filter.name = name_->text().toStdString();
-  if (device_->currentIndex() > 0) filter.device = device_->currentText().toStdString();
-  if (effect_->currentIndex() > 0) filter.effect = effect_->currentText().toStdString();
-  auto read_time = [](QLineEdit* edit, std::optional<std::int64_t>& into) {
+  if (device_->currentIndex() > 0) filter.device = device_->currentData().toString().toStdString();
+  if (effect_->currentIndex() > 0) filter.effect = effect_->currentData().toString().toStdString();
+  QStringList problems;
+  auto read_time = [&problems](QLineEdit* edit, std::optional<std::int64_t>& into) {
     const QString text = edit->text().trimmed();
     if (text.isEmpty()) {
       edit->setStyleSheet({});
       return;
     }
-    into = parse_duration(text.toStdString());
+    const TimeInput input = parse_time_input(text.toStdString());
+    into = input.ns;
     edit->setStyleSheet(into ? QString() : QStringLiteral("QLineEdit { background: #f8d0d0; }"));
+    if (!into) problems << to_qstring(input.problem);
   };
   read_time(from_, filter.from_ns);
   read_time(to_, filter.to_ns);
+  // A time that is not one filters nothing; the hint under the bar says why.
+  hint_->setText(problems.isEmpty()
+                     ? QString()
+                     : tr("Time filter ignored: %1").arg(problems.join(QStringLiteral("; "))));
+  hint_->setVisible(!problems.isEmpty());
   if (filter == filter_) return;
   filter_ = filter;
   Q_EMIT filterChanged(filter_);

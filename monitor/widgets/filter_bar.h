@@ -9,6 +9,7 @@
 #include "timeline_view.h"
 
 class QComboBox;
+class QLabel;
 class QLineEdit;
 
 namespace weft::monitor {
@@ -31,6 +32,8 @@ class FilterBar : public QWidget {
   QComboBox* effectCombo() const { return effect_; }
   QLineEdit* fromEdit() const { return from_; }
   QLineEdit* toEdit() const { return to_; }
+  // Why a typed time was not taken (a bare number, an unknown unit); empty when none.
+  QString hint() const;
 
  Q_SIGNALS:
   void filterChanged(const weft::monitor::SpanFilter& filter);
@@ -48,6 +51,7 @@ class FilterBar : public QWidget {
   QLineEdit* from_;
   QLineEdit* to_;
   QComboBox* mode_;
+  QLabel* hint_;
   SpanFilter filter_;
   std::int64_t view_start_ns_ = 0;
   std::int64_t view_end_ns_ = 0;

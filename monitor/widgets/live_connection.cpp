@@ -66,15 +66,18 @@ void LiveConnection::poll() {
   std::vector<telemetry::Span> spans;
   std::vector<telemetry::Edge> edges;
   std::vector<telemetry::Program> programs;
+  std::vector<std::uint32_t> processes;  // each span's program: its rows group under it
   for (telemetry::LiveBatch& batch : batches) {
     LiveStreamMerger::Merged merged = merger_->merge(std::move(batch), arrival);
     for (const std::string& text : merged.messages) Q_EMIT message(to_qstring(text));
+    document_->setProcessName(merged.process, merged.process_name);
+    processes.insert(processes.end(), merged.spans.size(), merged.process);
     std::move(merged.spans.begin(), merged.spans.end(), std::back_inserter(spans));
     std::move(merged.edges.begin(), merged.edges.end(), std::back_inserter(edges));
     std::move(merged.programs.begin(), merged.programs.end(), std::back_inserter(programs));
   }
   if (!spans.empty() || !edges.empty() || !programs.empty())
-    document_->append(std::move(spans), std::move(edges), std::move(programs));
+    document_->append(std::move(spans), std::move(edges), std::move(programs), processes);
 }
 
 }  // namespace weft::monitor

@@ -16,6 +16,9 @@
 #include <QTabWidget>
 #include <QToolBar>
 #include <QVBoxLayout>
+#include <filesystem>
+#include <fstream>
+#include <system_error>
 
 #include "cache_view.h"
 #include "details_pane.h"
@@ -24,12 +27,14 @@
 #include "filter_bar.h"
 #include "live_connection.h"
 #include "qt_text.h"
+#include "range_totals_view.h"
 #include "span_list_view.h"
 #include "span_table_model.h"
 #include "time_format.h"
 #include "timeline_view.h"
 #include "trace_document.h"
 #include "trace_loading.h"
+#include "weft/telemetry/trace_tools.h"
 
 namespace weft::monitor {
 
@@ -45,6 +50,7 @@ MainWindow::MainWindow(QWidget* parent)
   span_list_ = new SpanListView(span_model_, this);
   effect_order_ = new EffectOrderView(document_, this);
   cache_view_ = new CacheView(document_, this);
+  range_totals_ = new RangeTotalsView(document_, this);
 
   auto* timeline_box = new QWidget(this);
   auto* timeline_layout = new QVBoxLayout(timeline_box);
@@ -58,14 +64,16 @@ MainWindow::MainWindow(QWidget* parent)
   tabs_->addTab(span_list_, tr("Spans"));
   tabs_->addTab(effect_order_, tr("Effect order"));
   tabs_->addTab(cache_view_, tr("Cache"));
+  tabs_->addTab(range_totals_, tr("Range totals"));
 
   auto* splitter = new QSplitter(Qt::Vertical, this);
   splitter->addWidget(timeline_box);
   splitter->addWidget(tabs_);
   splitter->setStretchFactor(0, 3);
   splitter->setStretchFactor(1, 2);
-  // The timeline gets most of the height; the tables scroll.
-  splitter->setSizes({620, 300});
+  // At the default 1400x900 the lower pane gets about 350 pixels: ten table rows and the
+  // cache view's explanation fit, the timeline keeps the rest (its rows scroll).
+  splitter->setSizes({470, 380});
   setCentralWidget(splitter);
 
   auto* dock = new QDockWidget(tr("Details"), this);
@@ -73,7 +81,7 @@ MainWindow::MainWindow(QWidget* parent)
   dock->setWidget(details_);
   dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
   addDockWidget(Qt::RightDockWidgetArea, dock);
-  resizeDocks({dock}, {380}, Qt::Horizontal);
+  resizeDocks({dock}, {360}, Qt::Horizontal);
 
   status_ = new QLabel(this);
   view_status_ = new QLabel(this);
@@ -98,13 +106,16 @@ MainWindow::MainWindow(QWidget* parent)
     span_list_->setFilter(filter);
     updateStatus();
   });
+  // A range picked on the timeline is totalled at once (Perfetto's area selection).
+  connect(timeline_, &TimelineView::timeRangeSelected, range_totals_, &RangeTotalsView::setRange);
   connect(filter_bar_, &FilterBar::modeChanged, timeline_, &TimelineView::setFilterMode);
   connect(timeline_, &TimelineView::viewRangeChanged, this, [this](qint64 start, qint64 end) {
     filter_bar_->setViewRange(start, end);
     effect_order_->setViewRange(start, end);
+    range_totals_->setViewRange(start, end);
     view_status_->setText(tr("view %1 – %2 (%3)")
-                              .arg(to_qstring(format_duration(start)),
-                                   to_qstring(format_duration(end)),
+                              .arg(to_qstring(format_time_point(start)),
+                                   to_qstring(format_time_point(end)),
                                    to_qstring(format_duration(end - start))));
   });
   connect(document_, &TraceDocument::traceReset, this, [this] {
@@ -140,6 +151,19 @@ void MainWindow::buildMenus() {
   connect(live_, &LiveConnection::stopped, detach, [detach] { detach->setEnabled(false); });
   connect(document_, &TraceDocument::traceReset, detach,
           [this, detach] { detach->setEnabled(live_->isActive()); });
+  QAction* export_json = file->addAction(tr("&Export Perfetto JSON…"), this, [this] {
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Export for Perfetto (ui.perfetto.dev) or chrome://tracing"), {},
+        tr("Chrome trace JSON (*.json);;All files (*)"));
+    if (path.isEmpty()) return;
+    const QString error = exportPerfettoJson(path);
+    if (!error.isEmpty())
+      QMessageBox::critical(this, tr("Cannot export"), error);
+    else
+      statusBar()->showMessage(tr("Wrote %1: open it at https://ui.perfetto.dev").arg(path), 8000);
+  });
+  export_json->setObjectName(QStringLiteral("export perfetto json"));
+  export_json->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
   file->addSeparator();
   file->addAction(tr("&Quit"), QKeySequence::Quit, qApp, &QApplication::quit);
 
@@ -198,6 +222,28 @@ void MainWindow::openFileInteractively(const QString& path) {
 
 void MainWindow::showTrace(telemetry::Trace trace, const QString& source) {
   document_->setTrace(std::move(trace), source);
+}
+
+QString MainWindow::exportPerfettoJson(const QString& path) {
+  std::error_code same_error;
+  if (!document_->isLive() &&
+      std::filesystem::equivalent(path.toStdString(), document_->source().toStdString(),
+                                  same_error))
+    return tr("%1 is the trace file itself: exporting there would destroy the trace; choose "
+              "another path (run.json)")
+        .arg(path);
+  std::ofstream out(path.toStdString(), std::ios::binary | std::ios::trunc);
+  if (!out)
+    return tr("Cannot write %1: check that its directory exists and that you may write there")
+        .arg(path);
+  try {
+    telemetry::write_chrome_trace(document_->trace(), out);
+  } catch (const std::exception& e) {
+    return tr("Exporting to %1 failed: %2").arg(path, to_qstring(e.what()));
+  }
+  out.close();
+  if (!out) return tr("Writing %1 failed (is the disk full?)").arg(path);
+  return {};
 }
 
 QString MainWindow::attachLive(const std::filesystem::path& socket) {

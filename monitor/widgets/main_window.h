@@ -19,6 +19,7 @@ class EffectLegend;
 class EffectOrderView;
 class FilterBar;
 class LiveConnection;
+class RangeTotalsView;
 class SpanListView;
 class SpanTableModel;
 class TimelineView;
@@ -37,6 +38,10 @@ class MainWindow : public QMainWindow {
   void openFileInteractively(const QString& path);
   // Shows an already read trace.
   void showTrace(telemetry::Trace trace, const QString& source);
+  // Writes the trace shown (a file's or live) as Chrome trace-event JSON for Perfetto and
+  // chrome://tracing, as `weft trace export` does; returns the error message (empty on
+  // success). Never writes over the trace file itself.
+  QString exportPerfettoJson(const QString& path);
   // Listens for live programs; returns the error message (empty on success).
   QString attachLive(const std::filesystem::path& socket = {});
 
@@ -46,6 +51,7 @@ class MainWindow : public QMainWindow {
   SpanListView* spanList() const { return span_list_; }
   EffectOrderView* effectOrder() const { return effect_order_; }
   CacheView* cacheView() const { return cache_view_; }
+  RangeTotalsView* rangeTotals() const { return range_totals_; }
   FilterBar* filterBar() const { return filter_bar_; }
   QTabWidget* tabs() const { return tabs_; }
 
@@ -68,6 +74,7 @@ class MainWindow : public QMainWindow {
   SpanListView* span_list_;
   EffectOrderView* effect_order_;
   CacheView* cache_view_;
+  RangeTotalsView* range_totals_;
   QTabWidget* tabs_;
   LiveConnection* live_;
   QLabel* status_;

@@ -16,7 +16,6 @@
 #include "span_palette.h"
 #include "time_format.h"
 #include "trace_document.h"
-#include "track_order.h"
 
 namespace weft::monitor {
 
@@ -86,28 +85,37 @@ int TimelineView::rowHeight(std::size_t row) const {
 }
 
 int TimelineView::laneCenterY(std::size_t row, int lane) const {
-  return contentTop() + row_tops_[row] + kRowPadding + lane * kLaneHeight + kLaneHeight / 2;
+  return contentTop() + layout_.rowTop(row) + kRowPadding + lane * kLaneHeight + kLaneHeight / 2;
+}
+
+std::pair<std::size_t, std::size_t> TimelineView::visibleLines() const {
+  const int first_y = verticalScrollBar()->value();
+  return layout_.linesBetween(first_y, first_y + std::max(0, viewport()->height() - kRulerHeight));
 }
 
 void TimelineView::layoutRows() {
-  const auto& rows = document_->timeline().rows();
-  row_tops_.assign(rows.size(), 0);
-  int y = 0;
-  for (std::size_t row = 0; row < rows.size(); ++row) {
-    // A small gap between groups (host threads, queues, ...) keeps them apart.
-    if (row > 0 && track_group(rows[row].track.kind) != track_group(rows[row - 1].track.kind))
-      y += 6;
-    row_tops_[row] = y;
-    y += rowHeight(row) + 1;
-  }
-  content_height_ = y;
+  layout_.build(document_->timeline().rows(), document_->processNames(), collapsed_,
+                [this](std::size_t row) { return rowHeight(row); });
   updateScrollBars();
+}
+
+void TimelineView::setGroupCollapsed(const std::string& key, bool collapsed) {
+  if (collapsed ? !collapsed_.insert(key).second : collapsed_.erase(key) == 0) return;
+  layoutRows();
+  viewport()->update();
+}
+
+std::optional<std::size_t> TimelineView::groupLineAt(const QPoint& pos) const {
+  if (pos.y() < kRulerHeight) return std::nullopt;
+  const std::optional<std::size_t> line = layout_.lineAt(pos.y() - contentTop());
+  if (!line || layout_.lines()[*line].type != TimelineLine::Type::group) return std::nullopt;
+  return line;
 }
 
 void TimelineView::updateScrollBars() {
   updating_scrollbars_ = true;
   const int visible_height = std::max(0, viewport()->height() - kRulerHeight);
-  verticalScrollBar()->setRange(0, std::max(0, content_height_ - visible_height));
+  verticalScrollBar()->setRange(0, std::max(0, layout_.height() - visible_height));
   verticalScrollBar()->setPageStep(std::max(1, visible_height));
   verticalScrollBar()->setSingleStep(kLaneHeight);
   const TimelineIndex& index = document_->timeline();
@@ -262,12 +270,12 @@ void TimelineView::setFilterMode(FilterMode mode) {
 // ---- selection and hit testing --------------------------------------------------------------
 
 qsizetype TimelineView::spanAt(const QPoint& pos) const {
-  if (pos.x() < kLabelWidth || pos.y() < kRulerHeight || row_tops_.empty()) return -1;
+  if (pos.x() < kLabelWidth || pos.y() < kRulerHeight) return -1;
   const int y = pos.y() - contentTop();
-  auto after = std::upper_bound(row_tops_.begin(), row_tops_.end(), y);
-  if (after == row_tops_.begin()) return -1;
-  const auto row = static_cast<std::size_t>(after - row_tops_.begin() - 1);
-  const int inside = y - row_tops_[row] - kRowPadding;
+  const std::optional<std::size_t> line = layout_.lineAt(y);
+  if (!line || layout_.lines()[*line].type != TimelineLine::Type::row) return -1;
+  const std::size_t row = layout_.lines()[*line].row;
+  const int inside = y - layout_.rowTop(row) - kRowPadding;
   const TimelineRow& timeline_row = document_->timeline().rows()[row];
   if (inside < 0 || inside >= rowHeight(row) - 2 * kRowPadding) return -1;
   const auto lane = static_cast<std::size_t>(inside / kLaneHeight);
@@ -285,10 +293,10 @@ QRectF TimelineView::spanRect(std::size_t index) const {
   const TimelineIndex& timeline = document_->timeline();
   const int row = timeline.row_of(index);
   const int lane = timeline.lane_of(index);
-  if (row < 0 || lane < 0 || static_cast<std::size_t>(row) >= row_tops_.size()) return {};
+  if (row < 0 || lane < 0 || layout_.rowTop(static_cast<std::size_t>(row)) < 0) return {};
   const telemetry::Span& span = document_->spans()[index];
-  const double top =
-      contentTop() + row_tops_[static_cast<std::size_t>(row)] + kRowPadding + lane * kLaneHeight;
+  const double top = contentTop() + layout_.rowTop(static_cast<std::size_t>(row)) + kRowPadding +
+                     lane * kLaneHeight;
   const double x0 = xForTime(span.start_ns);
   const double x1 = xForTime(span.end_ns);
   return QRectF(x0, top + 1, std::max(1.0, x1 - x0), kLaneHeight - 2);
@@ -310,8 +318,14 @@ void TimelineView::selectSpan(qsizetype index, bool reveal) {
       viewChanged();
     }
     const int row = document_->timeline().row_of(static_cast<std::size_t>(index));
+    if (row >= 0 && layout_.rowTop(static_cast<std::size_t>(row)) < 0) {
+      // Revealing a span opens the collapsed groups that hide its row.
+      for (const std::string& key : layout_.groupsOf(static_cast<std::size_t>(row)))
+        collapsed_.erase(key);
+      layoutRows();
+    }
     if (row >= 0) {
-      const int top = row_tops_[static_cast<std::size_t>(row)];
+      const int top = layout_.rowTop(static_cast<std::size_t>(row));
       const int visible_height = viewport()->height() - kRulerHeight;
       const int scroll = verticalScrollBar()->value();
       if (top < scroll || top + rowHeight(static_cast<std::size_t>(row)) > scroll + visible_height)
@@ -380,10 +394,17 @@ void TimelineView::paintRows(QPainter& painter, const QRect& area) {
     if (x >= kLabelWidth) painter.drawLine(QPointF(x, kRulerHeight), QPointF(x, area.height()));
   }
 
-  for (std::size_t row = 0; row < rows.size(); ++row) {
-    const int top = contentTop() + row_tops_[row];
-    const int height = rowHeight(row);
-    if (top + height < kRulerHeight || top > area.height()) continue;
+  const auto [first_line, end_line] = visibleLines();
+  for (std::size_t line = first_line; line < end_line; ++line) {
+    const TimelineLine& layout_line = layout_.lines()[line];
+    const int top = contentTop() + layout_line.top;
+    if (layout_line.type == TimelineLine::Type::group) {
+      painter.fillRect(QRect(kLabelWidth, top, data.width(), layout_line.height),
+                       QColor(0xe4, 0xe7, 0xec));
+      continue;
+    }
+    const std::size_t row = layout_line.row;
+    const int height = layout_line.height;
     if (row % 2 == 1)
       painter.fillRect(QRect(kLabelWidth, top, data.width(), height), QColor(0xf6, 0xf7, 0xf9));
     const auto& lanes = rows[row].lanes;
@@ -438,7 +459,7 @@ void TimelineView::paintRows(QPainter& painter, const QRect& area) {
         const double text_width = rect.right() - text_left - 2;
         if (text_width > 24) {
           painter.setPen(matches ? text_color_on(color) : QColor(0x99, 0x99, 0x99));
-          const QString name = metrics.elidedText(to_qstring(span.name), Qt::ElideRight,
+          const QString name = metrics.elidedText(display_name(span.name), Qt::ElideRight,
                                                   static_cast<int>(text_width));
           painter.drawText(QRectF(text_left, y, text_width, h), Qt::AlignVCenter | Qt::AlignLeft,
                            name);
@@ -479,6 +500,10 @@ void TimelineView::paintEdges(QPainter& painter, const QRect& area) {
   auto draw = [&](const ResolvedEdge& edge, bool highlighted) {
     const int from_row = timeline.row_of(edge.from), to_row = timeline.row_of(edge.to);
     if (from_row < 0 || to_row < 0) return;
+    // An end in a collapsed group has nowhere to be drawn.
+    if (layout_.rowTop(static_cast<std::size_t>(from_row)) < 0 ||
+        layout_.rowTop(static_cast<std::size_t>(to_row)) < 0)
+      return;
     const QPointF from(
         xForTime(spans[edge.from].end_ns),
         laneCenterY(static_cast<std::size_t>(from_row), timeline.lane_of(edge.from)));
@@ -535,22 +560,40 @@ void TimelineView::paintLabels(QPainter& painter) {
   painter.fillRect(gutter, QColor(0xee, 0xf0, 0xf3));
   const auto& rows = document_->timeline().rows();
   const QFontMetrics metrics(font());
-  for (std::size_t row = 0; row < rows.size(); ++row) {
-    const int top = contentTop() + row_tops_[row];
-    const int height = rowHeight(row);
-    if (top + height < kRulerHeight || top > viewport()->height()) continue;
-    const telemetry::Track& track = rows[row].track;
-    if (row > 0 && track_group(track.kind) != track_group(rows[row - 1].track.kind)) {
-      painter.setPen(QColor(0xb0, 0xb4, 0xba));
-      painter.drawLine(0, top - 4, viewport()->width(), top - 4);
+  constexpr int kIndent = 12;
+  const auto [first_line, end_line] = visibleLines();
+  for (std::size_t line = first_line; line < end_line; ++line) {
+    const TimelineLine& layout_line = layout_.lines()[line];
+    const int top = contentTop() + layout_line.top;
+    const int left = 8 + layout_line.depth * kIndent;
+    if (layout_line.type == TimelineLine::Type::group) {
+      painter.fillRect(QRect(0, top, kLabelWidth, layout_line.height), QColor(0xdc, 0xe0, 0xe6));
+      painter.setPen(QColor(0x20, 0x20, 0x20));
+      QFont bold = painter.font();
+      bold.setBold(true);
+      painter.setFont(bold);
+      // ▸ collapsed, ▾ open; the count says what a collapsed group hides.
+      const QString title = QStringLiteral("%1 %2 (%3)")
+                                .arg(layout_line.collapsed ? QChar(0x25B8) : QChar(0x25BE))
+                                .arg(display_name(layout_line.title))
+                                .arg(layout_line.row_count);
+      const QRect text(left - 4, top, kLabelWidth - left, layout_line.height);
+      painter.drawText(text, Qt::AlignVCenter | Qt::AlignLeft,
+                       QFontMetrics(bold).elidedText(title, Qt::ElideMiddle, text.width()));
+      painter.setFont(font());
+      continue;
     }
+    const std::size_t row = layout_line.row;
+    const int height = layout_line.height;
+    const telemetry::Track& track = rows[row].track;
     painter.setPen(QColor(0x20, 0x20, 0x20));
-    const QRect text(8, top, kLabelWidth - 14, std::min(height, kLaneHeight + 2 * kRowPadding));
+    const QRect text(left, top, kLabelWidth - left - 6,
+                     std::min(height, kLaneHeight + 2 * kRowPadding));
     painter.drawText(text, Qt::AlignVCenter | Qt::AlignLeft,
-                     metrics.elidedText(to_qstring(track.name), Qt::ElideMiddle, text.width()));
+                     metrics.elidedText(display_name(track.name), Qt::ElideMiddle, text.width()));
     if (height > kLaneHeight + 2 * kRowPadding + 4) {
       painter.setPen(QColor(0x80, 0x80, 0x80));
-      painter.drawText(QRect(8, top + kLaneHeight, kLabelWidth - 14, kLaneHeight),
+      painter.drawText(QRect(left, top + kLaneHeight, kLabelWidth - left - 6, kLaneHeight),
                        Qt::AlignVCenter | Qt::AlignLeft,
                        QStringLiteral("%1 · %2 spans")
                            .arg(to_qstring(telemetry::to_string(track.kind)))
@@ -674,7 +717,12 @@ void TimelineView::mouseReleaseEvent(QMouseEvent* event) {
     }
     viewport()->update();
   } else if (drag == Drag::pending) {
-    selectSpan(spanAt(pos));
+    if (const std::optional<std::size_t> group = groupLineAt(pos)) {
+      const TimelineLine& line = layout_.lines()[*group];
+      setGroupCollapsed(line.key, !line.collapsed);
+    } else {
+      selectSpan(spanAt(pos));
+    }
   }
   event->accept();
 }
@@ -750,11 +798,11 @@ bool TimelineView::viewportEvent(QEvent* event) {
       return true;
     }
     const telemetry::Span& span = document_->spans()[static_cast<std::size_t>(index)];
-    QString text =
-        QStringLiteral("<b>%1</b> (%2)<br>%3 at %4")
-            .arg(to_qstring(span.name).toHtmlEscaped(), to_qstring(telemetry::to_string(span.kind)),
-                 to_qstring(format_duration(span.end_ns - span.start_ns)),
-                 to_qstring(format_duration(span.start_ns)));
+    QString text = QStringLiteral("<b>%1</b> (%2)<br>%3 at %4")
+                       .arg(display_name(span.name).toHtmlEscaped(),
+                            to_qstring(telemetry::to_string(span.kind)),
+                            to_qstring(format_duration(span.end_ns - span.start_ns)),
+                            to_qstring(format_time_point(span.start_ns)));
     if (!span.effect.empty())
       text += QStringLiteral("<br>effect %1, seq %2")
                   .arg(to_qstring(span.effect).toHtmlEscaped())

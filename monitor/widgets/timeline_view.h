@@ -12,10 +12,14 @@
 #include <QPoint>
 #include <cstdint>
 #include <optional>
+#include <set>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "span_filter.h"
 #include "timeline_filter_mask.h"
+#include "timeline_layout.h"
 #include "timeline_lod.h"
 
 namespace weft::monitor {
@@ -60,9 +64,14 @@ class TimelineView : public QAbstractScrollArea {
   qsizetype spanAt(const QPoint& viewport_pos) const;
   // Where a span is drawn (viewport coordinates); empty when its row is scrolled away.
   QRectF spanRect(std::size_t index) const;
-  // Top of each row in content coordinates (before vertical scrolling), and the total height.
-  const std::vector<int>& rowTops() const { return row_tops_; }
+  // The rows and their group headers, in content coordinates (before vertical scrolling).
+  const TimelineLayout& layout() const { return layout_; }
   int rowHeight(std::size_t row) const;
+  // The layout's lines [first, end) that the viewport shows (at least partly): painting
+  // covers these only, however many rows the trace has.
+  std::pair<std::size_t, std::size_t> visibleLines() const;
+  // Collapses or expands a row group (TimelineLine::key); clicking its header toggles it.
+  void setGroupCollapsed(const std::string& key, bool collapsed);
 
  Q_SIGNALS:
   void spanSelected(qsizetype index);
@@ -94,7 +103,9 @@ class TimelineView : public QAbstractScrollArea {
   int dataWidth() const;
   int contentTop() const;  // viewport y of content y = 0
   double xForTime(std::int64_t t) const;
-  int laneCenterY(std::size_t row, int lane) const;  // viewport y
+  int laneCenterY(std::size_t row, int lane) const;  // viewport y; the row must be shown
+  // The group header at a viewport position, if any.
+  std::optional<std::size_t> groupLineAt(const QPoint& viewport_pos) const;
   void stopFollowing();
 
   std::vector<std::int64_t> tickTimes() const;  // the ruler's major ticks in view
@@ -108,8 +119,8 @@ class TimelineView : public QAbstractScrollArea {
   double ns_per_px_ = 1;
   bool fitted_once_ = false;
   bool follow_ = false;
-  std::vector<int> row_tops_;
-  int content_height_ = 0;
+  TimelineLayout layout_;
+  std::set<std::string> collapsed_;  // keys of the collapsed groups, kept across reloads
 
   SpanFilter filter_;
   FilterMode filter_mode_ = FilterMode::dim;
