@@ -322,6 +322,30 @@ TEST(ControlVmap, CondWhileAndScanMatchALoopOverTheExamples) {
       {random_float({4, 3}, -1, 1, rng), random_float({4, 6, 3}, -1, 1, rng)}, "scan (RNN)");
 }
 
+// The safe-sqrt pattern: the untaken branch's derivative (sqrt's at 0 is inf) must not reach
+// the examples that did not take it. JAX 0.10: grad of sum(vmap(f)) at [0, 0, 4] is
+// [0, 0, 0.25] (and grad(f)(0.) = 0, vmap(grad(f)) and jvp(vmap(f)) give 0 at zeros too).
+TEST(ControlVmap, GradThroughAPerExampleCondIgnoresTheUntakenBranch) {
+  const std::function<Array(const Array&)> safe_sqrt = [](const Array& x) {
+    return lax::cond(
+        lax::lt(x, Array::scalar(1e-3)), [](const Array&) { return Array::scalar(1e-3); },
+        [](const Array& v) { return lax::sqrt(v); }, x);
+  };
+  const ArrayFunction total = one([&](auto& a) { return sum_all(vmap(safe_sqrt)(a[0])); });
+  const Array xs = Array::from_vector<float>({3}, {0, 0, 4});
+  EXPECT_EQ(grad(total)({xs}).at(0).to_vector<float>(), (std::vector<float>{0, 0, 0.25f}));
+  // switch_ takes the same path with an integer index.
+  const ArrayFunction switched = one([](auto& a) {
+    return sum_all(vmap(std::function<Array(const Array&)>([](const Array& x) {
+      return lax::switch_(lax::convert_element_type(lax::ge(x, Array::scalar(1e-3)), DType::I32),
+                          std::make_tuple([](const Array&) { return Array::scalar(1e-3); },
+                                          [](const Array& v) { return lax::sqrt(v); }),
+                          x);
+    }))(a[0]));
+  });
+  EXPECT_EQ(grad(switched)({xs}).at(0).to_vector<float>(), (std::vector<float>{0, 0, 0.25f}));
+}
+
 TEST(ControlVmap, ComposesWithGrad) {
   std::mt19937 rng(8);
   const Array w = random_float({3, 3}, -0.5, 0.5, rng);
