@@ -308,6 +308,36 @@ INSTANTIATE_TEST_SUITE_P(AllPrimitives, EffectsInControlFlow, ::testing::Values(
                            return control_flow_cases()[info.param].name;
                          });
 
+// As `lax.cond(p, lambda: jax.debug.print(...), lambda: None)`: branches that return nothing.
+TEST(EffectsInControlFlow, BranchesThatReturnNothingRunOnlyForTheirEffects) {
+  auto f = jit([](const Array& x) {
+    lax::cond(
+        np::sum(x) > 0.0, [&] { debug_print("positive {}", x, kOrdered); }, [] {});
+    lax::switch_(Array::scalar_int(2),
+                 std::make_tuple([](const Array& v) { debug_print("branch 0 {}", v, kOrdered); },
+                                 [](const Array& v) { debug_print("branch 1 {}", v, kOrdered); }),
+                 x);
+    const std::vector<std::function<void(const Array&)>> branches = {
+        [](const Array& v) { debug_print("first {}", v, kOrdered); },
+        [](const Array& v) { debug_print("second {}", v, kOrdered); }};
+    lax::switch_(Array::scalar_int(0), branches, x);
+    return x;
+  });
+  PrintCapture capture;
+  f(vec({2}));
+  f(vec({-2}));
+  effects_barrier();
+  EXPECT_EQ(capture.lines(), (Strings{"positive [2.]", "branch 1 [2.]", "first [2.]",
+                                      "branch 1 [-2.]", "first [-2.]"}));
+  // Eagerly: each call runs at once.
+  capture.clear();
+  lax::cond(
+      Array::scalar_int(1), [] { debug_print("eager true", kOrdered); },
+      [] { debug_print("eager false", kOrdered); });
+  effects_barrier();
+  EXPECT_EQ(capture.lines(), (Strings{"eager true"}));
+}
+
 TEST(EffectsInControlFlowLoops, CallbackResultsFeedTheNextIteration) {
   // io_callback inside a loop: the device waits for each result before the next iteration.
   std::atomic<int> calls{0};

@@ -12,6 +12,7 @@ namespace weft {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 std::string here(int line) {
   return std::string("errors_test.cpp:") + std::to_string(line);
@@ -196,6 +197,24 @@ TEST(Errors, EscapedTracerNamesWhereItWasCreated) {
   EXPECT_THAT(msg, HasSubstr(here(line)));
   msg = message_of<EscapedTracerError>([&] { leaked.to_host(); });
   EXPECT_THAT(msg, HasSubstr(here(line)));
+}
+
+TEST(Errors, EscapedTracerPassedToAJittedFunctionNamesTheCallersLine) {
+  Array leaked;
+  auto f = jit([&](const Array& x) {
+    leaked = np::exp(x);
+    return x;
+  });
+  const Array x = Array::from_vector<float>({2}, {1, 2});
+  f(x);
+  auto g = jit([](const Array& a, const Array& b) { return a + b; });
+  int line = __LINE__ + 1;
+  std::string msg = message_of<EscapedTracerError>([&] { g(x, leaked); });
+  EXPECT_THAT(msg, HasSubstr(here(line) + " ("));
+  EXPECT_THAT(msg, Not(HasSubstr("jit.cpp")));
+  line = __LINE__ + 1;
+  msg = message_of<EscapedTracerError>([&] { f(leaked); });
+  EXPECT_THAT(msg, HasSubstr(here(line) + " ("));
 }
 
 TEST(Errors, ShapeErrorsNameOpShapesAndLine) {

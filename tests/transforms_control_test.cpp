@@ -191,6 +191,36 @@ TEST(ControlGrad, WhileLoopIsRefusedWithAClearError) {
   EXPECT_EQ(r.tangents_out.at(0).shape(), Shape{3});
 }
 
+// linearize is forward mode, so a while loop is fine (its linear part runs the jvp loop again).
+// JAX 0.10: linearize of `while c < 5: c += 1` at 1. gives 5. and f_lin(1.) = 1.; of x^6 by a
+// loop multiplying (c, p) = (c + 1, p * x) from (0, x) while c < 5, at 1.5: 11.390625 (1.5^6)
+// and f_lin(2.) = 91.125 (6 * 1.5^5 times the tangent).
+TEST(ControlLinearize, AWhileLoopLinearizesAsInJax) {
+  const ArrayFunction count_to_five = one([](auto& a) {
+    return lax::while_loop([](const Array& c) { return lax::lt(c, Array::scalar(5.0)); },
+                           [](const Array& c) { return c + 1.0; }, a[0]);
+  });
+  const LinearizeResult lin = linearize(count_to_five, {Array::scalar(1.0)});
+  EXPECT_EQ(lin.primals_out.at(0).item<float>(), 5.0f);
+  EXPECT_EQ(lin.jvp({Array::scalar(1.0)}).at(0).item<float>(), 1.0f);
+
+  const ArrayFunction power6 = one([](auto& a) {
+    using Carry = std::pair<Array, Array>;
+    const Array x = a[0];
+    return lax::while_loop([](const Carry& c) { return lax::lt(c.first, Array::scalar(5.0)); },
+                           [&](const Carry& c) {
+                             return Carry{c.first + 1.0, c.second * x};
+                           },
+                           Carry{Array::scalar(0.0), x})
+        .second;
+  });
+  const LinearizeResult p = linearize(power6, {Array::scalar(1.5)});
+  EXPECT_FLOAT_EQ(p.primals_out.at(0).item<float>(), 11.390625f);
+  EXPECT_FLOAT_EQ(p.jvp({Array::scalar(2.0)}).at(0).item<float>(), 91.125f);
+  // grad of the same function is still refused.
+  EXPECT_THROW(grad(power6)({Array::scalar(1.5)}), TransformError);
+}
+
 TEST(ControlGrad, TapsInsideALoopSeePrimalValuesOncePerIteration) {
   std::mutex mutex;
   std::vector<double> seen;
@@ -290,6 +320,30 @@ TEST(ControlVmap, CondWhileAndScanMatchALoopOverTheExamples) {
         return std::vector<Array>{last, all};
       },
       {random_float({4, 3}, -1, 1, rng), random_float({4, 6, 3}, -1, 1, rng)}, "scan (RNN)");
+}
+
+// The safe-sqrt pattern: the untaken branch's derivative (sqrt's at 0 is inf) must not reach
+// the examples that did not take it. JAX 0.10: grad of sum(vmap(f)) at [0, 0, 4] is
+// [0, 0, 0.25] (and grad(f)(0.) = 0, vmap(grad(f)) and jvp(vmap(f)) give 0 at zeros too).
+TEST(ControlVmap, GradThroughAPerExampleCondIgnoresTheUntakenBranch) {
+  const std::function<Array(const Array&)> safe_sqrt = [](const Array& x) {
+    return lax::cond(
+        lax::lt(x, Array::scalar(1e-3)), [](const Array&) { return Array::scalar(1e-3); },
+        [](const Array& v) { return lax::sqrt(v); }, x);
+  };
+  const ArrayFunction total = one([&](auto& a) { return sum_all(vmap(safe_sqrt)(a[0])); });
+  const Array xs = Array::from_vector<float>({3}, {0, 0, 4});
+  EXPECT_EQ(grad(total)({xs}).at(0).to_vector<float>(), (std::vector<float>{0, 0, 0.25f}));
+  // switch_ takes the same path with an integer index.
+  const ArrayFunction switched = one([](auto& a) {
+    return sum_all(vmap(std::function<Array(const Array&)>([](const Array& x) {
+      return lax::switch_(lax::convert_element_type(lax::ge(x, Array::scalar(1e-3)), DType::I32),
+                          std::make_tuple([](const Array&) { return Array::scalar(1e-3); },
+                                          [](const Array& v) { return lax::sqrt(v); }),
+                          x);
+    }))(a[0]));
+  });
+  EXPECT_EQ(grad(switched)({xs}).at(0).to_vector<float>(), (std::vector<float>{0, 0, 0.25f}));
 }
 
 TEST(ControlVmap, ComposesWithGrad) {

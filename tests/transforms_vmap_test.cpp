@@ -3,6 +3,7 @@
 // batched), in_axes/out_axes, unbatched arguments, composition with jit and grad, and errors.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <string>
@@ -221,6 +222,42 @@ TEST(Vmap, ATapReceivesTheWholeBatchOnce) {
       capture.lines(),
       (std::vector<std::string>{
           "transforms: [('batch', {'batch_dims': (0, 0)})] what: x,x² : ([2. 3.], [4. 9.])"}));
+}
+
+// jax.debug.print under vmap prints once per example. JAX 0.10 prints, for the same calls:
+// "hello: 0", "hello: 1"; "hello: [0. 1.]", "hello: [2. 3.]"; and for the nested vmap (the
+// inner vmap's examples outermost): "x 0 y 0", "x 2 y 10", "x 1 y 0", "x 3 y 10". Unordered
+// prints may come in any order; ordered ones come in that order.
+TEST(Vmap, DebugPrintPrintsOncePerExampleAsJaxDoes) {
+  PrintCapture capture;
+  const auto hello = [](DebugPrintOptions options) {
+    return std::function<Array(const Array&)>([options](const Array& x) {
+      debug_print("hello: {}", x, options);
+      return x;
+    });
+  };
+  const Array r = vmap(hello({.ordered = false}))(np::arange(2));
+  EXPECT_EQ(r.to_vector<int>(), (std::vector<int>{0, 1}));
+  effects_barrier();
+  Strings lines = capture.lines();
+  std::sort(lines.begin(), lines.end());
+  EXPECT_EQ(lines, (Strings{"hello: 0", "hello: 1"}));
+
+  capture.clear();
+  auto rows = jit([&](const Array& x) { return vmap(hello({.ordered = true}))(x); });
+  rows(np::reshape(np::arange(4, DType::F32), {2, 2}));
+  effects_barrier();
+  EXPECT_EQ(capture.lines(), (Strings{"hello: [0. 1.]", "hello: [2. 3.]"}));
+
+  capture.clear();
+  const ArrayFunction print_xy = [](const std::vector<Array>& a) {
+    debug_print("x {} y {}", a[0], a[1], DebugPrintOptions{.ordered = true});
+    return std::vector<Array>{a[0]};
+  };
+  const ArrayFunction inner = vmap(print_xy, {.in_axes = {0, std::nullopt}, .out_axes = {}});
+  vmap(inner)({np::reshape(np::arange(4), {2, 2}), np::arange(2) * 10});
+  effects_barrier();
+  EXPECT_EQ(capture.lines(), (Strings{"x 0 y 0", "x 2 y 10", "x 1 y 0", "x 3 y 10"}));
 }
 
 TEST(Vmap, ATapSeesWhichArgumentsAreBatchedInItsContext) {

@@ -136,10 +136,18 @@ FlatFn branch_fn(const F& f, const std::tuple<const Ops&...>& operands,
         },
         operands);
     using R = std::decay_t<std::invoke_result_t<const F&, const std::decay_t<Ops>&...>>;
-    R result = std::apply(f, std::as_const(traced));
-    FlatOut out = flatten_out(result);
-    if (proto) *proto = std::make_shared<R>(std::move(result));
-    return out;
+    if constexpr (std::is_void_v<R>) {
+      // A branch run for its effects only (debug_print): no outputs, as an empty tuple.
+      std::apply(f, std::as_const(traced));
+      FlatOut out;
+      out.sig = "t()";
+      return out;
+    } else {
+      R result = std::apply(f, std::as_const(traced));
+      FlatOut out = flatten_out(result);
+      if (proto) *proto = std::make_shared<R>(std::move(result));
+      return out;
+    }
   };
 }
 
@@ -158,8 +166,10 @@ R cond_result(const Array& index, bool boolean, const std::vector<NamedFn>& bran
       [&](const auto&... o) { (TreeTraits<std::decay_t<Ops>>::flatten(o, leaves, sig), ...); },
       operands);
   const std::vector<Array> out = cond_flat(index, boolean, branches, leaves, loc);
-  std::size_t pos = 0;
-  return rebuild_tree(*static_cast<const R*>(proto.get()), out, pos);
+  if constexpr (!std::is_void_v<R>) {
+    std::size_t pos = 0;
+    return rebuild_tree(*static_cast<const R*>(proto.get()), out, pos);
+  }
 }
 
 }  // namespace weft::detail
@@ -167,7 +177,8 @@ R cond_result(const Array& index, bool boolean, const std::vector<NamedFn>& bran
 namespace weft::lax {
 
 // true_fn(operands...) if pred else false_fn(operands...), both traced. pred: a bool scalar
-// (an integer scalar means pred != 0). Both must return the same tree of the same types.
+// (an integer scalar means pred != 0). Both must return the same tree of the same types, or
+// both nothing (branches run for their effects: then cond returns void).
 template <typename TrueFn, typename FalseFn, typename... Ops>
 auto cond(LocatedArray pred, const TrueFn& true_fn, const FalseFn& false_fn,
           const Ops&... operands) {

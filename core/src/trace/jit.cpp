@@ -32,12 +32,12 @@ std::string default_name(const std::source_location& loc) {
   return name + "_" + std::to_string(loc.line());
 }
 
-std::string leaf_signature(const Array& a, std::size_t index) {
+std::string leaf_signature(const Array& a, std::size_t index, const std::source_location& caller) {
   if (!a.valid())
     throw InvalidArgumentError("jit: argument leaf " + std::to_string(index) +
                                " is an empty Array");
   const ArrayImpl& impl = *a.impl();
-  check_not_escaped(impl, std::source_location::current());
+  check_not_escaped(impl, caller);
   std::string s(dtype_name(impl.dtype));
   s += shape_to_string(impl.shape);
   if (impl.kind == ArrayImpl::Kind::Concrete) s += "@" + impl.buffer->device().name();
@@ -82,9 +82,10 @@ JitCore::Traced JitCore::trace(const std::vector<Array>& leaves, const TraceFn& 
 }
 
 std::shared_ptr<JitCore::Entry> JitCore::entry_for(const std::vector<Array>& leaves,
-                                                   const std::string& sig, const TraceFn& fn) {
+                                                   const std::string& sig, const TraceFn& fn,
+                                                   const std::source_location& caller) {
   std::string key = sig + "|";
-  for (std::size_t i = 0; i < leaves.size(); ++i) key += leaf_signature(leaves[i], i) + ";";
+  for (std::size_t i = 0; i < leaves.size(); ++i) key += leaf_signature(leaves[i], i, caller) + ";";
   std::lock_guard lock(mutex_);
   if (auto it = cache_.find(key); it != cache_.end()) return it->second;
   Traced traced = trace(leaves, fn);

@@ -7,6 +7,7 @@
 #include "weft/error.h"
 #include "weft/ir/effects.h"
 #include "weft/ops.h"
+#include "weft/transforms/custom.h"
 
 namespace weft::detail {
 
@@ -64,6 +65,37 @@ Array filled(double value, DType dtype, const Shape& shape, const std::source_lo
   return shape.empty() ? scalar : lax::broadcast_in_dim(scalar, shape, {}, loc);
 }
 
+// x with a zero derivative (jax.lax.stop_gradient): a custom_jvp identity whose rule gives
+// zero tangents. Only staged while a transformation traces; otherwise custom_jvp is x itself.
+Array stop_gradient(const Array& x) {
+  static const ArrayFunction identity = custom_jvp(
+      [](const std::vector<Array>& a) { return a; },
+      [](const std::vector<Array>& primals, const std::vector<Array>&) {
+        std::vector<Array> zeros;
+        for (const Array& p : primals)
+          zeros.push_back(zeros_of({p.dtype(), p.shape()}, std::source_location::current()));
+        return JvpResult{primals, zeros};
+      });
+  return identity({x}).at(0);
+}
+
+// The operands branch `k` of a per-example cond sees: as in JAX's batching rule for cond,
+// examples that take another branch see their values through stop_gradient, so that branch's
+// derivative there (a NaN, as sqrt's at 0 in the safe-sqrt pattern) never reaches them, while
+// effects in the branch still see the real values. Only where a transformation traces (a
+// derivative may be taken); otherwise the operands as they are.
+std::vector<Batched> branch_operands(std::span<const Batched> xs, const Array& take,
+                                     std::int64_t batch_size, const std::source_location& loc) {
+  std::vector<Batched> out(xs.begin(), xs.end());
+  if (!transform_tracing_active()) return out;
+  for (Batched& x : out) {
+    if (!has_tangent(x.value.dtype())) continue;
+    const Array value = forced(x, batch_size, loc);
+    x = {lax::select(per_example(take, value, loc), value, stop_gradient(value), loc), true};
+  }
+  return out;
+}
+
 std::vector<Batched> batch_cond(const Graph& g, const Node& n, std::span<const Batched> operands,
                                 std::int64_t batch_size, const std::string& api,
                                 const std::source_location& loc) {
@@ -83,30 +115,33 @@ std::vector<Batched> batch_cond(const Graph& g, const Node& n, std::span<const B
                              " has an ordered effect in a branch and an index that differs per "
                              "example; vmap would run every branch for every example. Make the "
                              "index unbatched, or the effect unordered");
+    // takes[k]: [B] bool, the examples that take branch k.
+    const Array which = index.value;
+    const Shape batch_shape{batch_size};
+    std::vector<Array> takes;
+    if (which.dtype() == DType::Bool) {
+      takes = {lax::logical_not(which, loc), which};
+    } else {
+      const auto last = static_cast<double>(branches.size() - 1);
+      const Array clamped =
+          lax::min(lax::max(which, filled(0, which.dtype(), batch_shape, loc), loc),
+                   filled(last, which.dtype(), batch_shape, loc), loc);
+      for (std::size_t k = 0; k < branches.size(); ++k)
+        takes.push_back(
+            lax::eq(clamped, filled(static_cast<double>(k), which.dtype(), batch_shape, loc), loc));
+    }
     std::vector<std::vector<Array>> outs;
-    for (const Graph& b : branches) {
+    for (std::size_t k = 0; k < branches.size(); ++k) {
       std::vector<Array> o;
-      for (const Batched& r : vmap_graph(b, xs, batch_size, loc))
+      const std::vector<Batched> in = branch_operands(xs, takes[k], batch_size, loc);
+      for (const Batched& r : vmap_graph(branches[k], in, batch_size, loc))
         o.push_back(forced(r, batch_size, loc));
       outs.push_back(std::move(o));
     }
-    Array which = index.value;
-    const Shape batch_shape{batch_size};
     std::vector<Array> result = outs[0];
-    if (which.dtype() == DType::Bool) {
+    for (std::size_t k = 1; k < outs.size(); ++k)
       for (std::size_t j = 0; j < result.size(); ++j)
-        result[j] = lax::select(per_example(which, outs[1][j], loc), outs[1][j], outs[0][j], loc);
-    } else {
-      const auto last = static_cast<double>(branches.size() - 1);
-      which = lax::min(lax::max(which, filled(0, which.dtype(), batch_shape, loc), loc),
-                       filled(last, which.dtype(), batch_shape, loc), loc);
-      for (std::size_t k = 1; k < outs.size(); ++k) {
-        const Array take =
-            lax::eq(which, filled(static_cast<double>(k), which.dtype(), batch_shape, loc), loc);
-        for (std::size_t j = 0; j < result.size(); ++j)
-          result[j] = lax::select(per_example(take, outs[k][j], loc), outs[k][j], result[j], loc);
-      }
-    }
+        result[j] = lax::select(per_example(takes[k], outs[k][j], loc), outs[k][j], result[j], loc);
     std::vector<Batched> out;
     for (Array& r : result) out.push_back({std::move(r), true});
     return out;

@@ -1,6 +1,7 @@
 // Reverse mode's first half through cond and scan (partial evaluation): a primal op, staged one
 // trace out, computes the results and the residuals its linear part needs; a linear op, staged
-// in the current (linear) trace, maps tangents and residuals to the results' tangents.
+// in the current (linear) trace, maps tangents and residuals to the results' tangents. A while
+// loop's linear part is its whole jvp loop (linearize only; it has no transpose).
 #include <algorithm>
 
 #include "trace/array_impl.h"
@@ -245,6 +246,24 @@ ControlTangents linearize_scan(const Graph& g, const Node& n, std::span<const Ar
   return r;
 }
 
+// A while loop's trip count is known only at run time, so no residuals can be stored per
+// iteration. As JAX's partial evaluation of while does, the primal loop is staged one trace out
+// for the results, and the linear part runs the jvp loop from the primal operands (its
+// residuals) and the tangents, recomputing the primal carries: enough for linearize's forward
+// evaluation. That loop has no transpose, so grad and vjp stay refused (transpose_control).
+ControlTangents linearize_while(const Graph& g, const Node& n, std::span<const Array> operands,
+                                std::span<const Tangent> tangents, const std::string& api,
+                                const std::source_location& loc) {
+  std::vector<Array> primal_out;
+  {
+    SuspendInnermostTrace outer;
+    primal_out = apply_node(g, n, operands, loc);
+  }
+  ControlTangents r = jvp_control(g, n, operands, tangents, api, loc);
+  r.results = std::move(primal_out);
+  return r;
+}
+
 }  // namespace
 
 ControlTangents linearize_control(const Graph& g, const Node& n, std::span<const Array> operands,
@@ -258,12 +277,7 @@ ControlTangents linearize_control(const Graph& g, const Node& n, std::span<const
     case OpKind::CustomCall:
       return linearize_custom(g, n, operands, tangents, api, loc);
     case OpKind::While:
-      throw TransformError(
-          api + ": while_loop at " + n.origin.describe() +
-          " carries a value being differentiated; reverse-mode differentiation of a while loop "
-          "is not supported (as in JAX): its trip count is known only at run time, so the "
-          "values its backward pass needs cannot be stored. Use fori_loop with C++ integer "
-          "bounds or scan (both reverse-differentiable), or forward mode (jvp)");
+      return linearize_while(g, n, operands, tangents, api, loc);
     default:
       throw TransformError(api + ": " + std::string(op_name(n.op)) + " at " + n.origin.describe() +
                            " has no reverse-mode rule");

@@ -7,10 +7,11 @@
 //              are found by a fixpoint over the body).
 //   linearize  cond, scan: a primal op (staged one trace out) that also returns the residuals
 //              its regions' linear parts need (per-iteration residuals stacked by scan), and a
-//              linear op over the tangents and those residuals (staged here). while: reverse mode
-//              is refused, as in JAX: its trip count is known only at run time.
+//              linear op over the tangents and those residuals (staged here). while: the primal
+//              loop, and the whole jvp loop as the linear part (as JAX's partial evaluation).
 //   transpose  the linear cond and scan that linearize makes: a cond of transposed branches, and
 //              a scan run the other way with the constants' cotangents accumulated as carries.
+//              while: refused, as in JAX (its trip count is known only at run time).
 //   custom_call (custom_jvp, custom_vjp, checkpoint): its own rules, see control_custom.cpp.
 //   batching   cond (an unbatched index batches the branches; a batched one runs every branch
 //              and selects), while (a batched predicate runs until every example is done and

@@ -194,6 +194,13 @@ std::vector<Tangent> transpose_control(const Graph& g, const Node& n,
       return transpose_scan(g, n, result_cotangents, operands, linear, api, loc);
     case OpKind::CustomCall:
       return transpose_custom(n, result_cotangents, operands, linear, api, loc);
+    case OpKind::While:  // the jvp loop that linearize puts in the linear part
+      throw TransformError(
+          api + ": while_loop at " + n.origin.describe() +
+          " carries a value being differentiated; reverse-mode differentiation of a while loop "
+          "is not supported (as in JAX): its trip count is known only at run time, so the "
+          "values its backward pass needs cannot be stored. Use fori_loop with C++ integer "
+          "bounds or scan (both reverse-differentiable), or forward mode (jvp, linearize)");
     default:
       throw TransformError(api + ": " + std::string(op_name(n.op)) + " at " + n.origin.describe() +
                            " is applied to a value being differentiated in the linear part of "

@@ -15,6 +15,19 @@ namespace weft {
 
 namespace detail {
 
+namespace {
+
+// Example `b` of `x` (its leading axis dropped).
+Array example_of(const Array& x, std::int64_t b, const std::source_location& loc) {
+  Shape start(x.shape().size(), 0), limit = x.shape();
+  start[0] = b;
+  limit[0] = b + 1;
+  return lax::reshape(lax::slice(x, start, limit, {}, loc),
+                      Shape(x.shape().begin() + 1, x.shape().end()), loc);
+}
+
+}  // namespace
+
 std::vector<Batched> vmap_graph(const Graph& g, std::span<const Batched> params,
                                 std::int64_t batch_size, const std::source_location& loc) {
   std::vector<std::optional<Batched>> value(g.nodes.size());
@@ -48,16 +61,24 @@ std::vector<Batched> vmap_graph(const Graph& g, std::span<const Batched> params,
         for (Array& a : apply_node(g, n, plain, loc)) results.push_back({std::move(a), false});
         continue;
       }
+      if (n.op == OpKind::DebugPrint) {
+        // As jax.debug.print: once per example, in example order, each print seeing its
+        // example's values (an unbatched operand prints the same value every time).
+        for (std::int64_t b = 0; b < batch_size; ++b) {
+          std::vector<Array> example;
+          for (const Batched& o : operands)
+            example.push_back(o.batched ? example_of(o.value, b, where) : o.value);
+          apply_node(g, n, example, loc);
+        }
+        results.clear();
+        continue;
+      }
       // A host op sees the whole batch at once (one callback per batch, as the seed says), told
       // so by a ("batch", {"batch_dims": ...}) entry in its context's transforms; its results
       // carry the batch axis.
       Node batched = n;
       for (TensorType& t : batched.results) t.shape.insert(t.shape.begin(), batch_size);
       results.clear();
-      if (n.op != OpKind::HostCall) {
-        for (Array& a : apply_node(g, batched, plain, loc)) results.push_back({std::move(a), true});
-        continue;
-      }
       const auto slot = static_cast<std::size_t>(n.attrs.get_int("callback"));
       auto callback = std::make_shared<HostCallback>(*g.callbacks.at(slot));
       CallbackTransform batch{.name = "batch", .batch_dims = {}};

@@ -131,12 +131,47 @@ constexpr const char* kTanh = R"(
   return copysign(select(small, big, ax >= 0.625f), x);  // NaN fails the test: `small` is NaN
 )";
 
-// 1 / (1 + e^-x) from e = e^-|x| (never overflows): 1 / (1 + e) for x >= 0, e / (1 + e) below,
-// so results keep their precision down to the denormals.
+// 1 / (1 + e) for x >= 0 and e / (1 + e) below, from e = e^-|x| (never overflows; results keep
+// their precision down to the denormals). Rounding e, 1 + e and the quotient one after the other
+// compounds to 2 ulp, and to 3 where a driver's division is not correctly rounded (an NVIDIA
+// GPU's at x = -8.4605), so no step's error is left to compound: e comes as e + el from exp's
+// reduction and polynomial with their rounding errors kept (error-free sums), 1 + e as d + dl,
+// and the quotient from any reciprocal is corrected once by its residual (exact with fma). That
+// stays within 1 ulp whatever the division's rounding and wherever a driver contracts a * b + c.
+// Past |x| = 87 (e tiny: the result is e^x, or 1), infinities and NaN take a second path.
 constexpr const char* kLogistic = R"(
-  const $F e = weft_exp_$S(-fabs(x));
+  const $F ax = fabs(x);
+  const $F y = -fmin(ax, 87.0f);
+  const $F shifted = y * 1.44269504088896341f + 12582912.0f;
+  const $F n = shifted - 12582912.0f;
+  const $F rh = y - n * 0.693359375f;
+  const $F r = rh - n * -2.12194440e-4f;
+  const $F rl = (rh - r) - n * -2.12194440e-4f;
+  $F p = 1.9875691500e-4f * r + 1.3981999507e-3f;
+  p = p * r + 8.3334519073e-3f;
+  p = p * r + 4.1665795894e-2f;
+  p = p * r + 1.6666665459e-1f;
+  p = p * r + 5.0000001201e-1f;
+  const $F tail = p * (r * r);
+  const $F hi1 = 1.0f + r;
+  const $F hi = hi1 + tail;
+  const $F lo = ((r - (hi1 - 1.0f)) + (tail - (hi - hi1))) + rl * hi;
+  const $F scale = as_float$N((as_int$N(shifted) - 0x4b400000 + 127) << 23);
+  const $F e = hi * scale;
+  const $F el = lo * scale;
   const $F d = 1.0f + e;
-  return select(1.0f / d, e / d, x < 0.0f);
+  const $F dl = (e - (d - 1.0f)) + el;
+  const $I negative = x < 0.0f;
+  const $F num = select(($F)(1.0f), e, negative);
+  const $F numl = select(($F)(0.0f), el, negative);
+  const $F inv = 1.0f / d;
+  const $F q = num * inv;
+  const $F residual = fma(-q, d, num) + (numl - q * dl);
+  $F v = q + residual * inv;
+  const $I huge = !(ax <= 87.0f);
+  if ($ANY(huge))
+    v = select(v, select(select(($F)(1.0f), weft_exp_$S(x), negative), x, isnan(x)), huge);
+  return v;
 )";
 
 // erf: x + x R(x^2) below 1; polynomials in |x| - 1.625 on [1, 2.25) and in |x| - 3.125 on

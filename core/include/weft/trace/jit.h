@@ -62,14 +62,16 @@ class JitCore {
                                                       std::vector<Array>& results)>;
 
   // Returns the entry for these leaves and static signature, tracing and compiling on a miss.
+  // `caller`: the call's line, where a leaf that is an escaped tracer is reported.
   std::shared_ptr<Entry> entry_for(const std::vector<Array>& leaves, const std::string& sig,
-                                   const TraceFn& trace);
+                                   const TraceFn& trace, const std::source_location& caller);
   Lowered lower(const std::vector<Array>& leaves, const TraceFn& trace);
   std::vector<Array> execute(const Entry& entry, const std::vector<Array>& leaves);
 
   int trace_count() const { return trace_count_; }
   int compile_count() const { return compile_count_; }
   const std::string& name() const { return name_; }
+  const std::source_location& location() const { return location_; }
 
  private:
   struct Traced {
@@ -102,20 +104,37 @@ class Jitted {
       : f_(std::move(f)), core_(std::make_shared<detail::JitCore>(std::move(options), location)) {}
 
   // Constrained, so std::function and overload resolution can ask whether a call would work.
+  // Calls with one to four arguments record the caller's line, where an escaped tracer passed
+  // as an argument is reported (a defaulted parameter cannot follow a parameter pack).
+  template <typename A1>
+  requires std::is_invocable_v<const F&, const A1&>
+  auto operator()(const A1& a1,
+                  std::source_location caller = std::source_location::current()) const {
+    return call(caller, a1);
+  }
+  template <typename A1, typename A2>
+  requires std::is_invocable_v<const F&, const A1&, const A2&>
+  auto operator()(const A1& a1, const A2& a2,
+                  std::source_location caller = std::source_location::current()) const {
+    return call(caller, a1, a2);
+  }
+  template <typename A1, typename A2, typename A3>
+  requires std::is_invocable_v<const F&, const A1&, const A2&, const A3&>
+  auto operator()(const A1& a1, const A2& a2, const A3& a3,
+                  std::source_location caller = std::source_location::current()) const {
+    return call(caller, a1, a2, a3);
+  }
+  template <typename A1, typename A2, typename A3, typename A4>
+  requires std::is_invocable_v<const F&, const A1&, const A2&, const A3&, const A4&>
+  auto operator()(const A1& a1, const A2& a2, const A3& a3, const A4& a4,
+                  std::source_location caller = std::source_location::current()) const {
+    return call(caller, a1, a2, a3, a4);
+  }
+  // No argument, or more than four: an escaped tracer among them is reported at the line that
+  // made this function with jit().
   template <typename... Args>
   requires std::is_invocable_v<const F&, const Args&...>
-  auto operator()(const Args&... args) const {
-    using R = std::decay_t<std::invoke_result_t<const F&, const Args&...>>;
-    // Inside another trace, a jitted function is inlined into it (omnistaging).
-    if (tracing_active()) return R(f_(args...));
-    std::vector<Array> leaves;
-    std::string sig;
-    (TreeTraits<Args>::flatten(args, leaves, sig), ...);
-    auto entry = core_->entry_for(leaves, sig, make_trace_fn<R>(args...));
-    std::vector<Array> outputs = core_->execute(*entry, leaves);
-    std::size_t pos = 0;
-    return TreeTraits<R>::rebuild(*static_cast<const R*>(entry->result_proto.get()), outputs, pos);
-  }
+  auto operator()(const Args&... args) const { return call(core_->location(), args...); }
 
   template <typename... Args>
   requires std::is_invocable_v<const F&, const Args&...> Lowered lower(const Args&... args)
@@ -131,6 +150,20 @@ class Jitted {
   int compile_count() const { return core_->compile_count(); }
 
  private:
+  template <typename... Args>
+  auto call(const std::source_location& caller, const Args&... args) const {
+    using R = std::decay_t<std::invoke_result_t<const F&, const Args&...>>;
+    // Inside another trace, a jitted function is inlined into it (omnistaging).
+    if (tracing_active()) return R(f_(args...));
+    std::vector<Array> leaves;
+    std::string sig;
+    (TreeTraits<Args>::flatten(args, leaves, sig), ...);
+    auto entry = core_->entry_for(leaves, sig, make_trace_fn<R>(args...), caller);
+    std::vector<Array> outputs = core_->execute(*entry, leaves);
+    std::size_t pos = 0;
+    return TreeTraits<R>::rebuild(*static_cast<const R*>(entry->result_proto.get()), outputs, pos);
+  }
+
   template <typename R, typename... Args>
   detail::JitCore::TraceFn make_trace_fn(const Args&... args) const {
     return [this, &args...](const std::vector<Array>& tracers, std::vector<Array>& results) {
