@@ -19,6 +19,7 @@ void TraceDocument::resetDerived() {
   program_index_.clear();
   effects_.clear();
   devices_.clear();
+  counters_.clear();
 }
 
 void TraceDocument::setTrace(telemetry::Trace trace, const QString& source) {
@@ -36,6 +37,7 @@ void TraceDocument::setTrace(telemetry::Trace trace, const QString& source) {
   indexSpans(0);
   indexPrograms(0);
   resolveEdges(trace_.edges);
+  counters_ = build_counter_series(trace_.counters);
   Q_EMIT traceReset();
 }
 

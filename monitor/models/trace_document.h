@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "counter_series.h"
 #include "timeline_index.h"
 #include "weft/telemetry/trace_file.h"
 
@@ -46,6 +47,8 @@ class TraceDocument : public QObject {
   const std::vector<telemetry::Span>& spans() const { return trace_.spans; }
   const TimelineIndex& timeline() const { return timeline_; }
   const std::vector<ResolvedEdge>& edges() const { return edges_; }
+  // The counter tracks (a recorded trace's; none live).
+  const std::vector<CounterSeries>& counterSeries() const { return counters_; }
 
   std::ptrdiff_t indexOf(telemetry::Id id) const;
   const telemetry::Program* program(telemetry::Id id) const;
@@ -85,6 +88,7 @@ class TraceDocument : public QObject {
   std::unordered_map<telemetry::Id, std::size_t> program_index_;
   std::vector<std::string> effects_;
   std::vector<std::string> devices_;
+  std::vector<CounterSeries> counters_;
 };
 
 }  // namespace weft::monitor

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "counter_track_painter.h"
 #include "qt_text.h"
 #include "span_palette.h"
 #include "time_format.h"
@@ -100,7 +101,8 @@ void TimelineView::layoutRows() {
     row_tops_[row] = y;
     y += rowHeight(row) + 1;
   }
-  content_height_ = y;
+  counters_top_ = y;
+  content_height_ = y + CounterTrackPainter::height(document_->counterSeries());
   updateScrollBars();
 }
 
@@ -343,6 +345,9 @@ void TimelineView::paintEvent(QPaintEvent*) {
   paintRows(painter, area);
   paintEdges(painter, area);
   paintLabels(painter);
+  CounterTrackPainter::paint(
+      painter, document_->counterSeries(),
+      {contentTop() + counters_top_, kLabelWidth, kRulerHeight, area, window()});
   paintRuler(painter);
 }
 

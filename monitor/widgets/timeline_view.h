@@ -110,6 +110,7 @@ class TimelineView : public QAbstractScrollArea {
   bool follow_ = false;
   std::vector<int> row_tops_;
   int content_height_ = 0;
+  int counters_top_ = 0;  // content y of the counter tracks, below the rows
 
   SpanFilter filter_;
   FilterMode filter_mode_ = FilterMode::dim;
