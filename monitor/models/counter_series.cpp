@@ -4,7 +4,6 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
-#include <map>
 #include <string_view>
 #include <tuple>
 
@@ -74,19 +73,27 @@ std::vector<CounterColumn> CounterSeries::columns(std::int64_t start_ns, double 
 }
 
 std::vector<CounterSeries> build_counter_series(const std::vector<telemetry::Counter>& counters) {
-  // Process counters (no device) after the devices': an empty device sorts last.
-  using Key = std::tuple<bool, std::string, std::size_t, std::string>;
-  std::map<Key, CounterSeries> by_key;
-  for (const telemetry::Counter& c : counters) {
-    const Key key{c.device.empty(), c.device, known_rank(c.name), c.name};
-    auto found = by_key.find(key);
-    if (found == by_key.end()) found = by_key.emplace(key, CounterSeries(c.name, c.device)).first;
-    found->second.add(c.time_ns, c.value);
-  }
   std::vector<CounterSeries> series;
-  series.reserve(by_key.size());
-  for (auto& [key, s] : by_key) series.push_back(std::move(s));
+  append_counter_samples(series, counters);
   return series;
+}
+
+void append_counter_samples(std::vector<CounterSeries>& series,
+                            const std::vector<telemetry::Counter>& counters) {
+  // Process counters (no device) after the devices': an empty device sorts last.
+  using Key = std::tuple<bool, const std::string&, std::size_t, const std::string&>;
+  auto key = [](const std::string& device, const std::string& name) {
+    return Key(device.empty(), device, known_rank(name), name);
+  };
+  for (const telemetry::Counter& c : counters) {
+    const auto wanted = key(c.device, c.name);
+    auto at = std::lower_bound(
+        series.begin(), series.end(), wanted,
+        [&](const CounterSeries& s, const Key& k) { return key(s.device(), s.name()) < k; });
+    if (at == series.end() || at->name() != c.name || at->device() != c.device)
+      at = series.insert(at, CounterSeries(c.name, c.device));
+    at->add(c.time_ns, c.value);
+  }
 }
 
 std::string format_counter_value(const std::string& name, double value) {

@@ -54,6 +54,9 @@ class CounterSeries {
 // last, and per device the documented counters in the order docs/telemetry.md lists them, then
 // any other by name.
 std::vector<CounterSeries> build_counter_series(const std::vector<telemetry::Counter>& counters);
+// Adds `counters` to `series` (live growth): to their series, or to a new one in its place.
+void append_counter_samples(std::vector<CounterSeries>& series,
+                            const std::vector<telemetry::Counter>& counters);
 
 // A value as its counter's unit reads: "1.5 MiB" for *_bytes, "75%" for *_rate, else a number.
 std::string format_counter_value(const std::string& name, double value);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <iterator>
 
 #include "span_filter.h"
 
@@ -48,6 +49,13 @@ void TraceDocument::startLive(const QString& source) {
   live_ = true;
   file_indexed_ = 0;
   Q_EMIT traceReset();
+}
+
+void TraceDocument::appendCounters(std::vector<telemetry::Counter> counters) {
+  if (counters.empty()) return;
+  append_counter_samples(counters_, counters);
+  std::move(counters.begin(), counters.end(), std::back_inserter(trace_.counters));
+  Q_EMIT countersAppended();
 }
 
 void TraceDocument::append(std::vector<telemetry::Span> spans, std::vector<telemetry::Edge> edges,

@@ -39,6 +39,8 @@ class TraceDocument : public QObject {
   // have not arrived yet wait for them.
   void append(std::vector<telemetry::Span> spans, std::vector<telemetry::Edge> edges,
               std::vector<telemetry::Program> programs);
+  // Adds counter samples (times in this document's time base).
+  void appendCounters(std::vector<telemetry::Counter> counters);
 
   bool isLive() const { return live_; }
   bool isEmpty() const { return trace_.spans.empty(); }
@@ -47,7 +49,7 @@ class TraceDocument : public QObject {
   const std::vector<telemetry::Span>& spans() const { return trace_.spans; }
   const TimelineIndex& timeline() const { return timeline_; }
   const std::vector<ResolvedEdge>& edges() const { return edges_; }
-  // The counter tracks (a recorded trace's; none live).
+  // The counter tracks.
   const std::vector<CounterSeries>& counterSeries() const { return counters_; }
 
   std::ptrdiff_t indexOf(telemetry::Id id) const;
@@ -66,6 +68,7 @@ class TraceDocument : public QObject {
   void traceReset();
   // spans()[first..last] are new (live); indices of earlier spans are unchanged.
   void spansAppended(qsizetype first, qsizetype last);
+  void countersAppended();
 
  private:
   void resetDerived();

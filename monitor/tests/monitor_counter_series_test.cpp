@@ -1,9 +1,12 @@
 // Counter tracks: a trace's counter samples become one step series per counter and device, in
 // a fixed order; the series answer the value at a time and reduce to one column per pixel;
-// values read in their units; and the timeline draws the tracks below its rows.
+// values read in their units; live samples move onto the session clock and join their series;
+// and the timeline draws the tracks below its rows.
+#include <QSignalSpy>
 #include <QtTest>
 
 #include "counter_series.h"
+#include "live_stream_merger.h"
 #include "timeline_view.h"
 #include "trace_document.h"
 #include "weft/telemetry/trace_file.h"
@@ -80,6 +83,42 @@ class CounterSeriesTest : public QObject {
     QCOMPARE(format_counter_value("buffer_pool_bytes", 1.5 * 1024 * 1024), std::string("1.5 MiB"));
     QCOMPARE(format_counter_value("cache_hit_rate", 0.75), std::string("75%"));
     QCOMPARE(format_counter_value("callback_queue_depth", 3), std::string("3"));
+  }
+
+  void liveCountersMoveOntoTheSessionClockAndStayApartPerProgram() {
+    LiveStreamMerger merger(1'000'000);
+    weft::telemetry::LiveBatch first;
+    first.connection = 1;
+    first.meta = {{"pid", "11"}, {"origin_ns", "3000000"}};
+    first.counters = {{"device_memory_bytes", "cpu:0", 100, 64}};
+    const LiveStreamMerger::Merged a = merger.merge(std::move(first), 5'000'000);
+    QCOMPARE(a.counters.size(), std::size_t{1});
+    QCOMPARE(a.counters[0].time_ns, std::int64_t{2'000'100});  // origin 3 ms, session 1 ms
+    QCOMPARE(a.counters[0].device, std::string("cpu:0"));
+    weft::telemetry::LiveBatch second;
+    second.connection = 2;
+    second.meta = {{"pid", "22"}, {"origin_ns", "1000000"}};
+    second.counters = {{"cache_hit_rate", "", 50, 0.5}, {"device_memory_bytes", "cpu:0", 60, 1}};
+    const LiveStreamMerger::Merged b = merger.merge(std::move(second), 5'000'000);
+    QCOMPARE(b.counters[0].device, std::string("pid 22"));
+    QCOMPARE(b.counters[1].device, std::string("pid 22: cpu:0"));
+    QCOMPARE(b.counters[1].time_ns, std::int64_t{60});
+
+    TraceDocument document;
+    document.startLive(QStringLiteral("live"));
+    QSignalSpy appended(&document, &TraceDocument::countersAppended);
+    document.appendCounters(a.counters);
+    document.appendCounters(b.counters);
+    document.appendCounters({{"device_memory_bytes", "cpu:0", 2'000'200, 128}});
+    QCOMPARE(appended.count(), 3);
+    std::vector<std::string> labels;
+    for (const CounterSeries& s : document.counterSeries()) labels.push_back(s.label());
+    const std::vector<std::string> expected = {"cpu:0 device_memory_bytes", "pid 22 cache_hit_rate",
+                                               "pid 22: cpu:0 device_memory_bytes"};
+    QCOMPARE(labels, expected);
+    QCOMPARE(document.counterSeries()[0].size(), std::size_t{2});
+    QCOMPARE(*document.counterSeries()[0].value_at(3'000'000), 128.0);
+    QCOMPARE(document.trace().counters.size(), std::size_t{4});
   }
 
   void theTimelineDrawsCounterTracksBelowItsRows() {

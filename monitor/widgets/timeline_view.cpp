@@ -57,6 +57,10 @@ TimelineView::TimelineView(TraceDocument* document, QWidget* parent)
           &TimelineView::onHorizontalScroll);
   connect(document_, &TraceDocument::traceReset, this, &TimelineView::onTraceReset);
   connect(document_, &TraceDocument::spansAppended, this, &TimelineView::onSpansAppended);
+  connect(document_, &TraceDocument::countersAppended, this, [this] {
+    layoutRows();
+    viewport()->update();
+  });
   onTraceReset();
 }
 
