@@ -92,21 +92,18 @@ class Recorder {
 
   // Queues a counter sample, coalesced (see Batch::coalesce). `read` gives the value, read
   // under the queue's lock (see detail::emit_level), as is the time when `time_ns` is nullopt.
+  // Never delivers on this thread: samples are often emitted under the caller's own lock (the
+  // buffer pool's, the callback queue's), and coalescing bounds them (one per counter per
+  // kCounterCoalesceNs); the spans of the same threads make a backlog deliver.
   template <typename Read>
   void push_counter(std::string_view name, std::string_view device,
                     std::optional<std::int64_t> sampled_ns, Read read) {
-    bool backlog = false;
-    {
-      std::lock_guard lock(queue_mutex_);
-      const std::int64_t time_ns = sampled_ns ? *sampled_ns : now_ns();
-      const double value = read();
-      if (queue_.coalesce(name, device, time_ns, value)) return;
-      queue_.counters.push_back({std::string(name), std::string(device), time_ns, value});
-      const std::size_t size = queue_.size();
-      if (size == kWakeAt) wake_.notify_one();
-      backlog = size >= kBacklogLimit;
-    }
-    if (backlog) deliver_all();
+    std::lock_guard lock(queue_mutex_);
+    const std::int64_t time_ns = sampled_ns ? *sampled_ns : now_ns();
+    const double value = read();
+    if (queue_.coalesce(name, device, time_ns, value)) return;
+    queue_.counters.push_back({std::string(name), std::string(device), time_ns, value});
+    if (queue_.size() == kWakeAt) wake_.notify_one();
   }
 
   void push_all(std::vector<Span>&& spans) {
