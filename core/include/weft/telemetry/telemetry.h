@@ -43,6 +43,8 @@ Id next_id();
 void emit(Span span);
 void emit(Edge edge);
 void emit(Program program);
+// Many spans at once (one lock instead of one per span).
+void emit(std::vector<Span>&& spans);
 // A counter sample (a Counter; the strings are copied only when the sample is kept). Samples of
 // one counter (name and device) closer than kCounterCoalesceNs to the previous one still queued
 // merge into it: it keeps its time and takes the newer value, so a hot path cannot flood the
@@ -50,8 +52,6 @@ void emit(Program program);
 void emit_counter(std::string_view name, std::string_view device, std::int64_t time_ns,
                   double value);
 inline constexpr std::int64_t kCounterCoalesceNs = 100'000;
-// Many spans at once (one lock instead of one per span).
-void emit(std::vector<Span>&& spans);
 
 // This thread's row: "NAME (thread N)" where N counts threads in the order they first record,
 // and NAME is what set_thread_name gave (for the thread that first used weft: "main").
