@@ -91,6 +91,7 @@ struct Received {
   std::vector<Span> spans;
   std::vector<Edge> edges;
   std::vector<Program> programs;
+  std::vector<Counter> counters;
   std::vector<std::string> problems;
   bool closed = false;
 };
@@ -107,6 +108,7 @@ void collect(std::vector<LiveBatch> batches, Connections& into) {
     std::move(batch.spans.begin(), batch.spans.end(), std::back_inserter(r.spans));
     std::move(batch.edges.begin(), batch.edges.end(), std::back_inserter(r.edges));
     std::move(batch.programs.begin(), batch.programs.end(), std::back_inserter(r.programs));
+    std::move(batch.counters.begin(), batch.counters.end(), std::back_inserter(r.counters));
     std::move(batch.problems.begin(), batch.problems.end(), std::back_inserter(r.problems));
     r.closed = r.closed || batch.closed;
   }
@@ -365,6 +367,30 @@ TEST(LiveStream, SinkSendsRecordsTheListenerDecodes) {
   EXPECT_EQ(sink.dropped(), 0u);
 }
 
+TEST(LiveStream, CounterSamplesArriveWithTimesFromTheSendersOrigin) {
+  TempDir dir;
+  const fs::path path = dir.path() / "monitor.sock";
+  LiveListener listener(path);
+  LiveSink sink(path, "counters", 1u << 20);
+  const std::int64_t t = now_ns();
+  const std::vector<Counter> sent = {{"device_memory_bytes", "cpu:0", t + 1000, 4096},
+                                     {"callback_queue_depth", "", t + 2000, 3}};
+  sink.write_counters(sent);
+  sink.flush();
+  Connections connections;
+  ASSERT_TRUE(poll_until(listener, connections, [](const Connections& c) {
+    return c.count(1) && c.at(1).counters.size() == 2;
+  }));
+  const Received& r = connections.at(1);
+  EXPECT_TRUE(r.problems.empty()) << ::testing::PrintToString(r.problems);
+  EXPECT_EQ(r.counters[0].name, "device_memory_bytes");
+  EXPECT_EQ(r.counters[0].device, "cpu:0");
+  EXPECT_EQ(r.counters[0].value, 4096.0);
+  EXPECT_EQ(r.counters[1].device, "");
+  EXPECT_EQ(r.counters[1].time_ns - r.counters[0].time_ns, 1000);
+  EXPECT_GE(r.counters[0].time_ns, 1000) << "relative to the sink's origin, taken before t";
+}
+
 TEST(LiveStream, SinkWorksThroughTheTelemetryQueue) {
   TempDir dir;
   const fs::path path = dir.path() / "monitor.sock";
@@ -547,6 +573,15 @@ TEST(LiveStream, MalformedLinesAreReportedAndSkipped) {
       {R"({"edge":{"from":-1,"to":2,"effect":""}})", "\"from\" is negative"},
       {R"({"program":{"id":1}})", "\"function\" is missing or not text"},
       {R"({"mystery":{}})", "unknown record"},
+      {R"({"counter":{"name":"c","device":"d","time_ns":1,"value":"high"}})",
+       "\"value\" is missing or not a finite number"},
+      {R"({"counter":{"name":"","device":"d","time_ns":1,"value":1}})", "an empty name"},
+      {R"({"counter":{"name":"c","device":"d","time_ns":1.5,"value":1}})",
+       "\"time_ns\" is missing or not an integer"},
+      {R"({"counter":{"name":"c","time_ns":1,"value":1}})", "\"device\" is missing or not text"},
+      {R"({"counter":{"name":"c","device":"d","time_ns":1,"value":1e999}})",
+       "line is not a JSON object"},
+      {R"({"counter":{"name":"c","device":"d","time_ns":4,"value":2.5}})", ""},
       {R"({"span":{"id":0,"parent":0,"kind":"kernel","name":"","effect":"","seq":0,"start_ns":0,"end_ns":0}})",
        "a span has id 0"},
       {R"({"span":{"id":3,"parent":0,"kind":"warp","name":"","effect":"","seq":0,"start_ns":0,"end_ns":0}})",
@@ -577,6 +612,7 @@ TEST(LiveStream, MalformedLinesAreReportedAndSkipped) {
   EXPECT_EQ(r.meta.count("weft_version"), 0u) << "a non-text version is not meta";
   EXPECT_EQ(r.spans[0].name, "good");
   EXPECT_EQ(r.spans[0].args, (Args{{"a", "b"}}));
+  EXPECT_EQ(r.counters, (std::vector<Counter>{{"c", "d", 4, 2.5}}));
   ASSERT_EQ(r.problems.size(), want_problems) << ::testing::PrintToString(r.problems);
   std::size_t at = 0;
   for (const auto& [line, problem] : lines) {

@@ -172,5 +172,29 @@ TEST_F(TraceCliTest, ExportNeverOverwritesTheTrace) {
   EXPECT_TRUE(nlohmann::json::parse(slurp(json)).contains("traceEvents"));
 }
 
+// A recorded run's trace holds its counter tracks, and the export turns them into Chrome
+// counter events: device memory while arrays live, the callback queue emptied at the end.
+TEST_F(TraceCliTest, ARecordedRunExportsItsCounterTracks) {
+  const fs::path trace = dir_.path() / "demo.wefttrace", json = dir_.path() / "demo.json";
+  const Result run = weft({"demo", "--trace", trace.string()});
+  ASSERT_EQ(run.code, 0) << run.err;
+  const Trace recorded = read_trace(trace);
+  EXPECT_FALSE(recorded.counters.empty());
+  const Result r = weft({"trace", "export", trace.string(), "-o", json.string()});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const nlohmann::json document = nlohmann::json::parse(slurp(json));
+  std::size_t memory_events = 0;
+  std::vector<double> depth;
+  for (const nlohmann::json& event : document["traceEvents"]) {
+    if (event["ph"] != "C") continue;
+    const std::string name = event["name"];
+    if (name.ends_with(" device_memory_bytes")) ++memory_events;
+    if (name == "callback_queue_depth") depth.push_back(event["args"]["value"]);
+  }
+  EXPECT_GT(memory_events, 0u);
+  ASSERT_FALSE(depth.empty()) << "the demo prints from its functions";
+  EXPECT_EQ(depth.back(), 0.0);
+}
+
 }  // namespace
 }  // namespace weft::telemetry

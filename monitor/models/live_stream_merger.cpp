@@ -80,6 +80,15 @@ LiveStreamMerger::Merged LiveStreamMerger::merge(telemetry::LiveBatch batch,
     edge.to = renumber(connection.span_ids, edge.to);
     merged.edges.push_back(std::move(edge));
   }
+  for (telemetry::Counter& counter : batch.counters) {
+    counter.time_ns += connection.offset_ns;
+    // Apart per program like its rows: "pid 12: cpu:0", or "pid 12" for the process's own.
+    if (!connection.row_prefix.empty())
+      counter.device = counter.device.empty()
+                           ? connection.row_prefix.substr(0, connection.row_prefix.size() - 2)
+                           : connection.row_prefix + counter.device;
+    merged.counters.push_back(std::move(counter));
+  }
   if (batch.closed) merged.messages.push_back(connection.label + " ended its stream");
   merged.process = connection.process;
   merged.process_name = connection.process_name;

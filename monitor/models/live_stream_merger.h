@@ -23,6 +23,7 @@ class LiveStreamMerger {
     std::vector<telemetry::Span> spans;
     std::vector<telemetry::Edge> edges;
     std::vector<telemetry::Program> programs;
+    std::vector<telemetry::Counter> counters;
     std::vector<std::string> messages;  // connections opened and closed, malformed lines
     std::uint32_t process = 0;          // the connection's program, counted from 0
     std::string process_name;           // "pid 1234 · ./train"

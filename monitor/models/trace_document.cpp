@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <iterator>
 
 #include "span_filter.h"
 
@@ -21,6 +22,7 @@ void TraceDocument::resetDerived() {
   devices_.clear();
   span_process_.clear();
   process_names_.clear();
+  counters_.clear();
 }
 
 void TraceDocument::setTrace(telemetry::Trace trace, const QString& source) {
@@ -38,6 +40,7 @@ void TraceDocument::setTrace(telemetry::Trace trace, const QString& source) {
   indexSpans(0);
   indexPrograms(0);
   resolveEdges(trace_.edges);
+  counters_ = build_counter_series(trace_.counters);
   Q_EMIT traceReset();
 }
 
@@ -53,6 +56,13 @@ void TraceDocument::startLive(const QString& source) {
 void TraceDocument::setProcessName(std::uint32_t process, std::string name) {
   if (process_names_.size() <= process) process_names_.resize(process + std::size_t{1});
   process_names_[process] = std::move(name);
+}
+
+void TraceDocument::appendCounters(std::vector<telemetry::Counter> counters) {
+  if (counters.empty()) return;
+  append_counter_samples(counters_, counters);
+  std::move(counters.begin(), counters.end(), std::back_inserter(trace_.counters));
+  Q_EMIT countersAppended();
 }
 
 void TraceDocument::append(std::vector<telemetry::Span> spans, std::vector<telemetry::Edge> edges,

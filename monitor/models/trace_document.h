@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "counter_series.h"
 #include "timeline_index.h"
 #include "weft/telemetry/trace_file.h"
 
@@ -43,6 +44,8 @@ class TraceDocument : public QObject {
   // Names live program `process` ("pid 1234 · ./train"), for its row group's header.
   void setProcessName(std::uint32_t process, std::string name);
   const std::vector<std::string>& processNames() const { return process_names_; }
+  // Adds counter samples (times in this document's time base).
+  void appendCounters(std::vector<telemetry::Counter> counters);
 
   bool isLive() const { return live_; }
   bool isEmpty() const { return trace_.spans.empty(); }
@@ -51,6 +54,8 @@ class TraceDocument : public QObject {
   const std::vector<telemetry::Span>& spans() const { return trace_.spans; }
   const TimelineIndex& timeline() const { return timeline_; }
   const std::vector<ResolvedEdge>& edges() const { return edges_; }
+  // The counter tracks.
+  const std::vector<CounterSeries>& counterSeries() const { return counters_; }
 
   std::ptrdiff_t indexOf(telemetry::Id id) const;
   const telemetry::Program* program(telemetry::Id id) const;
@@ -68,6 +73,7 @@ class TraceDocument : public QObject {
   void traceReset();
   // spans()[first..last] are new (live); indices of earlier spans are unchanged.
   void spansAppended(qsizetype first, qsizetype last);
+  void countersAppended();
 
  private:
   void resetDerived();
@@ -92,6 +98,7 @@ class TraceDocument : public QObject {
   std::vector<std::string> devices_;
   std::vector<std::uint32_t> span_process_;  // live: [span] = its program's process index
   std::vector<std::string> process_names_;
+  std::vector<CounterSeries> counters_;
 };
 
 }  // namespace weft::monitor

@@ -67,6 +67,7 @@ void LiveConnection::poll() {
   std::vector<telemetry::Edge> edges;
   std::vector<telemetry::Program> programs;
   std::vector<std::uint32_t> processes;  // each span's program: its rows group under it
+  std::vector<telemetry::Counter> counters;
   for (telemetry::LiveBatch& batch : batches) {
     LiveStreamMerger::Merged merged = merger_->merge(std::move(batch), arrival);
     for (const std::string& text : merged.messages) Q_EMIT message(to_qstring(text));
@@ -75,7 +76,9 @@ void LiveConnection::poll() {
     std::move(merged.spans.begin(), merged.spans.end(), std::back_inserter(spans));
     std::move(merged.edges.begin(), merged.edges.end(), std::back_inserter(edges));
     std::move(merged.programs.begin(), merged.programs.end(), std::back_inserter(programs));
+    std::move(merged.counters.begin(), merged.counters.end(), std::back_inserter(counters));
   }
+  document_->appendCounters(std::move(counters));
   if (!spans.empty() || !edges.empty() || !programs.empty())
     document_->append(std::move(spans), std::move(edges), std::move(programs), processes);
 }

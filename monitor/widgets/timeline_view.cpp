@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "counter_track_painter.h"
 #include "qt_text.h"
 #include "span_palette.h"
 #include "time_format.h"
@@ -55,6 +56,10 @@ TimelineView::TimelineView(TraceDocument* document, QWidget* parent)
           &TimelineView::onHorizontalScroll);
   connect(document_, &TraceDocument::traceReset, this, &TimelineView::onTraceReset);
   connect(document_, &TraceDocument::spansAppended, this, &TimelineView::onSpansAppended);
+  connect(document_, &TraceDocument::countersAppended, this, [this] {
+    layoutRows();
+    viewport()->update();
+  });
   onTraceReset();
 }
 
@@ -96,6 +101,8 @@ std::pair<std::size_t, std::size_t> TimelineView::visibleLines() const {
 void TimelineView::layoutRows() {
   layout_.build(document_->timeline().rows(), document_->processNames(), collapsed_,
                 [this](std::size_t row) { return rowHeight(row); });
+  counters_top_ = layout_.height();
+  content_height_ = counters_top_ + CounterTrackPainter::height(document_->counterSeries());
   updateScrollBars();
 }
 
@@ -115,7 +122,7 @@ std::optional<std::size_t> TimelineView::groupLineAt(const QPoint& pos) const {
 void TimelineView::updateScrollBars() {
   updating_scrollbars_ = true;
   const int visible_height = std::max(0, viewport()->height() - kRulerHeight);
-  verticalScrollBar()->setRange(0, std::max(0, layout_.height() - visible_height));
+  verticalScrollBar()->setRange(0, std::max(0, content_height_ - visible_height));
   verticalScrollBar()->setPageStep(std::max(1, visible_height));
   verticalScrollBar()->setSingleStep(kLaneHeight);
   const TimelineIndex& index = document_->timeline();
@@ -357,6 +364,9 @@ void TimelineView::paintEvent(QPaintEvent*) {
   paintRows(painter, area);
   paintEdges(painter, area);
   paintLabels(painter);
+  CounterTrackPainter::paint(
+      painter, document_->counterSeries(),
+      {contentTop() + counters_top_, kLabelWidth, kRulerHeight, area, window()});
   paintRuler(painter);
 }
 

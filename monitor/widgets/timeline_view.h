@@ -121,6 +121,8 @@ class TimelineView : public QAbstractScrollArea {
   bool follow_ = false;
   TimelineLayout layout_;
   std::set<std::string> collapsed_;  // keys of the collapsed groups, kept across reloads
+  int content_height_ = 0;           // the rows' layout and the counter tracks below it
+  int counters_top_ = 0;             // content y of the counter tracks, below the rows
 
   SpanFilter filter_;
   FilterMode filter_mode_ = FilterMode::dim;

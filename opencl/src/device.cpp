@@ -123,7 +123,8 @@ OpenCLDevice::OpenCLDevice(DeviceInfo info, cl_device_id id, ClContext context, 
       id_(id),
       context_(std::move(context)),
       queue_(std::move(queue)),
-      pool_(std::make_unique<BufferPool>(pool_capacity(info_))),
+      pool_(std::make_unique<BufferPool>(pool_capacity(info_), info_.name)),
+      in_use_("device_memory_bytes", info_.name),
       runtime_(std::make_unique<detail::DeviceRuntime>(info_.name, label())) {}
 
 OpenCLDevice::~OpenCLDevice() = default;
@@ -186,7 +187,8 @@ std::shared_ptr<OpenCLBuffer> OpenCLDevice::allocate(std::size_t bytes) {
 }
 
 OpenCLDevice::MemoryStats OpenCLDevice::memory_stats() const {
-  return {created_bytes_.load(), created_buffers_.load(), pool_->pooled_bytes()};
+  return {created_bytes_.load(), created_buffers_.load(), pool_->pooled_bytes(),
+          static_cast<std::size_t>(in_use_.value())};
 }
 
 std::shared_ptr<OpenCLBuffer> OpenCLDevice::make_token(ClEvent ready) {

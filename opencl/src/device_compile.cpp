@@ -1,7 +1,9 @@
 // OpenCLDevice::compile: the in-process executable cache, then the persistent cache, then code
 // generation and an OpenCL build. Cache trouble never fails a compile (see docs/cache.md).
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
+#include <mutex>
 #include <string>
 
 #include "cache_writer.h"
@@ -105,6 +107,20 @@ void record_lookup(const std::string& function, const std::string& device, telem
   telemetry::emit(std::move(span));
 }
 
+// The cache_hit_rate counter: hits over lookups in this process so far (every device's, as the
+// cache is the process's), counted whether or not anything records. Lookups are once per
+// compile, so a lock costs nothing; holding it while emitting queues the samples in order.
+void count_lookup(bool hit) {
+  static std::mutex mutex;
+  static std::uint64_t lookups = 0, hits = 0;
+  std::lock_guard lock(mutex);
+  ++lookups;
+  if (hit) ++hits;
+  if (telemetry::enabled())
+    telemetry::emit_counter("cache_hit_rate", "", telemetry::now_ns(),
+                            static_cast<double>(hits) / static_cast<double>(lookups));
+}
+
 std::string milliseconds(double seconds) {
   char text[32];
   std::snprintf(text, sizeof text, "%.1f ms", seconds * 1e3);
@@ -181,6 +197,7 @@ std::shared_ptr<OpenCLExecutable> OpenCLDevice::compile_with_cache(const Graph& 
   const double lookup_seconds = seconds_since(lookup_start);
   const std::int64_t lookup_end_ns = compile_id ? telemetry::now_ns() : 0;
   auto record = [&](std::string_view status, std::string_view reason) {
+    count_lookup(status == "hit");
     if (compile_id)
       record_lookup(graph.name, info_.name, compile_id, key, lookup_start_ns, lookup_end_ns, status,
                     reason);

@@ -197,6 +197,15 @@ void write_chrome_trace(const Trace& trace, std::ostream& out) {
                 {"pid", kPid},
                 {"tid", tid_of(trace.spans[b], lanes[b])}});
   }
+  // Counter tracks: one per counter name and device, "cpu:0 device_memory_bytes" (a counter of
+  // the whole process keeps its bare name).
+  for (const Counter& counter : trace.counters)
+    events.add(
+        {{"ph", "C"},
+         {"name", counter.device.empty() ? counter.name : counter.device + " " + counter.name},
+         {"ts", microseconds(counter.time_ns)},
+         {"pid", kPid},
+         {"args", {{"value", counter.value}}}});
   json metadata = json::object();
   for (const auto& [key, value] : trace.meta) metadata[key] = value;
   events.finish(metadata);

@@ -163,6 +163,22 @@ struct LiveSink::Impl {
     }
   }
 
+  // Queues `lines` (`count` records) unless the monitor is too far behind, then sends.
+  void queue(const std::string& lines, std::size_t count) {
+    if (pending.size() + lines.size() > limit) {
+      // The monitor is not keeping up: drop this batch rather than grow or wait.
+      if (dropped == 0)
+        log::warning("telemetry",
+                     "the monitor is not keeping up with the live stream; dropping "
+                     "records beyond its " +
+                         std::to_string(limit >> 20) + " MiB buffer");
+      dropped += count;
+    } else {
+      pending += lines;
+    }
+    send_some();
+  }
+
   void disconnect(const std::string& why) {
     if (!connected) return;
     connected = false;
@@ -222,20 +238,20 @@ void LiveSink::write(std::span<const Span> spans, std::span<const Edge> edges,
                      std::span<const Program> programs) {
   Impl& impl = *impl_;
   if (!impl.connected) return;
-  std::string lines = serialize(spans, edges, programs, impl.origin_ns);
-  if (impl.pending.size() + lines.size() > impl.limit) {
-    // The monitor is not keeping up: drop this batch rather than grow or wait.
-    const std::size_t count = spans.size() + edges.size() + programs.size();
-    if (impl.dropped == 0)
-      log::warning("telemetry",
-                   "the monitor is not keeping up with the live stream; dropping "
-                   "records beyond its " +
-                       std::to_string(impl.limit >> 20) + " MiB buffer");
-    impl.dropped += count;
-  } else {
-    impl.pending += lines;
+  impl.queue(serialize(spans, edges, programs, impl.origin_ns),
+             spans.size() + edges.size() + programs.size());
+}
+
+void LiveSink::write_counters(std::span<const Counter> counters) {
+  Impl& impl = *impl_;
+  if (!impl.connected) return;
+  std::string lines;
+  for (const Counter& c : counters) {
+    lines += json{{"counter", detail::to_json(c, impl.origin_ns)}}.dump(
+        -1, ' ', false, json::error_handler_t::replace);
+    lines += '\n';
   }
-  impl.send_some();
+  impl.queue(lines, counters.size());
 }
 
 void LiveSink::flush() {
@@ -312,6 +328,9 @@ struct LiveListener::Impl {
     } else if (auto p = j.find("program"); p != j.end()) {
       if (auto program = detail::program_from_json(*p, problem))
         batch.programs.push_back(std::move(*program));
+    } else if (auto c = j.find("counter"); c != j.end()) {
+      if (auto counter = detail::counter_from_json(*c, problem))
+        batch.counters.push_back(std::move(*counter));
     } else {
       problem = "unknown record";
     }
@@ -394,7 +413,8 @@ std::vector<LiveBatch> LiveListener::poll() {
     // alive) is no program.
     const bool silent = !it->said_hello && batch.problems.empty() && it->buffer.empty();
     if (!batch.spans.empty() || !batch.edges.empty() || !batch.programs.empty() ||
-        !batch.meta.empty() || !batch.problems.empty() || (batch.closed && !silent))
+        !batch.counters.empty() || !batch.meta.empty() || !batch.problems.empty() ||
+        (batch.closed && !silent))
       batches.push_back(std::move(batch));
     it = open ? std::next(it) : impl.connections.erase(it);
   }

@@ -1,5 +1,7 @@
 #include "record_json.h"
 
+#include <cmath>
+
 namespace weft::telemetry::detail {
 
 namespace {
@@ -175,6 +177,34 @@ std::optional<Program> program_from_json(const json& j, std::string& problem) {
     p.kernels.push_back(std::move(kernel));
   }
   return p;
+}
+
+json to_json(const Counter& counter, std::int64_t origin_ns) {
+  return {{"name", counter.name},
+          {"device", counter.device},
+          {"time_ns", counter.time_ns - origin_ns},
+          {"value", counter.value}};
+}
+
+std::optional<Counter> counter_from_json(const json& j, std::string& problem) {
+  Counter counter;
+  if (!j.is_object() || !get_text(j, "name", counter.name, problem) ||
+      !get_text(j, "device", counter.device, problem) ||
+      !get_int(j, "time_ns", counter.time_ns, problem)) {
+    if (problem.empty()) problem = "a counter is not a JSON object";
+    return std::nullopt;
+  }
+  if (counter.name.empty()) {
+    problem = "a counter has an empty name";
+    return std::nullopt;
+  }
+  auto value = j.find("value");
+  if (value == j.end() || !value->is_number() || !std::isfinite(value->get<double>())) {
+    problem = "\"value\" is missing or not a finite number";
+    return std::nullopt;
+  }
+  counter.value = value->get<double>();
+  return counter;
 }
 
 }  // namespace weft::telemetry::detail

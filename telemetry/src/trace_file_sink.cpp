@@ -205,7 +205,7 @@ struct TraceFileSink::Impl {
   } lock;
   std::filesystem::path path;
   std::unique_ptr<Database> db;
-  std::unique_ptr<Statement> insert_span, insert_edge, insert_program, insert_track;
+  std::unique_ptr<Statement> insert_span, insert_edge, insert_program, insert_track, insert_counter;
   // Keyed by the track itself, so a lookup compares the span's strings without copying them.
   struct TrackOrder {
     bool operator()(const Track& a, const Track& b) const {
@@ -276,6 +276,27 @@ struct TraceFileSink::Impl {
     }
     transaction.commit();
   }
+
+  void give_up(const SqliteFailure& e) {
+    failed = true;
+    log::warning("telemetry", "writing the trace " + path.string() + " failed: " + e.what() +
+                                  "; the rest of this recording is dropped (the file keeps "
+                                  "what was written before)");
+  }
+
+  void write_counters(std::span<const Counter> counters) {
+    WriteTransaction transaction(*db);
+    for (const Counter& counter : counters) {
+      Statement& s = *insert_counter;
+      s.reset();
+      s.bind(1, counter.name);
+      s.bind(2, counter.device);
+      s.bind(3, counter.time_ns - origin_ns);
+      s.bind(4, counter.value);
+      s.run();
+    }
+    transaction.commit();
+  }
 };
 
 TraceFileSink::TraceFileSink(const std::filesystem::path& requested, std::string command)
@@ -323,6 +344,8 @@ TraceFileSink::TraceFileSink(const std::filesystem::path& requested, std::string
         "source, kernels) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
     impl.insert_track = std::make_unique<Statement>(
         *impl.db, "INSERT INTO tracks(id, kind, name, device) VALUES(?1, ?2, ?3, ?4)");
+    impl.insert_counter = std::make_unique<Statement>(
+        *impl.db, "INSERT INTO counters(name, device, time_ns, value) VALUES(?1, ?2, ?3, ?4)");
   } catch (const SqliteFailure& e) {
     throw TraceError("weft: cannot record a trace to " + impl.path.string() + ": " + e.what() +
                      ". Check that its directory exists and is writable, or set WEFT_TRACE "
@@ -346,10 +369,16 @@ void TraceFileSink::write(std::span<const Span> spans, std::span<const Edge> edg
   try {
     impl_->write(spans, edges, programs);
   } catch (const SqliteFailure& e) {
-    impl_->failed = true;
-    log::warning("telemetry", "writing the trace " + impl_->path.string() + " failed: " + e.what() +
-                                  "; the rest of this recording is dropped (the file "
-                                  "keeps what was written before)");
+    impl_->give_up(e);
+  }
+}
+
+void TraceFileSink::write_counters(std::span<const Counter> counters) {
+  if (impl_->failed) return;
+  try {
+    impl_->write_counters(counters);
+  } catch (const SqliteFailure& e) {
+    impl_->give_up(e);
   }
 }
 

@@ -9,6 +9,7 @@
 #include <array>
 #include <cctype>
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <nlohmann/json.hpp>
 #include <numeric>
@@ -145,6 +146,42 @@ Args parse_args(std::string_view text, const Where& where) {
     args.emplace_back(key, value.template get<std::string>());
   }
   return args;
+}
+
+// The counters table, absent from traces recorded before counters (still version 1: a reader
+// may do without it). Every row is checked: text where the format has text, an integer time
+// within kMaxTimeNs, a finite number.
+std::vector<Counter> read_counters(Database& db, const std::string& where) {
+  std::vector<Counter> counters;
+  if (!is_table(db, "counters")) return counters;
+  // typeof() says what each value is stored as (a column's declared type binds nothing).
+  Statement s(db,
+              "SELECT name, device, time_ns, value, typeof(name), typeof(device), "
+              "typeof(time_ns), typeof(value) FROM counters");
+  std::size_t row_number = 0;
+  while (s.step()) {
+    ++row_number;
+    auto row = [&] { return where + " counter row " + std::to_string(row_number); };
+    if (s.column_view(4) != "text" || s.column_view(5) != "text")
+      fail(row(), "has a name or device that is not text");
+    if (s.column_view(6) != "integer") fail(row(), "has a time that is not an integer");
+    const std::string_view value_type = s.column_view(7);
+    if (value_type != "real" && value_type != "integer")
+      fail(row(), "has a value that is not a number");
+    Counter counter;
+    counter.name = s.column_text(0);
+    if (counter.name.empty()) fail(row(), "has an empty name");
+    counter.device = s.column_text(1);
+    counter.time_ns = s.column_int(2);
+    if (counter.time_ns < -kMaxTimeNs || counter.time_ns > kMaxTimeNs)
+      fail(row(), "has a time more than 36 years from the recording's start");
+    counter.value = s.column_double(3);
+    if (!std::isfinite(counter.value)) fail(row(), "has a value that is not finite");
+    counters.push_back(std::move(counter));
+  }
+  std::stable_sort(counters.begin(), counters.end(),
+                   [](const Counter& a, const Counter& b) { return a.time_ns < b.time_ns; });
+  return counters;
 }
 
 std::vector<Program::Kernel> parse_kernels(const std::string& text, const std::string& where) {
@@ -293,6 +330,7 @@ Trace read_database(Database& db, const std::string& name) {
         trace.programs.push_back(std::move(program));
       }
     }
+    trace.counters = read_counters(db, where);
   } catch (const SqliteFailure& e) {
     if (e.code() == SQLITE_NOTADB) fail(where, "is not a weft trace (not an SQLite database)");
     fail(where,

@@ -19,6 +19,8 @@ CREATE TABLE edges(source INTEGER NOT NULL, target INTEGER NOT NULL, effect TEXT
 CREATE TABLE programs(id INTEGER PRIMARY KEY, function TEXT NOT NULL, device TEXT NOT NULL,
                       cache_key TEXT NOT NULL, cache_status TEXT NOT NULL, ir TEXT NOT NULL,
                       source TEXT NOT NULL, kernels TEXT NOT NULL);
+CREATE TABLE counters(name TEXT NOT NULL, device TEXT NOT NULL, time_ns INTEGER NOT NULL,
+                      value REAL NOT NULL);
 )sql";
 
 // Whether `path` is an SQLite database with the weft_trace table (never throws).

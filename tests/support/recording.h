@@ -23,6 +23,10 @@ class CollectingSink final : public telemetry::Sink {
     trace_.edges.insert(trace_.edges.end(), edges.begin(), edges.end());
     trace_.programs.insert(trace_.programs.end(), programs.begin(), programs.end());
   }
+  void write_counters(std::span<const telemetry::Counter> counters) override {
+    std::lock_guard lock(mutex_);
+    trace_.counters.insert(trace_.counters.end(), counters.begin(), counters.end());
+  }
   telemetry::Trace take() {
     std::lock_guard lock(mutex_);
     telemetry::Trace trace = std::move(trace_);

@@ -8,9 +8,11 @@
 #include <condition_variable>
 #include <cstdlib>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
+#include "weft/telemetry/counter_gauge.h"
 #include "weft/telemetry/telemetry.h"
 
 namespace weft::telemetry {
@@ -27,8 +29,34 @@ struct Batch {
   std::vector<Span> spans;
   std::vector<Edge> edges;
   std::vector<Program> programs;
-  bool empty() const { return spans.empty() && edges.empty() && programs.empty(); }
-  std::size_t size() const { return spans.size() + edges.size() + programs.size(); }
+  std::vector<Counter> counters;
+  // Per counter (name and device) in `counters`, the index of its latest sample: a counter
+  // sample coalesces with it. Few counters exist (a handful per device), so a scan finds it.
+  std::vector<std::size_t> latest_counters;
+  bool empty() const {
+    return spans.empty() && edges.empty() && programs.empty() && counters.empty();
+  }
+  std::size_t size() const {
+    return spans.size() + edges.size() + programs.size() + counters.size();
+  }
+
+  // Merges a sample of `name` on `device` taken at `time_ns` into the latest queued one when
+  // that is less than kCounterCoalesceNs older; otherwise returns false.
+  bool coalesce(std::string_view name, std::string_view device, std::int64_t time_ns,
+                double value) {
+    for (std::size_t& index : latest_counters) {
+      Counter& latest = counters[index];
+      if (latest.name != name || latest.device != device) continue;
+      if (time_ns - latest.time_ns < kCounterCoalesceNs) {
+        latest.value = value;
+        return true;
+      }
+      index = counters.size();  // the sample about to be appended becomes the latest
+      return false;
+    }
+    latest_counters.push_back(counters.size());
+    return false;
+  }
 };
 
 std::vector<Span>& records(Batch& batch, const Span&) {
@@ -60,6 +88,22 @@ class Recorder {
       backlog = size >= kBacklogLimit;
     }
     if (backlog) deliver_all();
+  }
+
+  // Queues a counter sample, coalesced (see Batch::coalesce). `read` gives the value, read
+  // under the queue's lock (see detail::emit_level), as is the time when `time_ns` is nullopt.
+  // Never delivers on this thread: samples are often emitted under the caller's own lock (the
+  // buffer pool's, the callback queue's), and coalescing bounds them (one per counter per
+  // kCounterCoalesceNs); the spans of the same threads make a backlog deliver.
+  template <typename Read>
+  void push_counter(std::string_view name, std::string_view device,
+                    std::optional<std::int64_t> sampled_ns, Read read) {
+    std::lock_guard lock(queue_mutex_);
+    const std::int64_t time_ns = sampled_ns ? *sampled_ns : now_ns();
+    const double value = read();
+    if (queue_.coalesce(name, device, time_ns, value)) return;
+    queue_.counters.push_back({std::string(name), std::string(device), time_ns, value});
+    if (queue_.size() == kWakeAt) wake_.notify_one();
   }
 
   void push_all(std::vector<Span>&& spans) {
@@ -181,7 +225,10 @@ class Recorder {
       std::swap(batch, queue_);
     }
     if (batch.empty()) return;
-    for (const auto& sink : sinks_) sink->write(batch.spans, batch.edges, batch.programs);
+    for (const auto& sink : sinks_) {
+      sink->write(batch.spans, batch.edges, batch.programs);
+      if (!batch.counters.empty()) sink->write_counters(batch.counters);
+    }
   }
 
   std::mutex queue_mutex_;  // queue_, thread_, stopping_
@@ -225,6 +272,20 @@ void emit(Edge edge) {
 void emit(Program program) {
   Recorder::instance().push(std::move(program));
 }
+
+void emit_counter(std::string_view name, std::string_view device, std::int64_t time_ns,
+                  double value) {
+  Recorder::instance().push_counter(name, device, time_ns, [value] { return value; });
+}
+
+namespace detail {
+void emit_level(const std::string& name, const std::string& device,
+                const std::atomic<std::int64_t>& level) {
+  Recorder::instance().push_counter(name, device, std::nullopt, [&] {
+    return static_cast<double>(level.load(std::memory_order_relaxed));
+  });
+}
+}  // namespace detail
 
 void emit(std::vector<Span>&& spans) {
   if (!spans.empty()) Recorder::instance().push_all(std::move(spans));

@@ -10,9 +10,12 @@
 namespace weft::opencl {
 
 OpenCLBuffer::OpenCLBuffer(OpenCLDevice& device, ClMem mem, std::size_t bytes, ClEvent ready)
-    : device_(&device), mem_(std::move(mem)), bytes_(bytes), ready_(std::move(ready)) {}
+    : device_(&device), mem_(std::move(mem)), bytes_(bytes), ready_(std::move(ready)) {
+  if (bytes_) device_->count_buffer_bytes(static_cast<std::int64_t>(bytes_));
+}
 
 OpenCLBuffer::~OpenCLBuffer() {
+  if (bytes_) device_->count_buffer_bytes(-static_cast<std::int64_t>(bytes_));
   if (!recyclable_ || !mem_) return;
   std::vector<ClEvent> pending = std::move(readers_);
   for (auto& e : prior_uses_) pending.push_back(std::move(e));

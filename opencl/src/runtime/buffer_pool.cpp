@@ -23,21 +23,21 @@ std::optional<BufferPool::Entry> BufferPool::take(std::size_t bytes) {
   if (it == entries_.end()) return std::nullopt;
   Entry entry = std::move(it->second);
   entries_.erase(it);
-  pooled_ -= bytes;
+  pooled_.add(-static_cast<std::int64_t>(bytes));
   return entry;
 }
 
 void BufferPool::give(std::size_t bytes, ClMem mem, std::vector<ClEvent> pending) {
   if (!prune_completed(pending)) return;  // releasing `mem` frees it once its commands end
   std::lock_guard lock(mutex_);
-  if (pooled_ + bytes > capacity_) return;
-  pooled_ += bytes;
+  const auto pooled = static_cast<std::size_t>(pooled_.value());
+  if (pooled + bytes > capacity_) return;
+  pooled_.add(static_cast<std::int64_t>(bytes));
   entries_.emplace(bytes, Entry{std::move(mem), std::move(pending)});
 }
 
 std::size_t BufferPool::pooled_bytes() const {
-  std::lock_guard lock(mutex_);
-  return pooled_;
+  return static_cast<std::size_t>(pooled_.value());
 }
 
 }  // namespace weft::opencl

@@ -21,6 +21,7 @@
 #include "weft/opencl/cl_error.h"
 #include "weft/opencl/device.h"
 #include "weft/print_format.h"
+#include "weft/telemetry/telemetry.h"
 
 namespace weft::opencl::detail {
 
@@ -147,6 +148,7 @@ class Receivers {
     queued_bytes_ += bytes;
     if (in_flight_.size() <= static_cast<std::size_t>(level)) in_flight_.resize(level + 1, 0);
     ++in_flight_[static_cast<std::size_t>(level)];
+    record_levels();
   }
 
   void finished(std::size_t bytes, int level) {
@@ -154,6 +156,7 @@ class Receivers {
       std::lock_guard lock(mutex_);
       queued_bytes_ -= bytes;
       --in_flight_[static_cast<std::size_t>(level)];
+      record_levels();
     }
     space_.notify_all();
     idle_.notify_all();
@@ -200,6 +203,15 @@ class Receivers {
     for (std::size_t l = static_cast<std::size_t>(std::max(level, 0)); l < in_flight_.size(); ++l)
       count += in_flight_[l];
     return count;
+  }
+
+  // The callback_queue_depth and callback_queue_bytes counters. Called with mutex_ held, so
+  // the samples are queued in the order of the changes they show.
+  void record_levels() const {
+    if (!telemetry::enabled()) return;
+    const std::int64_t now = telemetry::now_ns();
+    telemetry::emit_counter("callback_queue_depth", "", now, static_cast<double>(count_from(0)));
+    telemetry::emit_counter("callback_queue_bytes", "", now, static_cast<double>(queued_bytes_));
   }
 
   std::mutex mutex_;

@@ -1,6 +1,7 @@
 // What telemetry records: spans on timeline rows, edges between them (a step that waited for
-// another's token), and the programs kernels belong to. The trace file, the live stream and the
-// monitor all use these types; their text names (to_string/parse) are the file format's.
+// another's token), the programs kernels belong to, and counter samples. The trace file, the live
+// stream and the monitor all use these types; their text names (to_string/parse) are the file
+// format's.
 #pragma once
 
 #include <cstdint>
@@ -78,6 +79,17 @@ struct Edge {
   Id from = 0;
   Id to = 0;
   std::string effect;  // the effect whose order the token keeps
+};
+
+// One sample of a counter track: a level that changes over time (device memory in use, the
+// callback queue's depth). Taken when the level changes; it holds until the next sample of the
+// same name and device. Names and units: docs/telemetry.md ("Counters").
+struct Counter {
+  std::string name;    // "device_memory_bytes", "callback_queue_depth", ...
+  std::string device;  // the device it measures; empty for the whole process
+  std::int64_t time_ns = 0;
+  double value = 0;
+  bool operator==(const Counter&) const = default;
 };
 
 // A compiled program, so a kernel's span can show its fused ops and source.

@@ -45,6 +45,13 @@ void emit(Edge edge);
 void emit(Program program);
 // Many spans at once (one lock instead of one per span).
 void emit(std::vector<Span>&& spans);
+// A counter sample (a Counter; the strings are copied only when the sample is kept). Samples of
+// one counter (name and device) closer than kCounterCoalesceNs to the previous one still queued
+// merge into it: it keeps its time and takes the newer value, so a hot path cannot flood the
+// recording and the latest value is never lost.
+void emit_counter(std::string_view name, std::string_view device, std::int64_t time_ns,
+                  double value);
+inline constexpr std::int64_t kCounterCoalesceNs = 100'000;
 
 // This thread's row: "NAME (thread N)" where N counts threads in the order they first record,
 // and NAME is what set_thread_name gave (for the thread that first used weft: "main").
@@ -82,6 +89,8 @@ class Sink {
   virtual ~Sink() = default;
   virtual void write(std::span<const Span> spans, std::span<const Edge> edges,
                      std::span<const Program> programs) = 0;
+  // Counter samples, after the same batch's write (a sink that ignores counters keeps this).
+  virtual void write_counters(std::span<const Counter> /*counters*/) {}
   // Everything written so far is durable / sent (called by flush and at removal).
   virtual void flush() {}
 };

@@ -9,9 +9,11 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "weft/opencl/cl_handle.h"
+#include "weft/telemetry/counter_gauge.h"
 
 namespace weft::opencl {
 
@@ -22,7 +24,9 @@ class BufferPool {
     std::vector<ClEvent> pending;  // commands that may still use the memory
   };
 
-  explicit BufferPool(std::size_t capacity_bytes) : capacity_(capacity_bytes) {}
+  // `device` names the device in the pool's counter track (buffer_pool_bytes).
+  BufferPool(std::size_t capacity_bytes, std::string device)
+      : pooled_("buffer_pool_bytes", std::move(device)), capacity_(capacity_bytes) {}
 
   // A released buffer of exactly `bytes` (allocation size), if one is pooled.
   std::optional<Entry> take(std::size_t bytes);
@@ -32,9 +36,9 @@ class BufferPool {
   std::size_t pooled_bytes() const;
 
  private:
-  mutable std::mutex mutex_;
+  std::mutex mutex_;
   std::multimap<std::size_t, Entry> entries_;
-  std::size_t pooled_ = 0;
+  telemetry::CounterGauge pooled_;  // bytes pooled; changed under mutex_
   std::size_t capacity_;
 };
 

@@ -74,8 +74,12 @@ class OpenCLDevice final : public Device {
     std::size_t created_bytes = 0;
     std::size_t created_buffers = 0;
     std::size_t pooled_bytes = 0;  // released memory kept for reuse now
+    std::size_t in_use_bytes = 0;  // the sizes of the buffers alive now (tokens hold none)
   };
   MemoryStats memory_stats() const;
+  // Called by each buffer when it is made (its size) and destroyed (minus its size): the
+  // device_memory_bytes counter.
+  void count_buffer_bytes(std::int64_t delta) { in_use_.add(delta); }
   // The thread that drives this device's while loops and conds (see device_runtime.h).
   detail::DeviceRuntime& runtime() { return *runtime_; }
   // Builds `source` with `options` for this device, or returns the earlier build of the same
@@ -107,6 +111,7 @@ class OpenCLDevice final : public Device {
   ClQueue queue_;
 
   std::unique_ptr<BufferPool> pool_;
+  telemetry::CounterGauge in_use_;
   std::unique_ptr<detail::DeviceRuntime> runtime_;
   std::atomic<std::size_t> created_bytes_{0};
   std::atomic<std::size_t> created_buffers_{0};

@@ -37,6 +37,7 @@ class LiveSink final : public Sink {
   ~LiveSink() override;
   void write(std::span<const Span> spans, std::span<const Edge> edges,
              std::span<const Program> programs) override;
+  void write_counters(std::span<const Counter> counters) override;
   void flush() override;
   std::size_t dropped() const;  // records dropped because the buffer was full
   bool connected() const;
@@ -54,6 +55,7 @@ struct LiveBatch {
   std::vector<Span> spans;  // times relative to the sender's origin
   std::vector<Edge> edges;
   std::vector<Program> programs;
+  std::vector<Counter> counters;      // times relative to the sender's origin
   std::vector<std::string> problems;  // lines that broke the format (skipped)
   bool closed = false;                // the program ended its stream
 };

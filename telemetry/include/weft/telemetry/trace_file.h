@@ -15,7 +15,9 @@
 
 namespace weft::telemetry {
 
-// The format's version; readers refuse files with a higher one.
+// The format's version; readers refuse files with a higher one. Tables added later that a
+// reader may do without (counters) leave it as it is: older readers skip them, and this one
+// reads files that lack them.
 inline constexpr int kTraceFormatVersion = 1;
 
 class TraceFileSink final : public Sink {
@@ -32,6 +34,7 @@ class TraceFileSink final : public Sink {
 
   void write(std::span<const Span> spans, std::span<const Edge> edges,
              std::span<const Program> programs) override;
+  void write_counters(std::span<const Counter> counters) override;
   void flush() override;
   const std::filesystem::path& path() const;
 
@@ -47,6 +50,7 @@ struct Trace {
   std::vector<Span> spans;                  // by start time (then id)
   std::vector<Edge> edges;
   std::vector<Program> programs;
+  std::vector<Counter> counters;  // by time (then as recorded); none in traces before counters
 
   // Index of the span with `id` in `spans`, or -1.
   std::ptrdiff_t index_of(Id id) const;
