@@ -1,6 +1,7 @@
-// Memory a process keeps as it runs: a while loop's must not depend on its trip count. Each
-// measurement runs in a forked child (the parent never starts a device), so the figures are
-// the child's own and no earlier test's allocations blur them.
+// Memory a process keeps as it runs: a while loop's must not depend on its trip count, and the
+// programs it no longer uses must not pile up. Each resident-set measurement runs in a forked
+// child (the parent starts no device before forking), so the figures are the child's own and
+// no earlier test's allocations blur them.
 #include <gtest/gtest.h>
 
 #include <signal.h>
@@ -16,6 +17,7 @@
 #include <thread>
 
 #include "support/temp_dir.h"
+#include "weft/opencl/executable_cache.h"
 #include "weft/weft.h"
 
 namespace weft {
@@ -139,6 +141,88 @@ TEST(RuntimeMemory, WhileLoopMemoryDoesNotGrowWithItsTripCount) {
   // Ten times the iterations, the same memory: a few MB of allocator noise at most (before the
   // fix each iteration kept its launches' events, some 0.6 KB, until the loop ended).
   EXPECT_LE(growth[1], growth[0] + 8 * 1024 * 1024);
+}
+
+// An executable that only has to exist: the cache's policy does not look inside.
+class StubExecutable : public Executable {
+ public:
+  std::vector<std::shared_ptr<Buffer>> run(std::span<const std::shared_ptr<Buffer>>) override {
+    return {};
+  }
+  const CompiledInfo& info() const override { return info_; }
+
+ private:
+  CompiledInfo info_;
+};
+
+TEST(ProgramLifetime, TheCacheKeepsOnlyTheMostRecentlyUsedOfTheProgramsNobodyHolds) {
+  constexpr std::size_t kKept = 4, kMade = 40;
+  opencl::ExecutableCache cache(kKept);
+  std::vector<std::weak_ptr<Executable>> made;
+  const auto held = std::make_shared<StubExecutable>();
+  cache.insert("held", held, true);
+  for (std::size_t k = 0; k < kMade; ++k) {
+    auto executable = std::make_shared<StubExecutable>();
+    made.push_back(executable);
+    EXPECT_EQ(cache.insert("program " + std::to_string(k), executable, true), executable);
+    // The first one stays the most recently used: looked up after every new program.
+    ASSERT_NE(cache.find("program 0"), nullptr) << k;
+  }
+  EXPECT_EQ(cache.kept(), kKept);
+  // Kept: the first (used throughout) and the last kKept - 1; the rest were released.
+  for (std::size_t k = 0; k < kMade; ++k) {
+    const bool kept = k == 0 || k >= kMade - (kKept - 1);
+    EXPECT_EQ(!made[k].expired(), kept) << k;
+    EXPECT_EQ(cache.find("program " + std::to_string(k)) != nullptr, kept) << k;
+  }
+  // A program a caller holds is found however many came after it.
+  EXPECT_EQ(cache.find("held"), held);
+  // One that only its holders can ask for again (its graph has callbacks) lives as they do.
+  auto with_callbacks = std::make_shared<StubExecutable>();
+  std::weak_ptr<Executable> watch = with_callbacks;
+  cache.insert("with callbacks", with_callbacks, false);
+  EXPECT_EQ(cache.find("with callbacks"), with_callbacks);
+  with_callbacks.reset();
+  EXPECT_TRUE(watch.expired());
+  EXPECT_EQ(cache.find("with callbacks"), nullptr);
+  // A racing compile of the same graph gets the executable stored first.
+  auto second = std::make_shared<StubExecutable>();
+  EXPECT_EQ(cache.insert("held", second, true), held);
+  cache.clear();
+  EXPECT_EQ(cache.kept(), 0u);
+  EXPECT_EQ(cache.find("held"), nullptr);
+}
+
+TEST(ProgramLifetime, ACallbackIsReleasedWithTheLastJitThatCanCallIt) {
+  // In a child, as every test here that starts a device: "<tapped values> <released>".
+  const std::string line = run_in_child([] {
+    // What the callback captured: alive while a jitted function can still call it.
+    auto captured = std::make_shared<std::vector<float>>();
+    const std::weak_ptr<std::vector<float>> watch = captured;
+    std::string tapped_values;
+    {
+      auto tapped = jit([captured](const Array& x) {
+        return hcb::id_tap(
+            [captured](const HostArray& value) {
+              for (std::int64_t k = 0; k < value.size(); ++k)
+                captured->push_back(static_cast<float>(value.get_f64(k)));
+            },
+            x * 2.0f);
+      });
+      captured.reset();
+      tapped(Array::from_vector<float>({3}, {1, 2, 3})).block_until_ready();
+      effects_barrier();
+      if (auto values = watch.lock())
+        for (float v : *values) tapped_values += std::to_string(static_cast<int>(v)) + ",";
+    }
+    // Before, the device kept the executable, and through it the callback, for the life of the
+    // process. The receiver thread drops its hold on the finished task just after the barrier:
+    // wait for that (bounded; it takes microseconds).
+    for (int tick = 0; tick < 10000 && !watch.expired(); ++tick)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    return tapped_values + " " + (watch.expired() ? "released" : "kept");
+  });
+  EXPECT_EQ(line, "2,4,6, released");
 }
 
 }  // namespace
