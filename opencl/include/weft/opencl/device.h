@@ -97,8 +97,6 @@ class OpenCLDevice final : public Device {
   // Programs and executables kept for reuse once nothing holds them (the most recently used):
   // some 170 KB each on PoCL, so a process that keeps making new programs stays bounded.
   static constexpr std::size_t kRecentlyUsedPrograms = 128;
-  // How many executables the device keeps alive that no caller may hold (for tests).
-  std::size_t executables_kept() const { return executables_.kept(); }
 
  private:
   void check_allocation(std::size_t bytes) const;
