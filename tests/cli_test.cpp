@@ -1,7 +1,10 @@
 // End-to-end tests of the weft executable: each test runs the built binary in a shell with its
 // stdout and stderr captured into files, then checks the exit code and what it printed.
 #include <gtest/gtest.h>
+#include <poll.h>
+#include <signal.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -226,6 +229,67 @@ TEST_F(CliTest, CallbackSlotBeyond32BitsIsAParseErrorNotAWrappedSlot) {
   EXPECT_CONTAINS(r.err, "999999999999");
   EXPECT_CONTAINS(r.err, "0 to 2147483647");
   EXPECT_FALSE(contains(r.err, "-727379969")) << r.err;
+}
+
+TEST_F(CliTest, PrintsOfALoopThatNeverEndsShowWhileItRuns) {
+  // Its predicate holds for 2^31 iterations: the run outlives the test, which kills it.
+  const fs::path forever = write_text("forever.weft", R"(func @forever() -> (i32[]) {
+  %zero = constant[value=0] : i32[]
+  %last = while[carries=1] %zero : i32[] {
+    cond(%k: i32[]) -> (bool[]) {
+      %origin = constant[value=0] : i32[]
+      %more = ge %k, %origin : bool[]
+      return %more
+    }
+    body(%k: i32[]) -> (i32[]) {
+      %one = constant[value=1] : i32[]
+      %next = add %k, %one : i32[]
+      debug_print[format="step {}", ordered=1] %next : ()
+      return %next
+    }
+  }
+  return %last
+}
+)");
+  int out[2];
+  ASSERT_EQ(pipe(out), 0);
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    dup2(out[1], STDOUT_FILENO);
+    close(out[0]);
+    close(out[1]);
+    const std::string err = (dir_ / "stderr.txt").string();
+    if (!std::freopen(err.c_str(), "w", stderr)) std::_Exit(126);
+    execl(WEFT_CLI_PATH, WEFT_CLI_PATH, "run", forever.c_str(), "--no-cache",
+          static_cast<char*>(nullptr));
+    std::_Exit(127);
+  }
+  close(out[1]);
+  // Reads until the first print has shown (before the fix nothing came until the run ended,
+  // here never); the pipe's end, or three minutes without it, fails the test.
+  std::string shown;
+  bool first_print = false;
+  for (int waited = 0; !first_print && waited < 1800;) {
+    pollfd ready{out[0], POLLIN, 0};
+    if (poll(&ready, 1, 100) == 0) {
+      ++waited;
+      continue;
+    }
+    char chunk[4096];
+    const ssize_t got = read(out[0], chunk, sizeof chunk);
+    if (got <= 0) break;
+    shown.append(chunk, static_cast<std::size_t>(got));
+    first_print = shown.find("\n  step 1\n") != std::string::npos;
+  }
+  int status = 0;
+  const bool still_running = waitpid(child, &status, WNOHANG) == 0;
+  kill(child, SIGKILL);
+  waitpid(child, &status, 0);
+  close(out[0]);
+  EXPECT_TRUE(first_print) << shown << slurp(dir_ / "stderr.txt");
+  EXPECT_TRUE(still_running) << shown << slurp(dir_ / "stderr.txt");
+  EXPECT_CONTAINS(shown, "printed (first run):\n  step 1\n");
 }
 
 TEST_F(CliTest, TraceRecordsARunThatSummaryAndExportRead) {

@@ -151,6 +151,69 @@ bool same_prints(const std::string& device, const std::string& reference, bool a
   return a == b;
 }
 
+// The first run's prints: each line is kept (for --check and the JSON report) and, in the text
+// report, shown indented the moment the device prints it, so a long loop's prints appear as its
+// iterations complete rather than when the run ends. write_debug_print flushes after each
+// print, which hands its lines over here.
+class LivePrints : public std::streambuf {
+ public:
+  explicit LivePrints(std::ostream* show) : show_(show) {}
+  const std::string& kept() const { return kept_; }
+
+ protected:
+  int_type overflow(int_type c) override {
+    if (!traits_type::eq_int_type(c, traits_type::eof())) pending_ += traits_type::to_char_type(c);
+    return traits_type::not_eof(c);
+  }
+  std::streamsize xsputn(const char* text, std::streamsize count) override {
+    pending_.append(text, static_cast<std::size_t>(count));
+    return count;
+  }
+  int sync() override {
+    const std::size_t end = pending_.rfind('\n');
+    if (end == std::string::npos) return 0;
+    const std::string lines = pending_.substr(0, end + 1);
+    pending_.erase(0, end + 1);
+    kept_ += lines;
+    if (show_) {
+      for (const std::string& line : lines_of(lines)) *show_ << "  " << line << "\n";
+      show_->flush();
+    }
+    return 0;
+  }
+
+ private:
+  std::ostream* show_;
+  std::string pending_;  // the part of a line not yet flushed
+  std::string kept_;
+};
+
+// The text report up to the prints, written before the run so its prints can follow live.
+void print_report_head(const RunOptions& options, const Graph& graph, Device& dev,
+                       const std::vector<Param>& params, bool prints) {
+  std::cout << options.file << ": func @" << graph.name << " on " << dev.name() << " ("
+            << dev.description() << ")\n";
+  if (options.show_ir) {
+    std::cout << "\nIR:\n";
+    std::istringstream ir(print_graph(graph));
+    for (std::string line; std::getline(ir, line);) std::cout << "  " << line << "\n";
+  }
+  std::cout << "\ninputs:\n";
+  Table in({"param", "type", "source"});
+  for (const Param& p : params) in.add_row({"%" + p.name, type_string(p.dtype, p.shape), p.source});
+  std::cout << (params.empty() ? "  (none)\n" : in.render());
+  if (prints) std::cout << "\nprinted (first run):\n";
+  std::cout.flush();
+}
+
+// Sends debug prints to a stream while in scope (and nowhere else after, even on an error).
+struct PrintsTo {
+  explicit PrintsTo(std::ostream& stream) { set_debug_print_stream(&stream); }
+  ~PrintsTo() { set_debug_print_stream(nullptr); }
+  PrintsTo(const PrintsTo&) = delete;
+  PrintsTo& operator=(const PrintsTo&) = delete;
+};
+
 }  // namespace
 
 int run_run(const RunOptions& options) {
@@ -211,18 +274,21 @@ int run_run(const RunOptions& options) {
   // The first run includes the driver's one-time work (PoCL specialises each kernel for its
   // launch size on first use); repeats show the cost of a warm run. The prints of the first
   // run are kept to show and check; the repeats' are dropped.
-  std::ostringstream printed, dropped;
+  if (!options.json) print_report_head(options, graph, dev, params, has_effects(graph));
+  LivePrints live(options.json ? nullptr : &std::cout);
+  std::ostream printed(&live);
+  std::ostringstream dropped;
   auto run_once = [&](std::ostream& prints) {
-    set_debug_print_stream(&prints);
+    PrintsTo to(prints);
     const auto run_start = Clock::now();
     std::vector<std::shared_ptr<Buffer>> r = exe->run(buffers);
     // Waiting for the tokens too: the prints and callbacks have run, or their error is raised.
     for (const auto& b : r) dev.wait(*b);
     const double seconds = seconds_since(run_start);
-    set_debug_print_stream(nullptr);
     return std::pair{std::move(r), seconds};
   };
   auto [results, first_run] = run_once(printed);
+  if (!options.json && has_effects(graph) && live.kept().empty()) std::cout << "  (nothing)\n";
   t.run = first_run;
   std::vector<double> reruns;
   for (int i = 1; i < options.repeat; ++i) reruns.push_back(run_once(dropped).second);
@@ -260,7 +326,7 @@ int run_run(const RunOptions& options) {
   std::vector<Comparison> checks;
   bool all_ok = true;
   bool prints_ok = true;
-  const std::vector<std::string> print_lines = lines_of(printed.str());
+  const std::vector<std::string> print_lines = lines_of(live.kept());
   if (options.check) {
     start = Clock::now();
     std::ostringstream expected_prints;
@@ -277,7 +343,7 @@ int run_run(const RunOptions& options) {
       all_ok &= checks.back().ok();
     }
     // Ordered prints must match line for line; unordered ones as a set of lines.
-    prints_ok = same_prints(printed.str(), expected_prints.str(), has_unordered_print(program));
+    prints_ok = same_prints(live.kept(), expected_prints.str(), has_unordered_print(program));
     all_ok &= prints_ok;
   }
 
@@ -329,25 +395,6 @@ int run_run(const RunOptions& options) {
     if (options.show_ir) out["ir"] = print_graph(graph);
     std::cout << json_text(out) << "\n";
     return all_ok ? kExitOk : kExitMismatch;
-  }
-
-  std::cout << options.file << ": func @" << graph.name << " on " << dev.name() << " ("
-            << dev.description() << ")\n";
-  if (options.show_ir) {
-    std::cout << "\nIR:\n";
-    std::istringstream ir(print_graph(graph));
-    for (std::string line; std::getline(ir, line);) std::cout << "  " << line << "\n";
-  }
-
-  std::cout << "\ninputs:\n";
-  Table in({"param", "type", "source"});
-  for (const Param& p : params) in.add_row({"%" + p.name, type_string(p.dtype, p.shape), p.source});
-  std::cout << (params.empty() ? "  (none)\n" : in.render());
-
-  if (has_effects(graph)) {
-    std::cout << "\nprinted (first run):\n";
-    for (const std::string& line : print_lines) std::cout << "  " << line << "\n";
-    if (print_lines.empty()) std::cout << "  (nothing)\n";
   }
 
   std::cout << "\noutputs:\n";

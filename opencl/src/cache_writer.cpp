@@ -21,22 +21,6 @@ namespace {
 
 constexpr std::string_view kComponent = "cache";
 
-// Kernel execution time of the first run, from profiling: subtracted from its wall time so the
-// recorded compile time is the work-group compilation, not the work itself.
-double execution_seconds(const std::vector<ClEvent>& events) {
-  double total = 0;
-  for (const ClEvent& event : events) {
-    cl_ulong start = 0, end = 0;
-    if (clGetEventProfilingInfo(event.get(), CL_PROFILING_COMMAND_START, sizeof start, &start,
-                                nullptr) != CL_SUCCESS ||
-        clGetEventProfilingInfo(event.get(), CL_PROFILING_COMMAND_END, sizeof end, &end, nullptr) !=
-            CL_SUCCESS)
-      return 0;
-    if (end > start) total += static_cast<double>(end - start) * 1e-9;
-  }
-  return total;
-}
-
 bool control_flow_idle() {
   for (OpenCLDevice* device : all_devices())
     if (device->runtime().runs_in_flight() > 0) return false;
@@ -62,20 +46,17 @@ void record_store(const CacheWrite& write, std::int64_t start_ns, std::string_vi
 
 void perform(CacheWrite& write) {
   const std::int64_t start_ns = telemetry::enabled() ? telemetry::now_ns() : 0;
-  std::vector<cl_event> events;
-  for (const ClEvent& e : write.first_run_events) events.push_back(e.get());
-  if (!events.empty()) {
-    if (cl_int status = clWaitForEvents(static_cast<cl_uint>(events.size()), events.data())) {
-      // The run failed; its error reaches the caller through its outputs. Nothing to store.
-      log::debug(kComponent, "not storing " + write.key + ": its first run failed (" +
-                                 std::string(cl_error_name(status)) + ")");
-      return;
-    }
+  if (!write.first_run_launches.wait()) {
+    // The run failed; its error reaches the caller through its outputs. Nothing to store.
+    log::debug(kComponent, "not storing " + write.key + ": its first run failed");
+    return;
   }
   const double wall =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - write.first_run_start)
           .count();
-  const double first_run_overhead = std::max(0.0, wall - execution_seconds(write.first_run_events));
+  // Kernel time is subtracted, so the recorded compile time is the work-group compilation.
+  const double first_run_overhead =
+      std::max(0.0, wall - write.first_run_launches.execution_seconds());
   const double compile_seconds = write.build_seconds + first_run_overhead;
   std::vector<std::uint8_t> binary;
   try {

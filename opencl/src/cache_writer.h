@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "first_run_launches.h"
 #include "weft/cache/key.h"
 #include "weft/cache/store.h"
 #include "weft/opencl/cl_handle.h"
@@ -30,7 +31,7 @@ struct CacheWrite {
   double build_seconds = 0;  // code generation and clBuildProgram
   // Set when the first run is enqueued.
   std::chrono::steady_clock::time_point first_run_start;
-  std::vector<ClEvent> first_run_events;
+  FirstRunLaunches first_run_launches;
 };
 
 // Queues `write` for the background writer (started on first use).

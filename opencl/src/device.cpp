@@ -343,7 +343,7 @@ ClProgram OpenCLDevice::build_program(const std::string& source, const std::stri
   auto key = std::make_pair(source, options);
   {
     std::lock_guard lock(programs_mutex_);
-    if (auto found = programs_.find(key); found != programs_.end()) return found->second;
+    if (std::optional<ClProgram> found = programs_.find(key)) return *found;
   }
   // Built outside the lock so other builds on this device proceed; a racing build of the same
   // source only wastes time, and the first one stored wins.
@@ -377,8 +377,12 @@ ClProgram OpenCLDevice::build_program(const std::string& source, const std::stri
                    " with \"" + options +
                    "\": " + (log.empty() ? "empty build log" : "build log:\n" + log));
   }
+  std::vector<ClProgram> released;  // after the lock
   std::lock_guard lock(programs_mutex_);
-  return programs_.emplace(std::move(key), std::move(program)).first->second;
+  // A racing build of the same source stored first: its program wins.
+  if (std::optional<ClProgram> first = programs_.find(key)) return *first;
+  released = programs_.put(std::move(key), program);
+  return program;
 }
 
 ClProgram OpenCLDevice::build_program_from_binary(std::span<const std::uint8_t> binary,
@@ -407,12 +411,10 @@ ClProgram OpenCLDevice::build_program_from_binary(std::span<const std::uint8_t> 
 }
 
 void OpenCLDevice::forget_compiled() {
-  {
-    std::lock_guard lock(executables_mutex_);
-    executables_.clear();
-  }
+  executables_.clear();
+  std::vector<ClProgram> released;  // after the lock
   std::lock_guard lock(programs_mutex_);
-  programs_.clear();
+  released = programs_.clear();
 }
 
 }  // namespace weft::opencl

@@ -158,10 +158,7 @@ std::shared_ptr<Executable> OpenCLDevice::compile(const Graph& graph) {
     std::snprintf(id, sizeof id, "\n#callback %p", static_cast<const void*>(callback.get()));
     text += id;
   }
-  {
-    std::lock_guard lock(executables_mutex_);
-    if (auto found = executables_.find(text); found != executables_.end()) return found->second;
-  }
+  if (std::shared_ptr<Executable> found = executables_.find(text)) return found;
   const bool recording = telemetry::enabled();
   const std::int64_t start_ns = recording ? telemetry::now_ns() : 0;
   const telemetry::Id compile_id = recording ? telemetry::next_id() : 0;
@@ -174,8 +171,8 @@ std::shared_ptr<Executable> OpenCLDevice::compile(const Graph& graph) {
   }
   executable->set_callbacks(graph.callbacks);
   if (recording) record_compile(*executable, graph, compile_id, start_ns);
-  std::lock_guard lock(executables_mutex_);
-  return executables_.emplace(std::move(text), std::move(executable)).first->second;
+  // An executable with callbacks is asked for again only by its holders (its key names them).
+  return executables_.insert(std::move(text), std::move(executable), graph.callbacks.empty());
 }
 
 std::shared_ptr<OpenCLExecutable> OpenCLDevice::compile_with_cache(const Graph& graph,

@@ -158,7 +158,7 @@ void BlockRunner::launch(const LaunchPlan& launch, BlockState& state) {
                                           wait_list_.empty() ? nullptr : wait_list_.data(), &done))
     throw_cl_error(err, "clEnqueueNDRangeKernel(" + launch.kernel + ")", device_.label());
   ClEvent event(done);
-  if (launch_events_) launch_events_->push_back(event);
+  if (first_run_) first_run_->add(event);
   if (RunTelemetry* t = host_.telemetry) {
     telemetry::Args args = {{"device", t->device},
                             {"program", std::to_string(t->program)},

@@ -14,6 +14,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "first_run_launches.h"
 #include "runtime/run_task.h"
 #include "runtime/run_telemetry.h"
 #include "weft/dtype.h"
@@ -55,15 +56,17 @@ struct HostStepContext {
 
 class BlockRunner {
  public:
-  // `kernels` maps each launch of the plan to its kernel object. With `per_command_locks`
-  // null the caller holds the kernels' argument state (`launch_mutex`) and the launch gate for
-  // the whole run; otherwise (runs on the runtime thread, which pause) each command takes them.
+  // `kernels` maps each launch of the plan to its kernel object; `first_run`, when not null,
+  // records the launches (a first run whose program the cache writer stores). With
+  // `per_command_locks` null the caller holds the kernels' argument state (`launch_mutex`) and the
+  // launch gate for the whole run; otherwise (runs on the runtime thread, which pause) each command
+  // takes them.
   BlockRunner(OpenCLDevice& device, const std::unordered_map<const LaunchPlan*, cl_kernel>& kernels,
-              std::vector<ClEvent>* launch_events, std::mutex* per_command_locks = nullptr,
+              FirstRunLaunches* first_run, std::mutex* per_command_locks = nullptr,
               DeviceRuntime* runtime = nullptr, HostStepContext host = {})
       : device_(device),
         kernels_(kernels),
-        launch_events_(launch_events),
+        first_run_(first_run),
         launch_mutex_(per_command_locks),
         runtime_(runtime),
         host_(host) {}
@@ -129,7 +132,7 @@ class BlockRunner {
 
   OpenCLDevice& device_;
   const std::unordered_map<const LaunchPlan*, cl_kernel>& kernels_;
-  std::vector<ClEvent>* launch_events_;  // every launch's event, while a cache write waits
+  FirstRunLaunches* first_run_;  // while a cache write waits for this run's launches
   std::mutex* launch_mutex_;
   DeviceRuntime* runtime_;
   HostStepContext host_;

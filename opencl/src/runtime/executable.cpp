@@ -302,10 +302,10 @@ std::vector<std::shared_ptr<Buffer>> OpenCLExecutable::run(
   std::unique_lock lock(run_mutex_);
 
   std::shared_lock gate(detail::launch_gate());
-  std::vector<ClEvent> first_run_events;  // only while a cache write waits for them
+  detail::FirstRunLaunches first_run;  // only while a cache write waits for them
   if (cache_write_) cache_write_->first_run_start = std::chrono::steady_clock::now();
-  detail::BlockRunner runner(device, launch_kernel_, cache_write_ ? &first_run_events : nullptr,
-                             nullptr, nullptr,
+  detail::BlockRunner runner(device, launch_kernel_, cache_write_ ? &first_run : nullptr, nullptr,
+                             nullptr,
                              {&callbacks_, detail::current_callback_level(), &inline_tasks,
                               input_tokens(params), record ? &record->run() : nullptr});
   std::vector<detail::Slot> slots = runner.run(plan_, std::move(params)).take();
@@ -315,7 +315,7 @@ std::vector<std::shared_ptr<Buffer>> OpenCLExecutable::run(
   std::unique_ptr<detail::CacheWrite> write = std::move(cache_write_);
   lock.unlock();
   if (write) {
-    write->first_run_events = std::move(first_run_events);
+    write->first_run_launches = std::move(first_run);
     detail::schedule_cache_write(std::move(*write));
   }
   // WEFT_CALLBACK_INLINE=1: the callbacks run here, with no lock held.
@@ -381,7 +381,7 @@ Detached drive_run(std::shared_ptr<OpenCLExecutable> executable, std::vector<det
                    std::unique_ptr<detail::CacheWrite> cache_write, int callback_level,
                    std::unique_ptr<detail::RunTelemetry> telemetry) {
   OpenCLDevice& device = executable->device();
-  std::vector<ClEvent> launch_events;
+  detail::FirstRunLaunches first_run;
   std::exception_ptr failure;
   try {
     // Inputs that other runtime runs fill: wait (without blocking the thread) until they are.
@@ -397,7 +397,7 @@ Detached drive_run(std::shared_ptr<OpenCLExecutable> executable, std::vector<det
       }
     }
     detail::BlockRunner runner(device, executable->launch_kernels(),
-                               cache_write ? &launch_events : nullptr, &executable->run_mutex(),
+                               cache_write ? &first_run : nullptr, &executable->run_mutex(),
                                &device.runtime(),
                                {&executable->callbacks(), callback_level, nullptr,
                                 executable->input_tokens(params), telemetry.get()});
@@ -456,7 +456,7 @@ Detached drive_run(std::shared_ptr<OpenCLExecutable> executable, std::vector<det
       clSetUserEventStatus(out.filled.get(), out.token ? CL_COMPLETE : CL_INVALID_OPERATION);
     }
   } else if (cache_write) {
-    cache_write->first_run_events = std::move(launch_events);
+    cache_write->first_run_launches = std::move(first_run);
     detail::schedule_cache_write(std::move(*cache_write));
   }
   device.runtime().run_finished();

@@ -19,7 +19,9 @@
 #include "weft/opencl/buffer_pool.h"
 #include "weft/opencl/cl_handle.h"
 #include "weft/opencl/device_info.h"
+#include "weft/opencl/executable_cache.h"
 #include "weft/opencl/program_plan.h"
+#include "weft/opencl/recently_used.h"
 #include "weft/telemetry/telemetry.h"
 
 namespace weft::opencl {
@@ -96,6 +98,9 @@ class OpenCLDevice final : public Device {
   // of each graph consults the persistent cache again. Executables already handed out stay
   // valid. For tests and benchmarks of the persistent cache.
   void forget_compiled();
+  // Programs and executables kept for reuse once nothing holds them (the most recently used):
+  // some 170 KB each on PoCL, so a process that keeps making new programs stays bounded.
+  static constexpr std::size_t kRecentlyUsedPrograms = 128;
 
  private:
   void check_allocation(std::size_t bytes) const;
@@ -115,12 +120,17 @@ class OpenCLDevice final : public Device {
   std::unique_ptr<detail::DeviceRuntime> runtime_;
   std::atomic<std::size_t> created_bytes_{0};
   std::atomic<std::size_t> created_buffers_{0};
-  std::mutex executables_mutex_;
-  std::unordered_map<std::string, std::shared_ptr<Executable>> executables_;  // by graph text
+  ExecutableCache executables_{kRecentlyUsedPrograms};  // by graph text
   std::once_flag token_mem_once_;
   ClMem token_mem_;
+  struct SourceHash {
+    std::size_t operator()(const std::pair<std::string, std::string>& key) const {
+      return std::hash<std::string>()(key.first) * 31 + std::hash<std::string>()(key.second);
+    }
+  };
   std::mutex programs_mutex_;
-  std::map<std::pair<std::string, std::string>, ClProgram> programs_;  // by source, options
+  RecentlyUsed<std::pair<std::string, std::string>, ClProgram, SourceHash> programs_{
+      kRecentlyUsedPrograms};  // by source, options
 };
 
 }  // namespace weft::opencl
