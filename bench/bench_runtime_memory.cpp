@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "common.h"
+#include "support/peak_resident.h"
 #include "weft/weft.h"
 
 namespace {
@@ -43,39 +44,8 @@ double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-long long resident_bytes() {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line))
-    if (line.rfind("VmRSS:", 0) == 0) return std::stoll(line.substr(6)) * 1024;
-  throw std::runtime_error("no VmRSS in /proc/self/status");
-}
-
-// The highest resident set from construction to stop(), sampled every few milliseconds.
-class PeakResident {
- public:
-  PeakResident() : peak_(resident_bytes()), sampler_([this] { sample(); }) {}
-  ~PeakResident() { stop(); }
-  long long stop() {
-    if (sampler_.joinable()) {
-      done_ = true;
-      sampler_.join();
-    }
-    return peak_;
-  }
-
- private:
-  void sample() {
-    while (!done_) {
-      peak_ = std::max(peak_.load(), resident_bytes());
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
-    peak_ = std::max(peak_.load(), resident_bytes());
-  }
-  std::atomic<bool> done_{false};
-  std::atomic<long long> peak_;
-  std::thread sampler_;
-};
+using weft::testing::PeakResident;
+using weft::testing::resident_bytes;
 
 double megabytes(long long bytes) {
   return static_cast<double>(bytes) / 1e6;

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "npy.h"
+#include "support/cli_process.h"
 #include "support/test_devices.h"
 #include "weft/error.h"
 #include "weft/opencl/device_info.h"
@@ -25,23 +26,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct Result {
-  int code = -1;
-  std::string out, err;
-};
-
-std::string slurp(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-std::string quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
+using Result = testing::ProcessResult;
+using testing::quote;
+using testing::slurp;
 
 // A fresh directory per test for inputs and outputs.
 class CliTest : public ::testing::Test {
@@ -55,17 +42,7 @@ class CliTest : public ::testing::Test {
 
   // Runs `weft ARGS` with an optional environment prefix ("WEFT_DEVICE=cpu:0").
   Result weft(const std::vector<std::string>& args, const std::string& env = "") const {
-    std::string command = env.empty() ? "" : env + " ";
-    command += quote(WEFT_CLI_PATH);
-    for (const std::string& a : args) command += " " + quote(a);
-    const fs::path out = dir_ / "stdout.txt", err = dir_ / "stderr.txt";
-    command += " >" + quote(out.string()) + " 2>" + quote(err.string()) + " </dev/null";
-    const int status = std::system(command.c_str());
-    Result r;
-    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    r.out = slurp(out);
-    r.err = slurp(err);
-    return r;
+    return testing::run_process(WEFT_CLI_PATH, args, dir_, env);
   }
 
   static fs::path resources() {

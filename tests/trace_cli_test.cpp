@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "support/cli_process.h"
 #include "support/make_span.h"
 #include "support/raw_sqlite.h"
 #include "support/temp_dir.h"
@@ -27,38 +28,15 @@ namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 using testing::make_span;
 
-struct Result {
-  int code = -1;
-  std::string out, err;
-};
-
-std::string slurp(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-std::string quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
+using Result = testing::ProcessResult;
+using testing::quote;
+using testing::slurp;
 
 class TraceCliTest : public ::testing::Test {
  protected:
   // Runs `weft ARGS`; a run that hangs is killed after 30 s (exit code 124).
   Result weft(const std::vector<std::string>& args) const {
-    std::string command = "timeout 30 " + quote(WEFT_CLI_PATH);
-    for (const std::string& a : args) command += " " + quote(a);
-    const fs::path out = dir_.path() / "stdout.txt", err = dir_.path() / "stderr.txt";
-    command += " >" + quote(out.string()) + " 2>" + quote(err.string()) + " </dev/null";
-    const int status = std::system(command.c_str());
-    Result r;
-    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    r.out = slurp(out);
-    r.err = slurp(err);
-    return r;
+    return testing::run_process(WEFT_CLI_PATH, args, dir_.path(), "", 30);
   }
 
   // A small recording with `command`, and `name` for its kernel, effect and device.
