@@ -17,23 +17,6 @@ constexpr int kMaxBroadcastCost = 2;
 // Multi-output fusion decisions per graph (each re-assigns the groups).
 constexpr int kMaxSideOutputs = 32;
 
-int op_cost(OpKind op) {
-  switch (op_info(op).op_class) {
-    case OpClass::Leaf:
-    case OpClass::Layout:
-    case OpClass::Convert:
-    case OpClass::Select:
-      return 0;
-    case OpClass::Unary:
-      return op == OpKind::Neg || op == OpKind::Abs || op == OpKind::Not ? 1 : 4;
-    case OpClass::Binary:
-      return op == OpKind::Pow || op == OpKind::Atan2 || op == OpKind::Div || op == OpKind::Rem ? 4
-                                                                                                : 1;
-    default:
-      return 1;
-  }
-}
-
 // The planner's working state: which nodes have buffers, and why.
 struct Planner {
   const Graph& g;
@@ -122,7 +105,7 @@ struct Planner {
     std::vector<int> cost(n, 0);
     for (std::size_t i = 0; i < n; ++i) {
       if (is_param[i] || alias_of[i] >= 0) continue;
-      int c = op_cost(g.nodes[i].op);
+      int c = op_info(g.nodes[i].op).fusion_cost;
       for (ValueId in : g.nodes[i].inputs)
         if (!is_param[in] && !is_root[in] && side_of[in] < 0) c += cost[in];
       cost[i] = std::min(c, 1 << 20);
@@ -187,7 +170,7 @@ struct Planner {
     std::vector<bool> costly(n, false);
     for (std::size_t i = 0; i < n; ++i) {
       if (is_param[i] || alias_of[i] >= 0 || is_root[i] || side_of[i] >= 0) continue;
-      costly[i] = op_cost(g.nodes[i].op) >= 4;
+      costly[i] = op_info(g.nodes[i].op).fusion_cost >= 4;
       for (ValueId in : g.nodes[i].inputs) costly[i] = costly[i] || costly[in];
     }
     for (std::size_t i = n; i-- > 0;) {

@@ -7,29 +7,10 @@
 namespace weft {
 
 int kernel_size_weight(const Graph& graph, const Node& node) {
-  switch (node.op) {
-    case OpKind::Parameter:
-    case OpKind::Constant:
-      return 0;
-    case OpKind::BroadcastInDim:  // of a scalar: the scalar's own literal or load, unchanged
-      return graph.node(node.inputs[0]).shape.empty() ? 0 : 1;
-    case OpKind::Exp:
-    case OpKind::Exp2:
-    case OpKind::Log:
-    case OpKind::Log1p:
-    case OpKind::Expm1:
-    case OpKind::Sin:
-    case OpKind::Cos:
-    case OpKind::Tan:
-    case OpKind::Tanh:
-    case OpKind::Logistic:
-    case OpKind::Erf:
-    case OpKind::Pow:
-    case OpKind::Atan2:
-      return kMathCallWeight;
-    default:
-      return 1;
-  }
+  if (node.op == OpKind::Parameter || node.op == OpKind::Constant) return 0;
+  // A broadcast of a scalar is the scalar's own literal or load, unchanged.
+  if (node.op == OpKind::BroadcastInDim && graph.node(node.inputs[0]).shape.empty()) return 0;
+  return op_info(node.op).math_call ? kMathCallWeight : 1;
 }
 
 namespace detail {

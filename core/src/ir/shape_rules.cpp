@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "primitives/primitive.h"
 #include "weft/error.h"
 
 namespace weft {
@@ -170,6 +171,8 @@ TensorType infer_type(OpKind op, std::span<const TensorType> operands, const Att
       shape_fail(op, operands,
                  "result shape " + shape_to_string(declared.shape) + " has a negative dimension");
 
+  // Migration to core/src/primitives/: a definition's type rule wins over the switch below.
+  if (auto rule = prim::primitive(op).type) return rule(op, operands, attrs, declared);
   switch (info.op_class) {
     case OpClass::Leaf: {
       if (op == OpKind::Parameter) {

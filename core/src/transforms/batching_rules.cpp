@@ -4,6 +4,7 @@
 #include <numeric>
 #include <vector>
 
+#include "primitives/primitive.h"
 #include "weft/control_flow.h"
 #include "weft/error.h"
 #include "weft/ops.h"
@@ -112,6 +113,12 @@ Array with_batch_axis(const Array& value, std::int64_t batch_size,
 
 Batched batch_rule(const Node& n, std::span<const Batched> operands, std::int64_t batch_size,
                    const std::string& api, const std::source_location& loc) {
+  // Migration to core/src/primitives/: a definition's rule wins over the switch below.
+  const auto& rule = prim::primitive(n.op).batch;
+  if (rule.fn) return rule.fn(n, operands, batch_size, api, loc);
+  if (!rule.refusal.empty())
+    throw TransformError(api + ": " + std::string(rule.refusal) + " (" +
+                         std::string(op_name(n.op)) + " at " + n.origin.describe() + ")");
   const TensorType result{n.dtype, with_leading(batch_size, n.shape)};
   auto all_batched = [&] {
     std::vector<Array> out;

@@ -1,6 +1,7 @@
 // vmap through while, cond and scan.
 #include <algorithm>
 
+#include "primitives/primitive.h"
 #include "transforms/control_rules.h"
 #include "transforms/dependence.h"
 #include "transforms/staging.h"
@@ -285,6 +286,12 @@ std::vector<Batched> batch_scan(const Graph& g, const Node& n, std::span<const B
 std::vector<Batched> batch_control(const Graph& g, const Node& n, std::span<const Batched> operands,
                                    std::int64_t batch_size, const std::string& api,
                                    const std::source_location& loc) {
+  // Migration to core/src/primitives/: a definition's rule wins over the switch below.
+  const auto& rule = prim::primitive(n.op).control_batch;
+  if (rule.fn) return rule.fn(g, n, operands, batch_size, api, loc);
+  if (!rule.refusal.empty())
+    throw TransformError(api + ": " + std::string(rule.refusal) + " (" +
+                         std::string(op_name(n.op)) + " at " + n.origin.describe() + ")");
   switch (n.op) {
     case OpKind::Cond:
       return batch_cond(g, n, operands, batch_size, api, loc);

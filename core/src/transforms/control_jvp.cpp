@@ -1,5 +1,6 @@
 // Forward mode through while, cond and scan: the same op over (primal, tangent) pairs, its
 // regions the jvp of the original ones.
+#include "primitives/primitive.h"
 #include "transforms/control_rules.h"
 #include "transforms/dependence.h"
 #include "transforms/jvp_graph.h"
@@ -226,6 +227,12 @@ ControlTangents jvp_scan(const Graph& g, const Node& n, std::span<const Array> o
 ControlTangents jvp_control(const Graph& g, const Node& n, std::span<const Array> operands,
                             std::span<const Tangent> tangents, const std::string& api,
                             const std::source_location& loc) {
+  // Migration to core/src/primitives/: a definition's rule wins over the switch below.
+  const auto& rule = prim::primitive(n.op).control_jvp;
+  if (rule.fn) return rule.fn(g, n, operands, tangents, api, loc);
+  if (!rule.refusal.empty())
+    throw TransformError(api + ": " + std::string(rule.refusal) + " (" +
+                         std::string(op_name(n.op)) + " at " + n.origin.describe() + ")");
   switch (n.op) {
     case OpKind::While:
       return jvp_while(g, n, operands, tangents, api, loc);

@@ -4,6 +4,7 @@
 // loop's linear part is its whole jvp loop (linearize only; it has no transpose).
 #include <algorithm>
 
+#include "primitives/primitive.h"
 #include "trace/array_impl.h"
 #include "transforms/control_rules.h"
 #include "transforms/dependence.h"
@@ -269,6 +270,12 @@ ControlTangents linearize_while(const Graph& g, const Node& n, std::span<const A
 ControlTangents linearize_control(const Graph& g, const Node& n, std::span<const Array> operands,
                                   std::span<const Tangent> tangents, const std::string& api,
                                   const std::source_location& loc) {
+  // Migration to core/src/primitives/: a definition's rule wins over the switch below.
+  const auto& rule = prim::primitive(n.op).control_linearize;
+  if (rule.fn) return rule.fn(g, n, operands, tangents, api, loc);
+  if (!rule.refusal.empty())
+    throw TransformError(api + ": " + std::string(rule.refusal) + " (" +
+                         std::string(op_name(n.op)) + " at " + n.origin.describe() + ")");
   switch (n.op) {
     case OpKind::Cond:
       return linearize_cond(g, n, operands, tangents, api, loc);

@@ -1,6 +1,7 @@
 // Reverse mode's second half through the linear cond and scan that linearize_control makes.
 #include <algorithm>
 
+#include "primitives/primitive.h"
 #include "transforms/control_rules.h"
 #include "transforms/linearize.h"
 #include "transforms/staging.h"
@@ -187,6 +188,12 @@ std::vector<Tangent> transpose_control(const Graph& g, const Node& n,
                                        std::span<const std::optional<Array>> operands,
                                        const std::vector<bool>& linear, const std::string& api,
                                        const std::source_location& loc) {
+  // Migration to core/src/primitives/: a definition's rule wins over the switch below.
+  const auto& rule = prim::primitive(n.op).control_transpose;
+  if (rule.fn) return rule.fn(g, n, result_cotangents, operands, linear, api, loc);
+  if (!rule.refusal.empty())
+    throw TransformError(api + ": " + std::string(rule.refusal) + " (" +
+                         std::string(op_name(n.op)) + " at " + n.origin.describe() + ")");
   switch (n.op) {
     case OpKind::Cond:
       return transpose_cond(g, n, result_cotangents, operands, linear, api, loc);

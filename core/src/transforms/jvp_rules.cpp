@@ -5,6 +5,7 @@
 #include <numbers>
 #include <vector>
 
+#include "primitives/primitive.h"
 #include "weft/error.h"
 #include "weft/ops.h"
 #include "weft/trace/trace.h"
@@ -207,6 +208,10 @@ Tangent jvp_rule(const Node& n, std::span<const Array> primals, std::span<const 
   bool any = false;
   for (const Tangent& t : tangents) any = any || t.has_value();
   if (!any) return std::nullopt;
+  // Migration to core/src/primitives/: a definition's rule wins over the switch below.
+  const auto& rule = prim::primitive(n.op).jvp;
+  if (rule.fn) return rule.fn(n, primals, tangents, result, loc);
+  if (!rule.refusal.empty()) throw TransformError(std::string(rule.refusal));
 
   switch (op_info(n.op).op_class) {
     case OpClass::Unary:

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "primitives/primitive.h"
 #include "weft/error.h"
 #include "weft/ops.h"
 #include "weft/trace/trace.h"
@@ -122,6 +123,12 @@ std::vector<Tangent> transpose_rule(const Node& n, const Array& ct,
                                     std::span<const TensorType> types,
                                     const std::vector<bool>& linear, const std::string& api,
                                     const std::source_location& loc) {
+  // Migration to core/src/primitives/: a definition's rule wins over the switch below.
+  const auto& rule = prim::primitive(n.op).transpose;
+  if (rule.fn) return rule.fn(n, ct, values, types, linear, api, loc);
+  if (!rule.refusal.empty())
+    throw TransformError(api + ": " + std::string(rule.refusal) + " (" +
+                         std::string(op_name(n.op)) + " at " + n.origin.describe() + ")");
   std::vector<Tangent> out(n.inputs.size());
   auto other = [&](std::size_t i) -> const Array& { return *values[i]; };
   switch (n.op) {

@@ -182,9 +182,7 @@ int vector_transcendentals(const KernelContext& ctx, const FusionGroup& group) {
     const bool scalar_broadcast =
         n.op == OpKind::BroadcastInDim && ctx.graph().node(n.inputs[0]).shape.empty();
     if (!arithmetic && !scalar_broadcast && n.op != OpKind::Constant) return 0;
-    if ((c == OpClass::Unary && n.op != OpKind::Neg && n.op != OpKind::Abs) ||
-        n.op == OpKind::Pow || n.op == OpKind::Atan2)
-      ++transcendentals;
+    if (op_info(n.op).lane_work) ++transcendentals;
   }
   for (ValueId in : group.inputs) {
     const Node& n = ctx.graph().node(in);

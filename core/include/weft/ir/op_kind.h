@@ -129,11 +129,22 @@ enum class OpClass : std::uint8_t {
   Token,    // joins tokens
 };
 
+// What passes and backends may ask of any primitive, stated by its one definition
+// (core/src/primitives/).
 struct OpInfo {
   OpKind kind;
   std::string_view name;
   OpClass op_class;
   int arity;  // -1: variadic
+  // Fusion's cost of computing the op again in every kernel that reads it, instead of storing
+  // it once: 0 free (layout, convert, select, leaves), 1 cheap, 4 expensive.
+  int fusion_cost = 1;
+  // A call into the math library (exp, log, sin, erf, pow...): weighs kMathCallWeight in a
+  // kernel's size (compile/group_size_limit.h).
+  bool math_call = false;
+  // Compute-bound per element (math calls, roundings, square roots): on CPUs a loop kernel
+  // whose f32 group holds such ops runs them as 16-lane vectors (codegen/loop_kernel.cpp).
+  bool lane_work = false;
 };
 
 const OpInfo& op_info(OpKind kind);

@@ -1,0 +1,56 @@
+// Defaults shared by whole families of primitives, as JAX's unop/naryop give them: a family
+// helper returns a definition with the family's row, type rule, evaluator and rules filled in,
+// and a primitive's definition changes only what is its own.
+#pragma once
+
+#include <string_view>
+
+#include "primitives/primitive.h"
+
+namespace weft::prim {
+
+// A definition with the table row only; every rule still to be given.
+inline Primitive row(OpKind kind, std::string_view name, OpClass op_class, int arity) {
+  Primitive p;
+  p.info = OpInfo{kind, name, op_class, arity};
+  return p;
+}
+
+// The families' properties (fusion cost, math call, lane work; see OpInfo).
+inline Primitive free_op(Primitive p) {
+  p.info.fusion_cost = 0;
+  return p;
+}
+inline Primitive expensive(Primitive p) {
+  p.info.fusion_cost = 4;
+  p.info.lane_work = true;
+  return p;
+}
+// Division and remainder: expensive to recompute, but no faster as 16-lane vectors.
+inline Primitive division(Primitive p) {
+  p.info.fusion_cost = 4;
+  return p;
+}
+inline Primitive math_call(Primitive p) {
+  p = expensive(std::move(p));
+  p.info.math_call = true;
+  return p;
+}
+
+// Each family file adds its primitives (registry.cpp calls them all).
+void define_leaf_primitives(Definitions& defs);
+void define_unary_primitives(Definitions& defs);
+void define_binary_primitives(Definitions& defs);
+void define_compare_primitives(Definitions& defs);
+void define_select_convert_primitives(Definitions& defs);
+void define_layout_primitives(Definitions& defs);
+void define_reduce_primitives(Definitions& defs);
+void define_dot_primitives(Definitions& defs);
+void define_result_primitive(Definitions& defs);
+void define_while_primitive(Definitions& defs);
+void define_cond_primitive(Definitions& defs);
+void define_scan_primitive(Definitions& defs);
+void define_host_primitives(Definitions& defs);
+void define_custom_primitives(Definitions& defs);
+
+}  // namespace weft::prim

@@ -1,0 +1,103 @@
+// One definition per primitive: its table row (name, class, arity and properties), type rule,
+// reference evaluator and transformation rules, written next to each other in the family file
+// under core/src/primitives/ (docs/architecture.md, "Adding a primitive"). Families (unary
+// float, binary arithmetic, comparisons, reductions, layout ops) take their defaults from the
+// helpers in families.h, as JAX's unop/naryop do. Passes reach a primitive only through
+// primitive(kind), or op_info(kind) for what is public.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <source_location>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "interp/value.h"
+#include "transforms/batching_rules.h"
+#include "transforms/control_rules.h"
+#include "transforms/jvp_rules.h"
+#include "weft/array.h"
+#include "weft/ir/graph.h"
+
+namespace weft::prim {
+
+// A rule, or an explicit "none": `refusal` is then the message users get (a TransformError)
+// when a transformation meets the op. The primitive walk test fails on a rule that is neither.
+template <typename Fn>
+struct Rule {
+  Fn fn = nullptr;
+  std::string_view refusal;
+  bool defined() const { return fn != nullptr || !refusal.empty(); }
+};
+
+template <typename Fn>
+Rule<Fn> none(std::string_view refusal) {
+  return Rule<Fn>{nullptr, refusal};
+}
+
+// Result type from operand types (see shape_rules.h for `declared`). Throws ShapeError or
+// DTypeError naming the op.
+using TypeRule = TensorType (*)(OpKind op, std::span<const TensorType> operands, const Attrs& attrs,
+                                const TensorType& declared);
+// The reference interpreter's semantics of a single-result op.
+using Evaluator = interp::Value (*)(const Node& node, interp::Operands operands);
+// Value ops (one result), as transforms/jvp_rules.h, transpose_rules.h, batching_rules.h say.
+using JvpRule = detail::Tangent (*)(const Node& n, std::span<const Array> primals,
+                                    std::span<const detail::Tangent> tangents, const Array& result,
+                                    const std::source_location& loc);
+using TransposeRule = std::vector<detail::Tangent> (*)(const Node& n, const Array& cotangent,
+                                                       std::span<const std::optional<Array>> values,
+                                                       std::span<const TensorType> types,
+                                                       const std::vector<bool>& linear,
+                                                       const std::string& api,
+                                                       const std::source_location& loc);
+using BatchRule = detail::Batched (*)(const Node& n, std::span<const detail::Batched> operands,
+                                      std::int64_t batch_size, const std::string& api,
+                                      const std::source_location& loc);
+// Multi-result ops (control ops, custom ops), as transforms/control_rules.h says.
+using ControlJvpRule = detail::ControlTangents (*)(const Graph& g, const Node& n,
+                                                   std::span<const Array> operands,
+                                                   std::span<const detail::Tangent> tangents,
+                                                   const std::string& api,
+                                                   const std::source_location& loc);
+using ControlTransposeRule = std::vector<detail::Tangent> (*)(
+    const Graph& g, const Node& n, std::span<const detail::Tangent> result_cotangents,
+    std::span<const std::optional<Array>> operands, const std::vector<bool>& linear,
+    const std::string& api, const std::source_location& loc);
+using ControlBatchRule = std::vector<detail::Batched> (*)(const Graph& g, const Node& n,
+                                                          std::span<const detail::Batched> operands,
+                                                          std::int64_t batch_size,
+                                                          const std::string& api,
+                                                          const std::source_location& loc);
+
+struct Primitive {
+  OpInfo info;  // kind, name, class, arity and properties (public: weft/ir/op_kind.h)
+  TypeRule type = nullptr;
+  Evaluator evaluate = nullptr;  // single-result ops; multi-result ops run in interp/control.cpp
+  // Value ops.
+  Rule<JvpRule> jvp;
+  Rule<TransposeRule> transpose;
+  Rule<BatchRule> batch;
+  // Multi-result ops.
+  Rule<ControlJvpRule> control_jvp;
+  Rule<ControlJvpRule> control_linearize;
+  Rule<ControlTransposeRule> control_transpose;
+  Rule<ControlBatchRule> control_batch;
+};
+
+// The definition of `kind`. Every OpKind has exactly one (checked when the table is built).
+const Primitive& primitive(OpKind kind);
+
+// Collects the definitions of one family file (registry.cpp calls every family's define_*).
+class Definitions {
+ public:
+  void add(Primitive primitive);
+  std::vector<Primitive> take() && { return std::move(defined_); }
+
+ private:
+  std::vector<Primitive> defined_;
+};
+
+}  // namespace weft::prim
