@@ -41,17 +41,6 @@ Array or_zeros(const Tangent& t, const Array& primal, const std::source_location
   return t ? *t : zeros_like_value(primal, loc);
 }
 
-// The node again, its float operands replaced by their tangents (the linear ops: layout ops,
-// sums, dot with one side fixed). `tangent_operands` says which operands are replaced.
-Array apply_linear(const Node& n, std::span<const Array> primals, std::span<const Tangent> tangents,
-                   const std::vector<bool>& tangent_operands, const std::source_location& loc) {
-  std::vector<Array> operands;
-  operands.reserve(primals.size());
-  for (std::size_t i = 0; i < primals.size(); ++i)
-    operands.push_back(tangent_operands[i] ? or_zeros(tangents[i], primals[i], loc) : primals[i]);
-  return bind(n.op, operands, n.attrs, n.type(), loc);
-}
-
 // The operand dims a reduction keeps, in order (its result's dims).
 Axes kept_dims(const Node& n, std::size_t rank) {
   const auto& axes = n.attrs.get_ints("axes");
@@ -228,21 +217,6 @@ Tangent jvp_rule(const Node& n, std::span<const Array> primals, std::span<const 
     case OpClass::Convert:
       if (!has_tangent(primals[0].dtype())) return std::nullopt;
       return convert_element_type(*tangents[0], n.dtype, loc);
-    case OpClass::Layout: {
-      // Linear in the array operands; start indices (dynamic slices) stay primal.
-      std::vector<bool> replaced(primals.size(), false);
-      switch (n.op) {
-        case OpKind::DynamicSlice:
-          replaced[0] = true;
-          break;
-        case OpKind::DynamicUpdateSlice:
-          replaced[0] = replaced[1] = true;
-          break;
-        default:  // broadcast, reshape, transpose, slice, concatenate, pad (x and pad value)
-          std::fill(replaced.begin(), replaced.end(), true);
-      }
-      return apply_linear(n, primals, tangents, replaced, loc);
-    }
     case OpClass::Reduce:
       switch (n.op) {
         case OpKind::ReduceSum:

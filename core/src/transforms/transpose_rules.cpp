@@ -36,39 +36,6 @@ Axes inverse_permutation(const Axes& perm) {
   return inverse;
 }
 
-// Sums the cotangent of a broadcast back to the operand's shape.
-Array unbroadcast(const Array& ct, const Shape& operand, const Axes& dims,
-                  const std::source_location& loc) {
-  const Shape& out = ct.shape();
-  Axes summed;
-  for (std::size_t d = 0; d < out.size(); ++d) {
-    const auto axis = static_cast<std::int64_t>(d);
-    auto at = std::find(dims.begin(), dims.end(), axis);
-    if (at == dims.end()) {
-      summed.push_back(axis);
-    } else {
-      const auto i = static_cast<std::size_t>(at - dims.begin());
-      if (operand[i] == 1 && out[d] != 1) summed.push_back(axis);
-    }
-  }
-  Array r = summed.empty() ? ct : reduce_sum(ct, summed, loc);
-  // The remaining result axes, ascending, against the operand's order of them.
-  Axes remaining;
-  for (std::size_t d = 0; d < out.size(); ++d)
-    if (!contains(summed, static_cast<std::int64_t>(d)))
-      remaining.push_back(static_cast<std::int64_t>(d));
-  Axes perm;
-  for (std::size_t i = 0; i < dims.size(); ++i) {
-    auto at = std::find(remaining.begin(), remaining.end(), dims[i]);
-    if (at != remaining.end()) perm.push_back(at - remaining.begin());
-  }
-  bool identity = true;
-  for (std::size_t i = 0; i < perm.size(); ++i)
-    identity = identity && perm[i] == static_cast<std::int64_t>(i);
-  if (!identity) r = transpose(r, perm, loc);
-  return r.shape() == operand ? r : reshape(r, operand, loc);
-}
-
 // dot_general's cotangent for its left operand `x` (JAX's _dot_general_transpose_lhs):
 // contract the cotangent with `y` over y's free axes, then put x's axes back in order.
 Array dot_transpose_lhs(const Array& ct, const Array& y, const TensorType& x_type,
@@ -160,93 +127,6 @@ std::vector<Tangent> transpose_rule(const Node& n, const Array& ct,
       const Array zero = zeros_of({ct.dtype(), ct.shape()}, loc);
       if (linear[1]) out[1] = select(other(0), ct, zero, loc);
       if (linear[2]) out[2] = select(other(0), zero, ct, loc);
-      break;
-    }
-    case OpKind::BroadcastInDim:
-      out[0] = unbroadcast(ct, types[0].shape, n.attrs.get_ints("dims"), loc);
-      break;
-    case OpKind::Reshape:
-      out[0] = reshape(ct, types[0].shape, loc);
-      break;
-    case OpKind::Transpose:
-      out[0] = transpose(ct, inverse_permutation(n.attrs.get_ints("permutation")), loc);
-      break;
-    case OpKind::Slice: {
-      const Shape& in = types[0].shape;
-      const Axes& start = n.attrs.get_ints("start");
-      const Axes& stride = n.attrs.get_ints("stride");
-      Axes low(in.size()), high(in.size()), interior(in.size());
-      bool empty = false;
-      for (std::size_t d = 0; d < in.size(); ++d) {
-        const std::int64_t count = ct.shape()[d];
-        if (count == 0) empty = true;
-        low[d] = start[d];
-        interior[d] = stride[d] - 1;
-        high[d] = in[d] - (start[d] + (count - 1) * stride[d] + 1);
-      }
-      out[0] = empty ? zeros_of(types[0], loc)
-                     : pad(ct, constant(0, ct.dtype(), loc), low, high, interior, loc);
-      break;
-    }
-    case OpKind::Pad: {
-      const Shape& in = types[0].shape;
-      const Axes& low = n.attrs.get_ints("low");
-      const Axes& high = n.attrs.get_ints("high");
-      const Axes& interior = n.attrs.get_ints("interior");
-      // Undo cropping (negative padding) with zeros, then take every (interior+1)-th element.
-      Axes grow_low(in.size()), grow_high(in.size()), none(in.size(), 0), start(in.size()),
-          limit(in.size()), step(in.size());
-      bool crops = false, empty = false;
-      for (std::size_t d = 0; d < in.size(); ++d) {
-        grow_low[d] = std::max<std::int64_t>(-low[d], 0);
-        grow_high[d] = std::max<std::int64_t>(-high[d], 0);
-        crops = crops || grow_low[d] > 0 || grow_high[d] > 0;
-        empty = empty || in[d] == 0;
-        start[d] = std::max<std::int64_t>(low[d], 0);
-        step[d] = interior[d] + 1;
-        limit[d] = start[d] + (in[d] - 1) * step[d] + 1;
-      }
-      const Array grown =
-          crops ? pad(ct, constant(0, ct.dtype(), loc), grow_low, grow_high, none, loc) : ct;
-      const Array ct_x = empty ? zeros_of(types[0], loc) : slice(grown, start, limit, step, loc);
-      if (linear[0]) out[0] = ct_x;
-      if (linear[1]) {
-        const Axes all_out = iota_axes(0, ct.shape().size());
-        const Axes all_in = iota_axes(0, in.size());
-        out[1] = sub(reduce_sum(ct, all_out, loc), reduce_sum(ct_x, all_in, loc), loc);
-      }
-      break;
-    }
-    case OpKind::Concatenate: {
-      const auto axis = static_cast<std::size_t>(n.attrs.get_int("dimension"));
-      std::int64_t offset = 0;
-      for (std::size_t i = 0; i < n.inputs.size(); ++i) {
-        const Shape& s = types[i].shape;
-        if (linear[i]) {
-          Axes start(s.size(), 0), limit(ct.shape().begin(), ct.shape().end());
-          start[axis] = offset;
-          limit[axis] = offset + s[axis];
-          out[i] = slice(ct, start, limit, Axes(s.size(), 1), loc);
-        }
-        offset += s[axis];
-      }
-      break;
-    }
-    case OpKind::DynamicSlice: {
-      for (std::size_t i = 1; i < n.inputs.size(); ++i)
-        if (linear[i]) not_linear(n, api);
-      std::vector<Array> starts;
-      for (std::size_t i = 1; i < n.inputs.size(); ++i) starts.push_back(other(i));
-      out[0] = dynamic_update_slice(zeros_of(types[0], loc), ct, starts, loc);
-      break;
-    }
-    case OpKind::DynamicUpdateSlice: {
-      for (std::size_t i = 2; i < n.inputs.size(); ++i)
-        if (linear[i]) not_linear(n, api);
-      std::vector<Array> starts;
-      for (std::size_t i = 2; i < n.inputs.size(); ++i) starts.push_back(other(i));
-      if (linear[0]) out[0] = dynamic_update_slice(ct, zeros_of(types[1], loc), starts, loc);
-      if (linear[1]) out[1] = dynamic_slice(ct, starts, types[1].shape, loc);
       break;
     }
     case OpKind::ReduceSum: {
