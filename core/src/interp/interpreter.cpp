@@ -45,13 +45,12 @@ interp::Value evaluate(const Node& node, interp::Operands operands) {
       return eval_select(node, operands);
     case OpClass::Convert:
       return eval_convert(node, operands);
-    case OpClass::Reduce:
-      return eval_reduce(node, operands);
     case OpClass::Dot:
       return eval_dot(node, operands);
     case OpClass::Token:
       return eval_after_all(node);
     case OpClass::Layout:
+    case OpClass::Reduce:
       break;  // their definitions under core/src/primitives/ evaluate them
     case OpClass::Result:
     case OpClass::Control:

@@ -88,19 +88,6 @@ void check_elementwise_dtype(OpKind op, std::span<const TensorType> operands, DT
         "is not defined for bool operands; convert to an integer type or use and/or/xor/not");
 }
 
-void check_axes_list(OpKind op, std::span<const TensorType> operands,
-                     const std::vector<std::int64_t>& axes, std::size_t rank, const char* attr) {
-  for (std::size_t i = 0; i < axes.size(); ++i) {
-    if (axes[i] < 0 || axes[i] >= static_cast<std::int64_t>(rank))
-      shape_fail(op, operands,
-                 std::string(attr) + "=" + list_to_string(axes) + " names an axis outside rank " +
-                     std::to_string(rank));
-    if (i && axes[i] <= axes[i - 1])
-      shape_fail(op, operands,
-                 std::string(attr) + "=" + list_to_string(axes) + " must be strictly increasing");
-  }
-}
-
 TensorType infer_dot(std::span<const TensorType> operands, const Attrs& attrs) {
   const OpKind op = OpKind::DotGeneral;
   expect_arity(op, operands, 2);
@@ -230,27 +217,8 @@ TensorType infer_type(OpKind op, std::span<const TensorType> operands, const Att
     case OpClass::Convert:
       return {declared.dtype, operands[0].shape};
     case OpClass::Layout:
+    case OpClass::Reduce:
       break;
-    case OpClass::Reduce: {
-      const auto& in = operands[0];
-      const auto& axes = attrs.get_ints("axes");
-      check_axes_list(op, operands, axes, in.shape.size(), "axes");
-      if (in.dtype == DType::Bool)
-        dtype_fail(op, operands, "is not defined for bool; convert first");
-      Shape out;
-      for (std::int64_t d = 0; d < static_cast<std::int64_t>(in.shape.size()); ++d)
-        if (std::find(axes.begin(), axes.end(), d) == axes.end()) out.push_back(in.shape[d]);
-      if (op == OpKind::ArgMax || op == OpKind::ArgMin) {
-        if (declared.dtype != DType::I32 && declared.dtype != DType::I64)
-          dtype_fail(op, operands, "the index dtype must be i32 or i64");
-        std::int64_t reduced = 1;
-        for (auto a : axes) reduced *= in.shape[a];
-        if (reduced == 0)
-          shape_fail(op, operands, "cannot take an arg-reduction over zero elements");
-        return {declared.dtype, out};
-      }
-      return {in.dtype, out};
-    }
     case OpClass::Dot:
       return infer_dot(operands, attrs);
     case OpClass::Result:

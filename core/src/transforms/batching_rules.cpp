@@ -117,9 +117,6 @@ Batched batch_rule(const Node& n, std::span<const Batched> operands, std::int64_
     case OpClass::Compare:
     case OpClass::Select:
       return {bind(n.op, all_batched(), attrs, result, loc), true};
-    case OpClass::Reduce:
-      attrs.set("axes", shifted(n.attrs.get_ints("axes")));
-      return {bind(n.op, all_batched(), attrs, result, loc), true};
     case OpClass::Dot:
       return batch_dot(n, operands, batch_size, loc);
     case OpClass::Layout:

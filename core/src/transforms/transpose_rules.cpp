@@ -129,15 +129,6 @@ std::vector<Tangent> transpose_rule(const Node& n, const Array& ct,
       if (linear[2]) out[2] = select(other(0), zero, ct, loc);
       break;
     }
-    case OpKind::ReduceSum: {
-      const Axes& axes = n.attrs.get_ints("axes");
-      Axes kept;
-      for (std::size_t d = 0; d < types[0].shape.size(); ++d)
-        if (!contains(axes, static_cast<std::int64_t>(d)))
-          kept.push_back(static_cast<std::int64_t>(d));
-      out[0] = broadcast_in_dim(ct, types[0].shape, kept, loc);
-      break;
-    }
     case OpKind::DotGeneral: {
       if (linear[0] && linear[1]) not_linear(n, api);
       const Axes& lc = n.attrs.get_ints("lhs_contracting");
