@@ -67,7 +67,6 @@ Value eval_unary(const Node& node, Operands operands);
 Value eval_binary(const Node& node, Operands operands);  // binary arithmetic and comparisons
 Value eval_select(const Node& node, Operands operands);
 Value eval_convert(const Node& node, Operands operands);
-Value eval_dot(const Node& node, Operands operands);
 
 // debug_print, host_call and after_all; returns the node's results in order (host_call runs
 // its callback from `callbacks`, the function's table).

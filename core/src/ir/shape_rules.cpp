@@ -14,10 +14,6 @@ std::string type_to_string(const TensorType& t) {
 
 namespace {
 
-std::string list_to_string(const std::vector<std::int64_t>& v) {
-  return shape_to_string(v);
-}
-
 std::string operands_to_string(std::span<const TensorType> operands) {
   std::string s;
   for (std::size_t i = 0; i < operands.size(); ++i) {
@@ -86,62 +82,6 @@ void check_elementwise_dtype(OpKind op, std::span<const TensorType> operands, DT
     dtype_fail(
         op, operands,
         "is not defined for bool operands; convert to an integer type or use and/or/xor/not");
-}
-
-TensorType infer_dot(std::span<const TensorType> operands, const Attrs& attrs) {
-  const OpKind op = OpKind::DotGeneral;
-  expect_arity(op, operands, 2);
-  const auto& lhs = operands[0];
-  const auto& rhs = operands[1];
-  if (lhs.dtype != rhs.dtype)
-    dtype_fail(op, operands, "operands must have the same dtype; convert one of them");
-  if (lhs.dtype == DType::Bool) dtype_fail(op, operands, "is not defined for bool operands");
-  const auto& lc = attrs.get_ints("lhs_contracting");
-  const auto& rc = attrs.get_ints("rhs_contracting");
-  const auto& lb = attrs.get_ints("lhs_batch");
-  const auto& rb = attrs.get_ints("rhs_batch");
-  if (lc.size() != rc.size() || lb.size() != rb.size())
-    shape_fail(op, operands,
-               "contracting and batch dimension lists must pair up: lhs_contracting=" +
-                   list_to_string(lc) + " rhs_contracting=" + list_to_string(rc) +
-                   " lhs_batch=" + list_to_string(lb) + " rhs_batch=" + list_to_string(rb));
-  auto check_dims = [&](const TensorType& t, const std::vector<std::int64_t>& c,
-                        const std::vector<std::int64_t>& b, const char* side) {
-    std::vector<bool> used(t.shape.size(), false);
-    for (auto list : {&c, &b})
-      for (auto d : *list) {
-        if (d < 0 || d >= static_cast<std::int64_t>(t.shape.size()) || used[d])
-          shape_fail(op, operands,
-                     std::string(side) + " dimension " + std::to_string(d) +
-                         " is out of range or listed twice");
-        used[d] = true;
-      }
-  };
-  check_dims(lhs, lc, lb, "lhs");
-  check_dims(rhs, rc, rb, "rhs");
-  for (std::size_t i = 0; i < lc.size(); ++i)
-    if (lhs.shape[lc[i]] != rhs.shape[rc[i]])
-      shape_fail(op, operands,
-                 "contracting dimensions differ in size: lhs dim " + std::to_string(lc[i]) +
-                     " is " + std::to_string(lhs.shape[lc[i]]) + ", rhs dim " +
-                     std::to_string(rc[i]) + " is " + std::to_string(rhs.shape[rc[i]]));
-  for (std::size_t i = 0; i < lb.size(); ++i)
-    if (lhs.shape[lb[i]] != rhs.shape[rb[i]])
-      shape_fail(op, operands,
-                 "batch dimensions differ in size: lhs dim " + std::to_string(lb[i]) +
-                     " vs rhs dim " + std::to_string(rb[i]));
-  Shape out;
-  for (auto d : lb) out.push_back(lhs.shape[d]);
-  auto free_dims = [](const TensorType& t, const std::vector<std::int64_t>& c,
-                      const std::vector<std::int64_t>& b, Shape& out) {
-    for (std::int64_t d = 0; d < static_cast<std::int64_t>(t.shape.size()); ++d)
-      if (std::find(c.begin(), c.end(), d) == c.end() &&
-          std::find(b.begin(), b.end(), d) == b.end())
-        out.push_back(t.shape[d]);
-  };
-  free_dims(lhs, lc, lb, out);
-  free_dims(rhs, rc, rb, out);
-  return {lhs.dtype, out};
 }
 
 }  // namespace
@@ -218,9 +158,8 @@ TensorType infer_type(OpKind op, std::span<const TensorType> operands, const Att
       return {declared.dtype, operands[0].shape};
     case OpClass::Layout:
     case OpClass::Reduce:
-      break;
     case OpClass::Dot:
-      return infer_dot(operands, attrs);
+      break;
     case OpClass::Result:
       // The type is the control node's result `index`; verify checks it there.
       if (attrs.get_int("index") < 0) shape_fail(op, operands, "negative result index");

@@ -22,68 +22,13 @@ Shape with_leading(std::int64_t size, const Shape& shape) {
   return out;
 }
 
-Axes shifted(const Axes& axes) {
-  Axes out;
-  out.reserve(axes.size());
-  for (std::int64_t a : axes) out.push_back(a + 1);
-  return out;
-}
-
-Axes with_leading_axis(std::int64_t first, const Axes& rest) {
-  Axes out{first};
-  out.insert(out.end(), rest.begin(), rest.end());
-  return out;
-}
-
 Array batched_value(const Batched& b, std::int64_t batch_size, const std::source_location& loc) {
   return b.batched ? b.value : with_batch_axis(b.value, batch_size, loc);
-}
-
-// Moves axis `from` of `x` to the front.
-Array axis_to_front(const Array& x, std::int64_t from, const std::source_location& loc) {
-  if (from == 0) return x;
-  Axes perm{from};
-  for (std::int64_t d = 0; d < static_cast<std::int64_t>(x.shape().size()); ++d)
-    if (d != from) perm.push_back(d);
-  return transpose(x, perm, loc);
 }
 
 [[noreturn]] void unsupported(const Node& n, const std::string& api, const std::string& what) {
   throw TransformError(api + ": " + std::string(op_name(n.op)) + " at " + n.origin.describe() +
                        " " + what);
-}
-
-Batched batch_dot(const Node& n, std::span<const Batched> operands, std::int64_t batch_size,
-                  const std::source_location& loc) {
-  const Axes& lc = n.attrs.get_ints("lhs_contracting");
-  const Axes& rc = n.attrs.get_ints("rhs_contracting");
-  const Axes& lb = n.attrs.get_ints("lhs_batch");
-  const Axes& rb = n.attrs.get_ints("rhs_batch");
-  const Batched& lhs = operands[0];
-  const Batched& rhs = operands[1];
-  Attrs attrs = n.attrs;
-  const Array both[] = {lhs.value, rhs.value};
-  if (lhs.batched && rhs.batched) {
-    attrs.set("lhs_contracting", shifted(lc));
-    attrs.set("rhs_contracting", shifted(rc));
-    attrs.set("lhs_batch", with_leading_axis(0, shifted(lb)));
-    attrs.set("rhs_batch", with_leading_axis(0, shifted(rb)));
-    return {bind(n.op, both, attrs, {n.dtype, with_leading(batch_size, n.shape)}, loc), true};
-  }
-  // One side batched: its batch axis is a free axis of the product; find it and move it first.
-  const auto nb = static_cast<std::int64_t>(lb.size());
-  std::int64_t position = nb;
-  if (lhs.batched) {
-    attrs.set("lhs_contracting", shifted(lc));
-    attrs.set("lhs_batch", shifted(lb));
-  } else {
-    attrs.set("rhs_contracting", shifted(rc));
-    attrs.set("rhs_batch", shifted(rb));
-    position += static_cast<std::int64_t>(lhs.value.shape().size() - lc.size() - lb.size());
-  }
-  Shape shape = n.shape;
-  shape.insert(shape.begin() + position, batch_size);
-  return {axis_to_front(bind(n.op, both, attrs, {n.dtype, shape}, loc), position, loc), true};
 }
 
 }  // namespace
@@ -117,8 +62,6 @@ Batched batch_rule(const Node& n, std::span<const Batched> operands, std::int64_
     case OpClass::Compare:
     case OpClass::Select:
       return {bind(n.op, all_batched(), attrs, result, loc), true};
-    case OpClass::Dot:
-      return batch_dot(n, operands, batch_size, loc);
     case OpClass::Layout:
       break;
     default:

@@ -175,18 +175,6 @@ Tangent jvp_rule(const Node& n, std::span<const Array> primals, std::span<const 
     case OpClass::Convert:
       if (!has_tangent(primals[0].dtype())) return std::nullopt;
       return convert_element_type(*tangents[0], n.dtype, loc);
-    case OpClass::Dot: {
-      Tangent from_lhs, from_rhs;
-      if (tangents[0]) {
-        const Array operands[] = {*tangents[0], primals[1]};
-        from_lhs = bind(n.op, operands, n.attrs, n.type(), loc);
-      }
-      if (tangents[1]) {
-        const Array operands[] = {primals[0], *tangents[1]};
-        from_rhs = bind(n.op, operands, n.attrs, n.type(), loc);
-      }
-      return sum(from_lhs, from_rhs, loc);
-    }
     case OpClass::Leaf:
       return std::nullopt;  // constants and iota
     default:
