@@ -45,11 +45,10 @@ interp::Value evaluate(const Node& node, interp::Operands operands) {
       return eval_select(node, operands);
     case OpClass::Convert:
       return eval_convert(node, operands);
-    case OpClass::Token:
-      return eval_after_all(node);
     case OpClass::Layout:
     case OpClass::Reduce:
     case OpClass::Dot:
+    case OpClass::Token:
       break;  // their definitions under core/src/primitives/ evaluate them
     case OpClass::Result:
     case OpClass::Control:

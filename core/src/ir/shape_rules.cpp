@@ -159,20 +159,13 @@ TensorType infer_type(OpKind op, std::span<const TensorType> operands, const Att
     case OpClass::Layout:
     case OpClass::Reduce:
     case OpClass::Dot:
-      break;
     case OpClass::Result:
-      // The type is the control node's result `index`; verify checks it there.
-      if (attrs.get_int("index") < 0) shape_fail(op, operands, "negative result index");
-      return declared;
-    case OpClass::Control:
     case OpClass::Host:
+    case OpClass::Token:
+      break;  // their definitions under core/src/primitives/ give their types
+    case OpClass::Control:
       throw InvalidGraphError(std::string(op_name(op)) +
                               " has several results: verify checks them with the op's rules");
-    case OpClass::Token:
-      for (const TensorType& t : operands)
-        if (t.dtype != DType::Token)
-          dtype_fail(op, operands, "takes tokens only; effects order through tokens");
-      return {DType::Token, {}};
   }
 
   shape_fail(op, operands, "has no shape rule");
