@@ -1,8 +1,5 @@
 #include "weft/ir/shape_rules.h"
 
-#include <algorithm>
-#include <numeric>
-
 #include "primitives/primitive.h"
 #include "weft/error.h"
 

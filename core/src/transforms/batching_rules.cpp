@@ -62,12 +62,9 @@ Batched batch_rule(const Node& n, std::span<const Batched> operands, std::int64_
     case OpClass::Compare:
     case OpClass::Select:
       return {bind(n.op, all_batched(), attrs, result, loc), true};
-    case OpClass::Layout:
-      break;
     default:
       unsupported(n, api, "is not a value primitive; this is a bug in weft's vmap");
   }
-  unsupported(n, api, "has no batching rule");
 }
 
 }  // namespace weft::detail
