@@ -11,10 +11,6 @@
 
 namespace weft::interp {
 
-Value eval_after_all(const Node&) {
-  return make_value(DType::Token, {});
-}
-
 std::vector<Value> eval_host(const Node& node, Operands operands,
                              const std::vector<std::shared_ptr<const HostCallback>>& callbacks) {
   const bool token_in = !operands.empty() && operands[0]->dtype == DType::Token;

@@ -67,15 +67,11 @@ Value eval_unary(const Node& node, Operands operands);
 Value eval_binary(const Node& node, Operands operands);  // binary arithmetic and comparisons
 Value eval_select(const Node& node, Operands operands);
 Value eval_convert(const Node& node, Operands operands);
-Value eval_layout(const Node& node, Operands operands);
-Value eval_reduce(const Node& node, Operands operands);
-Value eval_dot(const Node& node, Operands operands);
 
-// debug_print, host_call and after_all; returns the node's results in order (host_call runs
+// debug_print and host_call; returns the node's results in order (host_call runs
 // its callback from `callbacks`, the function's table).
 std::vector<Value> eval_host(const Node& node, Operands operands,
                              const std::vector<std::shared_ptr<const HostCallback>>& callbacks);
-Value eval_after_all(const Node& node);
 
 // Runs a region on its parameters' values and returns its outputs' values.
 using RunGraph = std::function<std::vector<Value>(const Graph&, std::vector<Value>)>;

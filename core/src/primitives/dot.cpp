@@ -1,10 +1,258 @@
-// dot_general.
+// dot_general: contracts lhs_contracting against rhs_contracting, pairing lhs_batch with
+// rhs_batch; the result's axes are the batch axes, then lhs's free axes, then rhs's.
+#include <algorithm>
+#include <numeric>
+
+#include "interp/index.h"
 #include "primitives/families.h"
+#include "primitives/structural_rules.h"
+#include "primitives/type_rule_checks.h"
+#include "weft/ops.h"
+#include "weft/trace/trace.h"
 
 namespace weft::prim {
 
+namespace {
+
+using interp::Operands;
+using interp::Value;
+using namespace lax;
+
+TensorType dot_general_type(OpKind op, std::span<const TensorType> operands, const Attrs& attrs,
+                            const TensorType&) {
+  const auto& lhs = operands[0];
+  const auto& rhs = operands[1];
+  if (lhs.dtype != rhs.dtype)
+    dtype_fail(op, operands, "operands must have the same dtype; convert one of them");
+  if (lhs.dtype == DType::Bool) dtype_fail(op, operands, "is not defined for bool operands");
+  const auto& lc = attrs.get_ints("lhs_contracting");
+  const auto& rc = attrs.get_ints("rhs_contracting");
+  const auto& lb = attrs.get_ints("lhs_batch");
+  const auto& rb = attrs.get_ints("rhs_batch");
+  if (lc.size() != rc.size() || lb.size() != rb.size())
+    shape_fail(op, operands,
+               "contracting and batch dimension lists must pair up: lhs_contracting=" +
+                   list_to_string(lc) + " rhs_contracting=" + list_to_string(rc) +
+                   " lhs_batch=" + list_to_string(lb) + " rhs_batch=" + list_to_string(rb));
+  auto check_dims = [&](const TensorType& t, const std::vector<std::int64_t>& c,
+                        const std::vector<std::int64_t>& b, const char* side) {
+    std::vector<bool> used(t.shape.size(), false);
+    for (auto list : {&c, &b})
+      for (auto d : *list) {
+        if (d < 0 || d >= static_cast<std::int64_t>(t.shape.size()) || used[d])
+          shape_fail(op, operands,
+                     std::string(side) + " dimension " + std::to_string(d) +
+                         " is out of range or listed twice");
+        used[d] = true;
+      }
+  };
+  check_dims(lhs, lc, lb, "lhs");
+  check_dims(rhs, rc, rb, "rhs");
+  for (std::size_t i = 0; i < lc.size(); ++i)
+    if (lhs.shape[lc[i]] != rhs.shape[rc[i]])
+      shape_fail(op, operands,
+                 "contracting dimensions differ in size: lhs dim " + std::to_string(lc[i]) +
+                     " is " + std::to_string(lhs.shape[lc[i]]) + ", rhs dim " +
+                     std::to_string(rc[i]) + " is " + std::to_string(rhs.shape[rc[i]]));
+  for (std::size_t i = 0; i < lb.size(); ++i)
+    if (lhs.shape[lb[i]] != rhs.shape[rb[i]])
+      shape_fail(op, operands,
+                 "batch dimensions differ in size: lhs dim " + std::to_string(lb[i]) +
+                     " vs rhs dim " + std::to_string(rb[i]));
+  Shape out;
+  for (auto d : lb) out.push_back(lhs.shape[d]);
+  auto free_dims = [](const TensorType& t, const std::vector<std::int64_t>& c,
+                      const std::vector<std::int64_t>& b, Shape& out) {
+    for (std::int64_t d = 0; d < static_cast<std::int64_t>(t.shape.size()); ++d)
+      if (std::find(c.begin(), c.end(), d) == c.end() &&
+          std::find(b.begin(), b.end(), d) == b.end())
+        out.push_back(t.shape[d]);
+  };
+  free_dims(lhs, lc, lb, out);
+  free_dims(rhs, rc, rb, out);
+  return {lhs.dtype, out};
+}
+
+// The evaluator transposes both operands to [batch, free, contracting] matrices, so every
+// result element is one dot product of two contiguous rows.
+struct MatrixLayout {
+  std::vector<std::int64_t> perm;  // batch axes, free axes, contracting axes
+  std::int64_t free = 1;           // product of the free extents
+};
+
+MatrixLayout batch_free_contracting(const Shape& shape, const std::vector<std::int64_t>& batch,
+                                    const std::vector<std::int64_t>& contracting) {
+  MatrixLayout l;
+  l.perm = batch;
+  for (std::int64_t d = 0; d < static_cast<std::int64_t>(shape.size()); ++d) {
+    const bool listed = std::find(batch.begin(), batch.end(), d) != batch.end() ||
+                        std::find(contracting.begin(), contracting.end(), d) != contracting.end();
+    if (!listed) {
+      l.perm.push_back(d);
+      l.free *= shape[d];
+    }
+  }
+  l.perm.insert(l.perm.end(), contracting.begin(), contracting.end());
+  return l;
+}
+
+Value evaluate_dot_general(const Node& node, Operands operands) {
+  const Value& lhs = *operands[0];
+  const Value& rhs = *operands[1];
+  const auto& lb = node.attrs.get_ints("lhs_batch");
+  const auto& lc = node.attrs.get_ints("lhs_contracting");
+  const MatrixLayout ll = batch_free_contracting(lhs.shape, lb, lc);
+  const MatrixLayout rl = batch_free_contracting(rhs.shape, node.attrs.get_ints("rhs_batch"),
+                                                 node.attrs.get_ints("rhs_contracting"));
+  std::int64_t batch = 1, depth = 1;
+  for (auto d : lb) batch *= lhs.shape[d];
+  for (auto d : lc) depth *= lhs.shape[d];
+  const Value l = interp::transposed(lhs, ll.perm);
+  const Value r = interp::transposed(rhs, rl.perm);
+  Value out = interp::make_value(node.dtype, node.shape);
+  const std::int64_t m = ll.free, n = rl.free;
+  for (std::int64_t b = 0; b < batch; ++b)
+    for (std::int64_t i = 0; i < m; ++i)
+      for (std::int64_t j = 0; j < n; ++j) {
+        const std::int64_t lrow = (b * m + i) * depth, rrow = (b * n + j) * depth;
+        const std::int64_t at = (b * m + i) * n + j;
+        if (is_float(node.dtype)) {
+          // Accumulate in double, round once to the result dtype.
+          const double* x = l.f.data() + lrow;
+          const double* y = r.f.data() + rrow;
+          double acc = 0.0;
+          for (std::int64_t k = 0; k < depth; ++k) acc += x[k] * y[k];
+          out.f[at] = interp::round_to(node.dtype, acc);
+        } else {
+          const std::int64_t* x = l.i.data() + lrow;
+          const std::int64_t* y = r.i.data() + rrow;
+          std::uint64_t acc = 0;
+          for (std::int64_t k = 0; k < depth; ++k)
+            acc += static_cast<std::uint64_t>(x[k]) * static_cast<std::uint64_t>(y[k]);
+          out.i[at] = interp::wrap_to(node.dtype, acc);
+        }
+      }
+  return out;
+}
+
+// Bilinear: the product with each tangent in turn, the other operand fixed.
+Tangent jvp_dot_general(const Node& n, std::span<const Array> primals,
+                        std::span<const Tangent> tangents, const Array&,
+                        const std::source_location& loc) {
+  Tangent from_lhs, from_rhs;
+  if (tangents[0]) {
+    const Array operands[] = {*tangents[0], primals[1]};
+    from_lhs = detail::bind(n.op, operands, n.attrs, n.type(), loc);
+  }
+  if (tangents[1]) {
+    const Array operands[] = {primals[0], *tangents[1]};
+    from_rhs = detail::bind(n.op, operands, n.attrs, n.type(), loc);
+  }
+  return add_tangents(from_lhs, from_rhs, loc);
+}
+
+// dot_general's cotangent for its left operand `x` (JAX's _dot_general_transpose_lhs):
+// contract the cotangent with `y` over y's free axes, then put x's axes back in order.
+Array dot_transpose_lhs(const Array& ct, const Array& y, const TensorType& x_type,
+                        const Axes& x_contract, const Axes& y_contract, const Axes& x_batch,
+                        const Axes& y_batch, bool swap_result, const std::source_location& loc) {
+  const std::size_t x_rank = x_type.shape.size(), y_rank = y.shape().size();
+  Axes x_kept, y_kept;
+  for (std::size_t d = 0; d < x_rank; ++d)
+    if (!contains(x_contract, static_cast<std::int64_t>(d)) &&
+        !contains(x_batch, static_cast<std::int64_t>(d)))
+      x_kept.push_back(static_cast<std::int64_t>(d));
+  for (std::size_t d = 0; d < y_rank; ++d)
+    if (!contains(y_contract, static_cast<std::int64_t>(d)) &&
+        !contains(y_batch, static_cast<std::int64_t>(d)))
+      y_kept.push_back(static_cast<std::int64_t>(d));
+  // The result's axes: batch, then (lhs free, rhs free); for the rhs transpose x is the rhs.
+  const Axes result_batch = iota_axes(0, x_batch.size());
+  const Axes result_y = swap_result ? iota_axes(x_batch.size(), y_kept.size())
+                                    : iota_axes(x_batch.size() + x_kept.size(), y_kept.size());
+  const Array contracted = dot_general(ct, y,
+                                       DotDims{.lhs_contracting = result_y,
+                                               .rhs_contracting = y_kept,
+                                               .lhs_batch = result_batch,
+                                               .rhs_batch = y_batch},
+                                       loc);
+  // contracted's axes: x_batch, x_kept, then x_contract ordered as y_contract is sorted.
+  std::vector<std::size_t> order(y_contract.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(),
+            [&](std::size_t a, std::size_t b) { return y_contract[a] < y_contract[b]; });
+  Axes layout = x_batch;
+  layout.insert(layout.end(), x_kept.begin(), x_kept.end());
+  for (std::size_t k : order) layout.push_back(x_contract[k]);
+  // layout[j] is the x axis at contracted's axis j; transpose by its inverse.
+  const Axes perm = inverse_permutation(layout);
+  bool identity = true;
+  for (std::size_t i = 0; i < perm.size(); ++i)
+    identity = identity && perm[i] == static_cast<std::int64_t>(i);
+  return identity ? contracted : transpose(contracted, perm, loc);
+}
+
+std::vector<Tangent> transpose_dot_general(const Node& n, const Array& ct,
+                                           std::span<const std::optional<Array>> values,
+                                           std::span<const TensorType> types,
+                                           const std::vector<bool>& linear, const std::string& api,
+                                           const std::source_location& loc) {
+  if (linear[0] && linear[1]) not_linear(n, api);
+  const Axes& lc = n.attrs.get_ints("lhs_contracting");
+  const Axes& rc = n.attrs.get_ints("rhs_contracting");
+  const Axes& lb = n.attrs.get_ints("lhs_batch");
+  const Axes& rb = n.attrs.get_ints("rhs_batch");
+  std::vector<Tangent> out(2);
+  if (linear[0]) out[0] = dot_transpose_lhs(ct, *values[1], types[0], lc, rc, lb, rb, false, loc);
+  if (linear[1]) out[1] = dot_transpose_lhs(ct, *values[0], types[1], rc, lc, rb, lb, true, loc);
+  return out;
+}
+
+Batched batch_dot_general(const Node& n, std::span<const Batched> operands, std::int64_t batch_size,
+                          const std::string&, const std::source_location& loc) {
+  const Axes& lc = n.attrs.get_ints("lhs_contracting");
+  const Axes& rc = n.attrs.get_ints("rhs_contracting");
+  const Axes& lb = n.attrs.get_ints("lhs_batch");
+  const Axes& rb = n.attrs.get_ints("rhs_batch");
+  const Batched& lhs = operands[0];
+  const Batched& rhs = operands[1];
+  Attrs attrs = n.attrs;
+  const Array both[] = {lhs.value, rhs.value};
+  if (lhs.batched && rhs.batched) {
+    attrs.set("lhs_contracting", shifted(lc));
+    attrs.set("rhs_contracting", shifted(rc));
+    attrs.set("lhs_batch", with_leading_axis(0, shifted(lb)));
+    attrs.set("rhs_batch", with_leading_axis(0, shifted(rb)));
+    return {detail::bind(n.op, both, attrs, {n.dtype, with_leading(batch_size, n.shape)}, loc),
+            true};
+  }
+  // One side batched: its batch axis is a free axis of the product; find it and move it first.
+  const auto nb = static_cast<std::int64_t>(lb.size());
+  std::int64_t position = nb;
+  if (lhs.batched) {
+    attrs.set("lhs_contracting", shifted(lc));
+    attrs.set("lhs_batch", shifted(lb));
+  } else {
+    attrs.set("rhs_contracting", shifted(rc));
+    attrs.set("rhs_batch", shifted(rb));
+    position += static_cast<std::int64_t>(lhs.value.shape().size() - lc.size() - lb.size());
+  }
+  Shape shape = n.shape;
+  shape.insert(shape.begin() + position, batch_size);
+  return {axis_to_front(detail::bind(n.op, both, attrs, {n.dtype, shape}, loc), position, loc),
+          true};
+}
+
+}  // namespace
+
 void define_dot_primitives(Definitions& defs) {
-  defs.add(row(OpKind::DotGeneral, "dot_general", OpClass::Dot, 2));
+  Primitive dot = row(OpKind::DotGeneral, "dot_general", OpClass::Dot, 2);
+  dot.type = dot_general_type;
+  dot.evaluate = evaluate_dot_general;
+  dot.jvp = rule_from(jvp_dot_general);
+  dot.transpose = rule_from(transpose_dot_general);
+  dot.batch = rule_from(batch_dot_general);
+  defs.add(std::move(dot));
 }
 
 }  // namespace weft::prim
