@@ -49,16 +49,16 @@ std::vector<M> members_of(OperandValues<V> operands, M V::*member) {
 }
 
 template <class Hooks, class V>
-concept ForwardHooks = requires(Hooks& hooks, std::size_t index, ValueId id, const Node& node,
-                                OperandValues<V> operands) {
+concept ForwardWalkHooks = requires(Hooks& hooks, std::size_t index, ValueId id, const Node& node,
+                                    OperandValues<V> operands) {
   { hooks.on_parameter(index, node) } -> std::convertible_to<V>;
   { hooks.on_value_node(id, node, operands) } -> std::convertible_to<V>;
   { hooks.on_multi_result_node(id, node, operands) } -> std::convertible_to<std::vector<V>>;
 };
 
 template <class Hooks, class C>
-concept BackwardHooks = requires(Hooks& hooks, ValueId id, const Node& node, const C& cotangent,
-                                 std::span<const C> result_cotangents, C& into) {
+concept BackwardWalkHooks = requires(Hooks& hooks, ValueId id, const Node& node, const C& cotangent,
+                                     std::span<const C> result_cotangents, C& into) {
   { hooks.on_value_node(id, node, cotangent) } -> std::convertible_to<std::vector<C>>;
   {
     hooks.on_multi_result_node(id, node, result_cotangents)
@@ -77,7 +77,7 @@ template <class V>
 class GraphEvaluator {
  public:
   // Binds each parameter, in index order, to hooks.on_parameter.
-  template <ForwardHooks<V> Hooks>
+  template <ForwardWalkHooks<V> Hooks>
   GraphEvaluator(const Graph& graph, Hooks& hooks, Retention retention = Retention::all_values)
       : graph_(graph), values_(graph.nodes.size()), retention_(retention) {
     if (retention_ == Retention::until_last_use) uses_ = count_uses(graph);
@@ -89,11 +89,11 @@ class GraphEvaluator {
 
   // Evaluates the nodes [begin, end) (all of them by default); a caller may run a graph in
   // pieces (pmap runs it in segments between collectives).
-  template <ForwardHooks<V> Hooks>
+  template <ForwardWalkHooks<V> Hooks>
   void run(Hooks& hooks) {
     run(hooks, 0, graph_.nodes.size());
   }
-  template <ForwardHooks<V> Hooks>
+  template <ForwardWalkHooks<V> Hooks>
   void run(Hooks& hooks, std::size_t begin, std::size_t end) {
     std::vector<const V*> operands;
     for (std::size_t id = begin; id < end; ++id) {
@@ -136,7 +136,7 @@ class GraphEvaluator {
 };
 
 // Evaluates `graph` with `hooks` and returns its outputs' values.
-template <class V, ForwardHooks<V> Hooks>
+template <class V, ForwardWalkHooks<V> Hooks>
 std::vector<V> evaluate_graph(const Graph& graph, Hooks& hooks,
                               Retention retention = Retention::all_values) {
   GraphEvaluator<V> evaluator(graph, hooks, retention);
@@ -148,7 +148,7 @@ std::vector<V> evaluate_graph(const Graph& graph, Hooks& hooks,
 // the cotangent of its value, or a multi-result node those of its Result nodes; the operand
 // cotangents a hook returns (one per operand, or none) are accumulated onto its inputs'.
 // `cotangents` holds one per node, seeded at the outputs; returns them all.
-template <class C, BackwardHooks<C> Hooks>
+template <class C, BackwardWalkHooks<C> Hooks>
 std::vector<C> propagate_backwards(const Graph& graph, std::vector<C> cotangents, Hooks& hooks) {
   const std::size_t count = graph.nodes.size();
   for (std::size_t id = count; id-- > 0;) {
