@@ -1,5 +1,7 @@
 #include "transforms/dependence.h"
 
+#include <algorithm>
+
 #include "ir/graph_evaluator.h"
 #include "transforms/jvp_rules.h"
 
@@ -21,9 +23,7 @@ struct DependenceHooks {
     return kind == DependenceKind::batch || has_tangent(t.dtype);
   }
   static bool any(OperandValues<Dependence> operands) {
-    bool any = false;
-    for (const Dependence* d : operands) any = any || d->depends;
-    return any;
+    return std::ranges::any_of(operands, [](const Dependence* d) { return d->depends; });
   }
 
   Dependence on_parameter(std::size_t index, const Node& n) const {

@@ -1,5 +1,6 @@
 #include "transforms/jvp_graph.h"
 
+#include <algorithm>
 #include <optional>
 
 #include "ir/graph_evaluator.h"
@@ -43,9 +44,7 @@ struct JvpHooks {
     return apply_node(graph, n, operands, loc);
   }
   static bool perturbed(std::span<const Tangent> tangents) {
-    bool perturbed = false;
-    for (const Tangent& t : tangents) perturbed = perturbed || t.has_value();
-    return perturbed;
+    return std::ranges::any_of(tangents, [](const Tangent& t) { return t.has_value(); });
   }
   static std::vector<Dual> unperturbed(std::vector<Array> results) {
     std::vector<Dual> out;
@@ -74,18 +73,15 @@ struct JvpHooks {
     const std::vector<Tangent> operand_tangents = members_of(operands, &Dual::tangent);
     const bool is_perturbed = perturbed(operand_tangents);
     const std::source_location where = origin_or(n, loc);
-    if (is_host_op(n.op)) {
-      // The host sees primal values, once. A host function's results have no derivative
-      // weft could know: only an unperturbed call is allowed.
-      if (is_perturbed && !n.results.empty())
-        throw TransformError(
-            api + ": " + describe_host_node(graph, n) +
-            " is not differentiable: weft cannot know the derivative of a host function's "
-            "results. Define one with custom_jvp (or custom_vjp for grad), or stop the "
-            "tangent before it (stop_gradient).");
-      return unperturbed(apply_primal(n, operand_primals));
-    }
-    if (!is_perturbed) return unperturbed(apply_primal(n, operand_primals));
+    // The host sees primal values, once. A host function's results have no derivative weft
+    // could know: only an unperturbed call is allowed.
+    if (is_host_op(n.op) && is_perturbed && !n.results.empty())
+      throw TransformError(
+          api + ": " + describe_host_node(graph, n) +
+          " is not differentiable: weft cannot know the derivative of a host function's "
+          "results. Define one with custom_jvp (or custom_vjp for grad), or stop the "
+          "tangent before it (stop_gradient).");
+    if (is_host_op(n.op) || !is_perturbed) return unperturbed(apply_primal(n, operand_primals));
     ControlTangents c =
         placement == PrimalPlacement::here
             ? jvp_control(graph, n, operand_primals, operand_tangents, api, where)

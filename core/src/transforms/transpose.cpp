@@ -30,9 +30,7 @@ struct ForwardValue {
 };
 
 bool any_linear(OperandValues<ForwardValue> operands) {
-  bool any = false;
-  for (const ForwardValue* o : operands) any = any || o->linear;
-  return any;
+  return std::ranges::any_of(operands, [](const ForwardValue* o) { return o->linear; });
 }
 
 // Forwards: the non-linear nodes are evaluated; a node with a linear operand is linear, and so
@@ -107,10 +105,9 @@ struct CotangentHooks {
   std::vector<Tangent> on_multi_result_node(ValueId, const Node& n,
                                             std::span<const Tangent> result_cotangents) const {
     const Operands operands = operands_of(n);
-    bool linear = false;
-    for (bool l : operands.linear) linear = linear || l;
-    bool any = false;
-    for (const Tangent& t : result_cotangents) any = any || t.has_value();
+    const bool linear = std::ranges::find(operands.linear, true) != operands.linear.end();
+    const bool any =
+        std::ranges::any_of(result_cotangents, [](const Tangent& t) { return t.has_value(); });
     if (!linear || !any) return {};
     return transpose_control(graph, n, result_cotangents, operands.values, operands.linear, api,
                              origin_or(n, loc));

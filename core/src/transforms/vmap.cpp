@@ -2,6 +2,8 @@
 // a leading batch axis, staging each node's batching rule into the current context.
 #include "weft/transforms/vmap.h"
 
+#include <algorithm>
+
 #include "ir/graph_evaluator.h"
 #include "trace/array_impl.h"
 #include "transforms/batching_rules.h"
@@ -35,9 +37,7 @@ struct VmapHooks {
   const std::source_location& loc;
 
   static bool any_batched(OperandValues<Batched> operands) {
-    bool any = false;
-    for (const Batched* o : operands) any = any || o->batched;
-    return any;
+    return std::ranges::any_of(operands, [](const Batched* o) { return o->batched; });
   }
 
   Batched on_parameter(std::size_t index, const Node&) const { return params[index]; }
