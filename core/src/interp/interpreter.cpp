@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "ir/graph_evaluator.h"
 #include "primitives/primitive.h"
 #include "value.h"
 
@@ -60,44 +61,35 @@ interp::Value evaluate(const Node& node, interp::Operands operands) {
 
 using Callbacks = std::vector<std::shared_ptr<const HostCallback>>;
 
+std::vector<interp::Value> run_graph(const Callbacks& callbacks, const Graph& graph,
+                                     std::vector<interp::Value> params);
+
+// The interpreter's hooks: each node's reference semantics on host values.
+struct InterpreterHooks {
+  const Callbacks& callbacks;
+  std::vector<interp::Value>& params;
+
+  interp::Value on_parameter(std::size_t index, const Node&) { return std::move(params.at(index)); }
+  interp::Value on_value_node(ValueId, const Node& node, interp::Operands operands) {
+    return evaluate(node, operands);
+  }
+  std::vector<interp::Value> on_multi_result_node(ValueId, const Node& node,
+                                                  interp::Operands operands) {
+    if (is_host_op(node.op)) return interp::eval_host(node, operands, callbacks);
+    return interp::eval_control(node, operands,
+                                [this](const Graph& region, std::vector<interp::Value> values) {
+                                  return run_graph(callbacks, region, std::move(values));
+                                });
+  }
+};
+
 // Evaluates one graph (the function or a region) on its parameters' values; host_call nodes
-// find their functions in `callbacks`, the function's table.
+// find their functions in `callbacks`, the function's table. Each intermediate is dropped after
+// its last use, so long graphs over large arrays stay small.
 std::vector<interp::Value> run_graph(const Callbacks& callbacks, const Graph& graph,
                                      std::vector<interp::Value> params) {
-  std::vector<interp::Value> values(graph.nodes.size());
-  // Drop each intermediate after its last use, so long graphs over large arrays stay small.
-  std::vector<int> uses = count_uses(graph);
-  std::vector<const interp::Value*> operands;
-  std::vector<interp::Value> results;  // of the last control node, until its Result nodes
-  for (std::size_t id = 0; id < graph.nodes.size(); ++id) {
-    const Node& node = graph.nodes[id];
-    if (node.op == OpKind::Parameter) {
-      values[id] = std::move(params.at(static_cast<std::size_t>(node.attrs.get_int("index"))));
-      continue;
-    }
-    if (node.op == OpKind::Result) {
-      values[id] = std::move(results.at(static_cast<std::size_t>(node.attrs.get_int("index"))));
-      continue;
-    }
-    operands.clear();
-    for (ValueId in : node.inputs) operands.push_back(&values[in]);
-    if (is_control(node.op)) {
-      results = interp::eval_control(
-          node, operands, [&callbacks](const Graph& region, std::vector<interp::Value> values) {
-            return run_graph(callbacks, region, std::move(values));
-          });
-    } else if (is_host_op(node.op)) {
-      results = interp::eval_host(node, operands, callbacks);
-    } else {
-      values[id] = evaluate(node, operands);
-    }
-    for (ValueId in : node.inputs)
-      if (--uses[in] == 0) values[in] = interp::Value{};
-  }
-  std::vector<interp::Value> outputs;
-  outputs.reserve(graph.outputs.size());
-  for (ValueId o : graph.outputs) outputs.push_back(values[o]);
-  return outputs;
+  InterpreterHooks hooks{.callbacks = callbacks, .params = params};
+  return evaluate_graph<interp::Value>(graph, hooks, Retention::until_last_use);
 }
 
 }  // namespace

@@ -1,42 +1,56 @@
 #include "transforms/dependence.h"
 
+#include <algorithm>
+
+#include "ir/graph_evaluator.h"
 #include "transforms/jvp_rules.h"
 
 namespace weft::detail {
 
+namespace {
+
+// Whether a value may depend on a marked parameter (a struct: std::vector<bool> has no
+// addressable elements for the evaluator's operand pointers).
+struct Dependence {
+  bool depends = false;
+};
+
+struct DependenceHooks {
+  const std::vector<bool>& marked;
+  DependenceKind kind;
+
+  bool carries(const TensorType& t) const {
+    return kind == DependenceKind::batch || has_tangent(t.dtype);
+  }
+  static bool any(OperandValues<Dependence> operands) {
+    return std::ranges::any_of(operands, [](const Dependence* d) { return d->depends; });
+  }
+
+  Dependence on_parameter(std::size_t index, const Node& n) const {
+    return {index < marked.size() && marked[index] && carries(n.type())};
+  }
+  Dependence on_value_node(ValueId, const Node& n, OperandValues<Dependence> operands) const {
+    return {any(operands) && carries(n.type())};
+  }
+  std::vector<Dependence> on_multi_result_node(ValueId, const Node& n,
+                                               OperandValues<Dependence> operands) const {
+    // A host function's results carry no tangent; a control op passes a dependence to all.
+    const bool depends = any(operands) && (!is_host_op(n.op) || kind == DependenceKind::batch);
+    std::vector<Dependence> results;
+    results.reserve(n.results.size());
+    for (const TensorType& t : n.results) results.push_back({depends && carries(t)});
+    return results;
+  }
+};
+
+}  // namespace
+
 std::vector<bool> dependent_outputs(const Graph& g, const std::vector<bool>& marked,
                                     DependenceKind kind) {
-  const auto carries = [kind](const TensorType& t) {
-    return kind == DependenceKind::batch || has_tangent(t.dtype);
-  };
-  std::vector<bool> depends(g.nodes.size(), false);
-  for (std::size_t i = 0; i < g.params.size() && i < marked.size(); ++i) {
-    const auto id = static_cast<std::size_t>(g.params[i]);
-    depends[id] = marked[i] && carries(g.nodes[id].type());
-  }
-  std::vector<bool> multi_depends(g.nodes.size(), false);  // per multi-result node
-  for (std::size_t id = 0; id < g.nodes.size(); ++id) {
-    const Node& n = g.nodes[id];
-    if (n.op == OpKind::Parameter) continue;
-    if (n.op == OpKind::Result) {
-      const auto owner = static_cast<std::size_t>(n.inputs.at(0));
-      const Node& multi = g.nodes[owner];
-      const auto k = static_cast<std::size_t>(n.attrs.get_int("index"));
-      depends[id] = multi_depends[owner] && k < multi.results.size() && carries(multi.results[k]);
-      continue;
-    }
-    bool any = false;
-    for (ValueId input : n.inputs) any = any || depends[static_cast<std::size_t>(input)];
-    if (is_host_op(n.op))
-      multi_depends[id] = any && kind == DependenceKind::batch;
-    else if (is_control(n.op))
-      multi_depends[id] = any;
-    else
-      depends[id] = any && carries(n.type());
-  }
+  DependenceHooks hooks{.marked = marked, .kind = kind};
   std::vector<bool> out;
   out.reserve(g.outputs.size());
-  for (ValueId o : g.outputs) out.push_back(depends[static_cast<std::size_t>(o)]);
+  for (const Dependence& d : evaluate_graph<Dependence>(g, hooks)) out.push_back(d.depends);
   return out;
 }
 

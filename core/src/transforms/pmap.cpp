@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "ir/graph_evaluator.h"
 #include "trace/array_impl.h"
 #include "transforms/custom_rules.h"
 #include "transforms/staging.h"
@@ -182,6 +183,24 @@ bool is_tracer(const Array& a) {
   return a.valid() && a.impl()->kind == detail::ArrayImpl::Kind::Tracer;
 }
 
+// One device's run of the pmapped graph: its nodes staged into the current segment's program,
+// a collective's result as the devices' values combined it.
+struct DeviceHooks {
+  const Graph& graph;
+  const std::vector<Array>& args;  // the device's parameters
+  const std::source_location& loc;
+  std::vector<Array> collective_results;  // of the collective the evaluator reaches next
+
+  Array on_parameter(std::size_t index, const Node&) const { return args[index]; }
+  Array on_value_node(ValueId, const Node& n, OperandValues<Array> operands) const {
+    return detail::apply_node(graph, n, copies_of(operands), loc).at(0);
+  }
+  std::vector<Array> on_multi_result_node(ValueId, const Node& n, OperandValues<Array> operands) {
+    if (is_collective(n)) return std::move(collective_results);
+    return detail::apply_node(graph, n, copies_of(operands), loc);
+  }
+};
+
 }  // namespace
 
 ArrayFunction pmap(ArrayFunction f, PmapOptions options, std::source_location loc) {
@@ -274,10 +293,14 @@ ArrayFunction pmap(ArrayFunction f, PmapOptions options, std::source_location lo
             std::max(last_use[static_cast<std::size_t>(input)], id);
     for (ValueId o : g.outputs) last_use[static_cast<std::size_t>(o)] = kOutput;
 
-    std::vector<std::vector<Array>> value(n_dev, std::vector<Array>(g.nodes.size()));
-    for (std::size_t d = 0; d < n_dev; ++d)
-      for (std::size_t i = 0; i < g.params.size(); ++i)
-        value[d][static_cast<std::size_t>(g.params[i])] = per_device[d][i];
+    std::vector<DeviceHooks> hooks;
+    std::vector<GraphEvaluator<Array>> value;  // per device
+    hooks.reserve(n_dev);
+    value.reserve(n_dev);
+    for (std::size_t d = 0; d < n_dev; ++d) {
+      hooks.push_back({.graph = g, .args = per_device[d], .loc = loc, .collective_results = {}});
+      value.emplace_back(g, hooks[d]);
+    }
 
     std::size_t start = 0;
     while (start < g.nodes.size()) {
@@ -291,26 +314,12 @@ ArrayFunction pmap(ArrayFunction f, PmapOptions options, std::source_location lo
         {
           detail::TraceScope scope("pmap", loc);
           scope.state()->eager_fusion = true;
-          std::vector<Array> results;
+          value[d].run(hooks[d], start, end);
           for (std::size_t id = start; id < end; ++id) {
-            const Node& n = g.nodes[id];
-            if (n.op == OpKind::Parameter) continue;
-            if (n.op == OpKind::Result) {
-              value[d][id] = results.at(static_cast<std::size_t>(n.attrs.get_int("index")));
-            } else {
-              std::vector<Array> operands;
-              for (ValueId input : n.inputs)
-                operands.push_back(value[d][static_cast<std::size_t>(input)]);
-              std::vector<Array> applied = detail::apply_node(g, n, operands, loc);
-              if (is_multi_result(n.op)) {
-                results = std::move(applied);
-                continue;
-              }
-              value[d][id] = std::move(applied.at(0));
-            }
-            if (last_use[id] >= end && is_tracer(value[d][id])) {
+            const Array& v = value[d].value(static_cast<ValueId>(id));
+            if (last_use[id] >= end && is_tracer(v)) {
               kept.push_back(id);
-              scope.state()->graph.outputs.push_back(scope.stage_output(value[d][id], loc));
+              scope.state()->graph.outputs.push_back(scope.stage_output(v, loc));
             }
           }
           program = scope.state()->graph.canonicalized();
@@ -318,27 +327,32 @@ ArrayFunction pmap(ArrayFunction f, PmapOptions options, std::source_location lo
         }
         const std::vector<Array> out =
             detail::run_eager_program(program, captured, "pmap", loc, devices[d]);
-        for (std::size_t k = 0; k < kept.size(); ++k) value[d][kept[k]] = out[k];
-        for (std::size_t id = start; id < end; ++id)
-          if (is_tracer(value[d][id])) value[d][id] = Array();  // dead after its segment
+        for (std::size_t k = 0; k < kept.size(); ++k)
+          value[d].value(static_cast<ValueId>(kept[k])) = out[k];
+        for (std::size_t id = start; id < end; ++id) {
+          Array& v = value[d].value(static_cast<ValueId>(id));
+          if (is_tracer(v)) v = Array();  // dead after its segment
+        }
       }
       if (end >= g.nodes.size()) break;
       // The collective, then its Result node.
       const Node& c = g.nodes[end];
       std::vector<Array> inputs;
       for (std::size_t d = 0; d < n_dev; ++d)
-        inputs.push_back(c.inputs.empty() ? Array()
-                                          : value[d][static_cast<std::size_t>(c.inputs[0])]);
-      const std::vector<Array> combined = run_collective(c, inputs, devices, loc);
-      for (std::size_t d = 0; d < n_dev; ++d) value[d][end + 1] = combined[d];
-      start = end + 2;
+        inputs.push_back(c.inputs.empty() ? Array() : value[d].value(c.inputs[0]));
+      std::vector<Array> combined = run_collective(c, inputs, devices, loc);
+      const std::size_t after = end + 1 + c.results.size();
+      for (std::size_t d = 0; d < n_dev; ++d) {
+        hooks[d].collective_results = {std::move(combined[d])};
+        value[d].run(hooks[d], end, after);
+      }
+      start = after;
     }
 
     std::vector<Array> outputs;
     for (ValueId o : g.outputs) {
       std::vector<Array> slices;
-      for (std::size_t d = 0; d < n_dev; ++d)
-        slices.push_back(value[d][static_cast<std::size_t>(o)]);
+      for (std::size_t d = 0; d < n_dev; ++d) slices.push_back(value[d].value(o));
       outputs.push_back(stacked_on(slices, *devices[0], loc));
     }
     return outputs;

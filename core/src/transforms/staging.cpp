@@ -1,7 +1,6 @@
 #include "transforms/staging.h"
 
-#include <optional>
-
+#include "ir/graph_evaluator.h"
 #include "trace/array_impl.h"
 #include "transforms/custom_rules.h"
 #include "weft/callback.h"
@@ -67,32 +66,29 @@ Array zeros_of(const TensorType& type, const std::source_location& loc) {
   return type.shape.empty() ? zero : lax::broadcast_in_dim(zero, type.shape, {}, loc);
 }
 
+namespace {
+
+// Stages each node into the current context, as the function it was traced from would.
+struct StagingHooks {
+  const Graph& graph;
+  std::span<const Array> args;
+  const std::source_location& loc;
+
+  Array on_parameter(std::size_t index, const Node&) { return args[index]; }
+  Array on_value_node(ValueId, const Node& n, OperandValues<Array> operands) {
+    return apply_node(graph, n, copies_of(operands), loc).at(0);
+  }
+  std::vector<Array> on_multi_result_node(ValueId, const Node& n, OperandValues<Array> operands) {
+    return apply_node(graph, n, copies_of(operands), loc);
+  }
+};
+
+}  // namespace
+
 std::vector<Array> eval_graph(const Graph& g, std::span<const Array> args,
                               const std::source_location& loc) {
-  std::vector<std::optional<Array>> value(g.nodes.size());
-  for (std::size_t i = 0; i < g.params.size(); ++i)
-    value[static_cast<std::size_t>(g.params[i])] = args[i];
-  std::vector<Array> results;  // of the last multi-result node, read by its Result nodes
-  for (std::size_t id = 0; id < g.nodes.size(); ++id) {
-    const Node& n = g.nodes[id];
-    if (n.op == OpKind::Parameter) continue;
-    if (n.op == OpKind::Result) {
-      value[id] = results.at(static_cast<std::size_t>(n.attrs.get_int("index")));
-      continue;
-    }
-    std::vector<Array> operands;
-    operands.reserve(n.inputs.size());
-    for (ValueId input : n.inputs) operands.push_back(*value[static_cast<std::size_t>(input)]);
-    std::vector<Array> applied = apply_node(g, n, operands, loc);
-    if (is_multi_result(n.op))
-      results = std::move(applied);
-    else
-      value[id] = std::move(applied.at(0));
-  }
-  std::vector<Array> out;
-  out.reserve(g.outputs.size());
-  for (ValueId o : g.outputs) out.push_back(*value[static_cast<std::size_t>(o)]);
-  return out;
+  StagingHooks hooks{.graph = g, .args = args, .loc = loc};
+  return evaluate_graph<Array>(g, hooks);
 }
 
 std::vector<Array> apply_node(const Graph& g, const Node& n, std::span<const Array> operands,

@@ -2,6 +2,9 @@
 // a leading batch axis, staging each node's batching rule into the current context.
 #include "weft/transforms/vmap.h"
 
+#include <algorithm>
+
+#include "ir/graph_evaluator.h"
 #include "trace/array_impl.h"
 #include "transforms/batching_rules.h"
 #include "transforms/control_rules.h"
@@ -26,79 +29,71 @@ Array example_of(const Array& x, std::int64_t b, const std::source_location& loc
                       Shape(x.shape().begin() + 1, x.shape().end()), loc);
 }
 
+// Stages each node's batching rule; a node none of whose operands is batched runs as it is.
+struct VmapHooks {
+  const Graph& graph;
+  std::span<const Batched> params;
+  std::int64_t batch_size;
+  const std::source_location& loc;
+
+  static bool any_batched(OperandValues<Batched> operands) {
+    return std::ranges::any_of(operands, [](const Batched* o) { return o->batched; });
+  }
+
+  Batched on_parameter(std::size_t index, const Node&) const { return params[index]; }
+  Batched on_value_node(ValueId, const Node& n, OperandValues<Batched> operands) const {
+    const std::source_location where = origin_or(n, loc);
+    if (!any_batched(operands))
+      return Batched{apply_node(graph, n, members_of(operands, &Batched::value), loc).at(0), false};
+    return batch_rule(n, copies_of(operands), batch_size, "vmap", where);
+  }
+  std::vector<Batched> on_multi_result_node(ValueId, const Node& n,
+                                            OperandValues<Batched> operands) const {
+    const std::vector<Array> plain = members_of(operands, &Batched::value);
+    const bool batched_operand = any_batched(operands);
+    const std::source_location where = origin_or(n, loc);
+    if (batched_operand && is_control(n.op))
+      return batch_control(graph, n, copies_of(operands), batch_size, "vmap", where);
+    std::vector<Batched> results;
+    if (!batched_operand) {
+      for (Array& a : apply_node(graph, n, plain, loc)) results.push_back({std::move(a), false});
+      return results;
+    }
+    if (n.op == OpKind::DebugPrint) {
+      // As jax.debug.print: once per example, in example order, each print seeing its
+      // example's values (an unbatched operand prints the same value every time).
+      for (std::int64_t b = 0; b < batch_size; ++b) {
+        std::vector<Array> example;
+        for (const Batched* o : operands)
+          example.push_back(o->batched ? example_of(o->value, b, where) : o->value);
+        apply_node(graph, n, example, loc);
+      }
+      return results;
+    }
+    // A host op sees the whole batch at once (one callback per batch), told
+    // so by a ("batch", {"batch_dims": ...}) entry in its context's transforms; its results
+    // carry the batch axis.
+    Node batched = n;
+    for (TensorType& t : batched.results) t.shape.insert(t.shape.begin(), batch_size);
+    const auto slot = static_cast<std::size_t>(n.attrs.get_int("callback"));
+    auto callback = std::make_shared<HostCallback>(*graph.callbacks.at(slot));
+    CallbackTransform batch{.name = "batch", .batch_dims = {}};
+    for (const Batched* o : operands)
+      batch.batch_dims.push_back(o->batched ? std::optional<int>(0) : std::nullopt);
+    callback->transforms.push_back(std::move(batch));
+    for (Array& a : bind_host(n.op, plain, n.attrs, batched.results, std::move(callback),
+                              std::string(op_name(n.op)), where))
+      results.push_back({std::move(a), true});
+    return results;
+  }
+};
+
 }  // namespace
 
 std::vector<Batched> vmap_graph(const Graph& g, std::span<const Batched> params,
                                 std::int64_t batch_size, const std::source_location& loc) {
-  std::vector<std::optional<Batched>> value(g.nodes.size());
-  for (std::size_t i = 0; i < g.params.size(); ++i)
-    value[static_cast<std::size_t>(g.params[i])] = params[i];
-  std::vector<Batched> results;  // of the last multi-result node
-  for (std::size_t id = 0; id < g.nodes.size(); ++id) {
-    const Node& n = g.nodes[id];
-    if (n.op == OpKind::Parameter) continue;
-    if (n.op == OpKind::Result) {
-      value[id] = results.at(static_cast<std::size_t>(n.attrs.get_int("index")));
-      continue;
-    }
-    std::vector<Batched> operands;
-    std::vector<Array> plain;
-    bool any_batched = false;
-    for (ValueId input : n.inputs) {
-      operands.push_back(*value[static_cast<std::size_t>(input)]);
-      plain.push_back(operands.back().value);
-      any_batched = any_batched || operands.back().batched;
-    }
-    const std::source_location where = origin_or(n, loc);
-    const OpClass op_class = op_info(n.op).op_class;
-    if (op_class == OpClass::Control || op_class == OpClass::Host) {
-      if (any_batched && op_class == OpClass::Control) {
-        results = batch_control(g, n, operands, batch_size, "vmap", where);
-        continue;
-      }
-      if (!any_batched) {
-        results.clear();
-        for (Array& a : apply_node(g, n, plain, loc)) results.push_back({std::move(a), false});
-        continue;
-      }
-      if (n.op == OpKind::DebugPrint) {
-        // As jax.debug.print: once per example, in example order, each print seeing its
-        // example's values (an unbatched operand prints the same value every time).
-        for (std::int64_t b = 0; b < batch_size; ++b) {
-          std::vector<Array> example;
-          for (const Batched& o : operands)
-            example.push_back(o.batched ? example_of(o.value, b, where) : o.value);
-          apply_node(g, n, example, loc);
-        }
-        results.clear();
-        continue;
-      }
-      // A host op sees the whole batch at once (one callback per batch, as the seed says), told
-      // so by a ("batch", {"batch_dims": ...}) entry in its context's transforms; its results
-      // carry the batch axis.
-      Node batched = n;
-      for (TensorType& t : batched.results) t.shape.insert(t.shape.begin(), batch_size);
-      results.clear();
-      const auto slot = static_cast<std::size_t>(n.attrs.get_int("callback"));
-      auto callback = std::make_shared<HostCallback>(*g.callbacks.at(slot));
-      CallbackTransform batch{.name = "batch", .batch_dims = {}};
-      for (const Batched& o : operands)
-        batch.batch_dims.push_back(o.batched ? std::optional<int>(0) : std::nullopt);
-      callback->transforms.push_back(std::move(batch));
-      for (Array& a : bind_host(n.op, plain, n.attrs, batched.results, std::move(callback),
-                                std::string(op_name(n.op)), where))
-        results.push_back({std::move(a), true});
-      continue;
-    }
-    if (!any_batched) {
-      value[id] = Batched{apply_node(g, n, plain, loc).at(0), false};
-      continue;
-    }
-    value[id] = batch_rule(n, operands, batch_size, "vmap", where);
-  }
-  std::vector<Batched> out;
-  for (ValueId o : g.outputs) out.push_back(*value[static_cast<std::size_t>(o)]);
-  return out;
+  VmapHooks hooks{.graph = g, .params = params, .batch_size = batch_size, .loc = loc};
+  return evaluate_graph<Batched>(g, hooks);
 }
 
 }  // namespace detail
