@@ -1,0 +1,58 @@
+// How each primitive becomes OpenCL C, registered per primitive as JAX registers lowerings: one
+// entry per OpKind, written in its family's file under codegen/lowerings/ (unary.cpp,
+// binary.cpp, ...), so that core/ stays device-free and a primitive's code generation lives in
+// one place. An entry is exactly one of: an expression emitter (the op computes one element
+// inside any fused kernel), the kernel kind that runs it, or the reason it never reaches code
+// generation. registry.cpp checks that every OpKind has exactly one entry.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "codegen/emit_task.h"
+#include "codegen/math_library.h"
+#include "weft/ir/graph.h"
+
+namespace weft::opencl {
+
+class ExprEmitter;
+struct Index;
+
+// What an elementwise expression is written for.
+struct ElementOp {
+  const Graph& graph;
+  const Node& node;
+  DType dtype;       // the first operand's (for unary ops also the result's)
+  std::string type;  // its OpenCL C type
+  bool vector;       // the operands are `width`-lane vectors
+  int width;
+};
+
+// The expression of one element from its operands' expressions at the same index.
+using UnaryExpr = std::string (*)(const ElementOp& op, const std::string& a);
+using BinaryExpr = std::string (*)(const ElementOp& op, const std::string& a, const std::string& b);
+// Any other op a fused kernel computes: a coroutine that co_awaits its operands at the indices
+// it derives from `idx` (ExprEmitter::operand) and co_returns the element's expression.
+using ElementTask = EmitTask (*)(ExprEmitter& emit, const Node& node, Index idx);
+// A definition the program's header holds when some node of this op has dtype `t` (the
+// integer power function); empty when that dtype needs none.
+using HeaderDefinition = std::string (*)(DType t);
+
+struct Lowering {
+  OpKind op;
+  // Exactly one of the next five.
+  UnaryExpr unary = nullptr;
+  BinaryExpr binary = nullptr;
+  ElementTask element = nullptr;
+  std::string_view kernel = {};  // the kernel kind that runs the op (a file of codegen/)
+  std::string_view never = {};   // why the op never reaches code generation
+  // With `unary`: weft's own f32 function, called instead of the expression unless the device
+  // uses its builtin math (DeviceCaps::builtin_math).
+  const MathFunction* math = nullptr;
+  HeaderDefinition header = nullptr;
+};
+
+// The entry of `op`; the table is built, and checked, at the first call.
+const Lowering& lowering(OpKind op);
+
+}  // namespace weft::opencl
