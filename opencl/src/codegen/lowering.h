@@ -38,6 +38,20 @@ using ElementTask = EmitTask (*)(ExprEmitter& emit, const Node& node, Index idx)
 // integer power function); empty when that dtype needs none.
 using HeaderDefinition = std::string (*)(DType t);
 
+// How a reduce kernel (codegen/reduce_kernel.cpp) folds the elements of one reduction, whose
+// operand has dtype `t`.
+struct Reduction {
+  std::string (*identity)(DType t);  // the accumulator's first value
+  // `acc` (op) `v`, as an expression; null for arg-reductions, which use `takes`.
+  std::string (*combine)(DType t, const std::string& acc, const std::string& v) = nullptr;
+  // Arg-reductions: whether candidate (v, i) replaces the best so far (bv, bi).
+  std::string (*takes)(DType t, const std::string& bv, const std::string& bi, const std::string& v,
+                       const std::string& i) = nullptr;
+  // Whether an f32 row may fold 16 lanes at a time, then the lanes in order (the row phase of
+  // reduce_kernel.cpp).
+  bool folds_lanes = false;
+};
+
 struct Lowering {
   OpKind op;
   // Exactly one of the next five.
@@ -50,6 +64,8 @@ struct Lowering {
   // uses its builtin math (DeviceCaps::builtin_math).
   const MathFunction* math = nullptr;
   HeaderDefinition header = nullptr;
+  // With kernel "reduce": how the kernel folds.
+  const Reduction* reduction = nullptr;
 };
 
 // The entry of `op`; the table is built, and checked, at the first call.

@@ -32,6 +32,9 @@ inline Lowering element(OpKind op, ElementTask task) {
 inline Lowering kernel(OpKind op, std::string_view kind) {
   return Lowering{.op = op, .kernel = kind};
 }
+inline Lowering reduce(OpKind op, const Reduction& reduction) {
+  return Lowering{.op = op, .kernel = "reduce", .reduction = &reduction};
+}
 inline Lowering never(OpKind op, std::string_view why) {
   return Lowering{.op = op, .never = why};
 }

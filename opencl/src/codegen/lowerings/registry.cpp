@@ -23,6 +23,9 @@ void check_entry(const Lowering& l) {
                            "emitter, a kernel kind or a reason it never reaches codegen");
   if (l.math && !l.unary)
     throw std::logic_error("weft: '" + op + "' has a math function but no unary emitter");
+  if ((l.reduction != nullptr) != (l.kernel == "reduce"))
+    throw std::logic_error("weft: '" + op + "' needs a reduction exactly when a reduce kernel " +
+                           "runs it");
 }
 
 Table build_table() {
