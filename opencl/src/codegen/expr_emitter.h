@@ -1,6 +1,7 @@
 // Emits OpenCL C statements that compute one element of a fused node. Operands are pulled
 // through index arithmetic (broadcast, reshape, transpose, slice, pad, concatenate, dynamic
-// slices), so every fusible op costs index math rather than a buffer.
+// slices), so every fusible op costs index math rather than a buffer. What each op emits is
+// its lowering (lowering.h); this class drives them and owns the indices and variables.
 #pragma once
 
 #include <functional>

@@ -58,7 +58,7 @@ struct Lowering {
   UnaryExpr unary = nullptr;
   BinaryExpr binary = nullptr;
   ElementTask element = nullptr;
-  std::string_view kernel = {};  // the kernel kind that runs the op (a file of codegen/)
+  std::string_view kernel = {};  // the kernel kind that runs it: codegen/<kernel>_kernel.cpp
   std::string_view never = {};   // why the op never reaches code generation
   // With `unary`: weft's own f32 function, called instead of the expression unless the device
   // uses its builtin math (DeviceCaps::builtin_math).

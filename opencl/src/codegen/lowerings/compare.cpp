@@ -6,7 +6,7 @@
 namespace weft::opencl::lowerings {
 namespace {
 
-template <BuiltinName Symbol>
+template <Spelling Symbol>
 std::string compare(const ElementOp&, const std::string& a, const std::string& b) {
   return "(" + a + " " + Symbol.text + " " + b + ")";
 }

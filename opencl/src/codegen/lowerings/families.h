@@ -39,15 +39,16 @@ inline Lowering never(OpKind op, std::string_view why) {
   return Lowering{.op = op, .never = why};
 }
 
-// A call of the OpenCL builtin `Name` on the operand: builtin<"floor">.
+// A string literal as a template argument: builtin<"floor">, compare<"==">.
 template <std::size_t N>
-struct BuiltinName {
-  constexpr BuiltinName(const char (&s)[N]) {  // NOLINT: implicit, for builtin<"name">
+struct Spelling {
+  constexpr Spelling(const char (&s)[N]) {  // NOLINT: implicit, so that the literal converts
     for (std::size_t i = 0; i < N; ++i) text[i] = s[i];
   }
   char text[N];
 };
-template <BuiltinName Name>
+// A call of the OpenCL builtin `Name` on the operand.
+template <Spelling Name>
 std::string builtin(const ElementOp&, const std::string& a) {
   return std::string(Name.text) + "(" + a + ")";
 }
