@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Fits the polynomials of weft's f32 erf (opencl/src/codegen/math_library.cpp, kErf).
+"""Fits the polynomials of weft's f32 erf (opencl/src/codegen/lowerings/unary.cpp, kErf).
 
 erf(x) = x + x * R(x^2) for |x| < 1 (R of degree 6), and erf(x) = Q(|x| - 1.625) on [1, 2.25)
 (degree 10), W(|x| - 3.125) on [2.25, 4] (degree 8). Least squares in double on dense grids;

@@ -1,7 +1,6 @@
 #include "codegen/expr_emitter.h"
 
 #include <algorithm>
-#include <cmath>
 #include <optional>
 #include <set>
 
@@ -10,10 +9,6 @@
 
 namespace weft::opencl {
 namespace {
-
-std::string unsigned_of(DType t) {
-  return t == DType::I64 ? "ulong" : "uint";
-}
 
 std::string join(const std::vector<std::string>& v) {
   std::string s;
@@ -25,73 +20,6 @@ std::string index_key(const Index& idx) {
   const std::string lanes = idx.lanes ? "~" : "";
   if (!idx.linear.empty()) return lanes + "L" + idx.linear + shape_to_string(idx.shape);
   return lanes + "D" + join(idx.dims);
-}
-
-const char* builtin_unary(OpKind op) {
-  switch (op) {
-    case OpKind::Floor:
-      return "floor";
-    case OpKind::Ceil:
-      return "ceil";
-    case OpKind::Round:
-      return "round";
-    case OpKind::Exp:
-      return "exp";
-    case OpKind::Exp2:
-      return "exp2";
-    case OpKind::Log:
-      return "log";
-    case OpKind::Log1p:
-      return "log1p";
-    case OpKind::Expm1:
-      return "expm1";
-    case OpKind::Sqrt:
-      return "sqrt";
-    case OpKind::Rsqrt:
-      return "rsqrt";
-    case OpKind::Sin:
-      return "sin";
-    case OpKind::Cos:
-      return "cos";
-    case OpKind::Tan:
-      return "tan";
-    case OpKind::Tanh:
-      return "tanh";
-    case OpKind::Erf:
-      return "erf";
-    default:
-      return nullptr;
-  }
-}
-
-const char* compare_op(OpKind op) {
-  switch (op) {
-    case OpKind::Eq:
-      return "==";
-    case OpKind::Ne:
-      return "!=";
-    case OpKind::Lt:
-      return "<";
-    case OpKind::Le:
-      return "<=";
-    case OpKind::Gt:
-      return ">";
-    case OpKind::Ge:
-      return ">=";
-    default:
-      return nullptr;
-  }
-}
-
-// The value of v when it is a float constant, perhaps broadcast or reshaped (the same at every
-// element).
-std::optional<double> float_constant(const Graph& graph, ValueId v) {
-  for (;;) {
-    const Node& n = graph.node(v);
-    if (n.op == OpKind::Constant && is_float(n.dtype)) return n.attrs.get_float("value");
-    if (n.op != OpKind::BroadcastInDim && n.op != OpKind::Reshape) return std::nullopt;
-    v = n.inputs[0];
-  }
 }
 
 }  // namespace
@@ -184,20 +112,6 @@ const std::vector<std::string>& ExprEmitter::dims_of(Index& idx) {
 std::string memo_key(ValueId v, const Index& idx) {
   return std::to_string(v) + "@" + index_key(idx);
 }
-
-// Trivially destructible on purpose: GCC 12 mishandles awaiters and temporaries with
-// destructors that live across a suspension, so the request itself waits in the emitter.
-class ExprEmitter::Operand {
- public:
-  explicit Operand(ExprEmitter& emitter, bool ready) : emitter_(&emitter), ready_(ready) {}
-  bool await_ready() const noexcept { return ready_; }
-  void await_suspend(std::coroutine_handle<>) const noexcept {}
-  std::string await_resume() const { return std::move(emitter_->delivered_); }
-
- private:
-  ExprEmitter* emitter_;
-  bool ready_;
-};
 
 // Resolves v at idx into delivered_ when no computation is needed; otherwise leaves a request
 // for value() to run compute(v, idx) before the caller resumes.
@@ -299,311 +213,52 @@ std::string ExprEmitter::clamp_start(const std::string& start, std::int64_t lo, 
          "), (long)" + std::to_string(hi) + "))";
 }
 
-std::string ExprEmitter::convert(DType from, DType to, const std::string& a) {
-  if (from == to) return a;
-  if (to == DType::Bool) return "(" + a + " != 0)";
-  if (from == DType::Bool) return "(" + a + " ? (" + cl_type(to) + ")1 : (" + cl_type(to) + ")0)";
-  // NaN must give 0; some drivers' saturating conversions (NVIDIA's to long) give the minimum.
-  if (is_float(from) && !is_float(to))
-    return "(isnan(" + a + ") ? (" + cl_type(to) + ")0 : convert_" + cl_type(to) + "_sat_rtz(" + a +
-           "))";
-  return "((" + cl_type(to) + ")(" + a + "))";
-}
-
-std::string ExprEmitter::unary(const Node& n, const std::string& a, bool vector) {
-  const DType t = n.dtype;
-  const std::string T = cl_type(t);
-  if (math_ && t == DType::F32 && MathFunctions::provides(n.op))
-    return math_->call(n.op, vector ? vector_width_ : 1, a);
-  if (const char* fn = builtin_unary(n.op)) return std::string(fn) + "(" + a + ")";
-  switch (n.op) {
-    case OpKind::Neg:
-      if (is_float(t)) return "(-" + a + ")";
-      if (t == DType::U32) return "((uint)(0u - " + a + "))";
-      return "((" + T + ")(-(" + unsigned_of(t) + ")(" + a + ")))";
-    case OpKind::Abs:
-      if (is_float(t)) return "fabs(" + a + ")";
-      if (t == DType::U32) return a;
-      return "((" + T + ")abs(" + a + "))";
-    case OpKind::Sign:
-      if (is_float(t))
-        return "(isnan(" + a + ") ? " + a + " : (" + a + " > 0 ? (" + T + ")1 : (" + a +
-               " < 0 ? (" + T + ")-1 : " + a + ")))";
-      if (t == DType::U32) return "((uint)(" + a + " > 0u))";
-      return "((" + T + ")((" + a + " > 0) - (" + a + " < 0)))";
-    case OpKind::Logistic: {
-      // From e^-|x|, which cannot overflow: e / (1 + e) keeps the denormal results of x < -87.
-      const std::string e = "exp(-fabs(" + a + "))";
-      return "(" + a + " < (" + T + ")0 ? " + e + " / ((" + T + ")1 + " + e + ") : (" + T +
-             ")1 / ((" + T + ")1 + " + e + "))";
-    }
-    case OpKind::Not:
-      if (t == DType::Bool) return "(!" + a + ")";
-      return "((" + T + ")(~" + a + "))";
-    default:
-      break;
+std::string ExprEmitter::bind_value(const Node& n, const Index& idx, const std::string& expr) {
+  const std::string T = cl_type(n.dtype);
+  std::string var = fresh("v");
+  if (vector_at(idx)) {
+    // The cast widens an expression made only of scalars; on a vector it changes nothing.
+    const std::string VT = T + std::to_string(vector_width_);
+    line("const " + VT + " " + var + " = (" + VT + ")(" + expr + ");");
+  } else {
+    line("const " + T + " " + var + " = " + expr + ";");
   }
-  throw Error("codegen: no OpenCL lowering for unary op " + std::string(op_name(n.op)));
+  return var;
 }
 
-// IEEE 754-2019 maximum and minimum, as the interpreter computes them: NaN if either operand
-// is NaN, and +0 > -0. fmax/fmin and compare-and-select leave the zero's sign to the
-// compiler (LLVM treats equal values as interchangeable), so equal operands are merged by
-// their bits: AND keeps the sign only when both are -0 (max), OR when either is (min).
-std::string ExprEmitter::float_max_min(const Node& n, const std::string& a, const std::string& b,
-                                       bool vector) {
-  const bool is_max = n.op == OpKind::Max;
-  // max and min commute: put a constant operand, if any, second.
-  std::optional<double> c = float_constant(graph_, n.inputs[1]);
-  std::string v = a, k = b;
-  if (!c && (c = float_constant(graph_, n.inputs[0]))) std::swap(v, k);
-  // A constant other than NaN and zero: one compare and select (vmaxps/vminps on x86), which
-  // keeps NaN in the other operand, since NaN fails the comparison.
-  const std::string select = "((" + v + (is_max ? " < " : " > ") + k + ") ? " + k + " : " + v + ")";
-  if (c && !std::isnan(*c) && *c != 0) return select;
-  // max(v, +0) (a ReLU): adding +0 turns whichever zero the select gave into +0.
-  if (c && is_max && *c == 0 && !std::signbit(*c)) return "(" + select + " + " + k + ")";
-  const DType t = n.dtype;
-  const std::string w = vector ? std::to_string(vector_width_) : "";
-  const std::string F = cl_type(t) + w, I = std::string(t == DType::F64 ? "long" : "int") + w;
-  auto bits = [&](const std::string& x) { return "as_" + I + "((" + F + ")(" + x + "))"; };
-  const std::string merged = "as_" + F + "(" + bits(a) + (is_max ? " & " : " | ") + bits(b) + ")";
-  return "((isnan(" + a + ") || isnan(" + b + ")) ? (" + a + " + " + b + ") : ((" + a + " == " + b +
-         ") ? " + merged + " : f" + (is_max ? "max" : "min") + "(" + a + ", " + b + ")))";
-}
-
-std::string ExprEmitter::binary(const Node& n, const std::string& a, const std::string& b,
-                                bool vector) {
+ElementOp ExprEmitter::element_op(const Node& n, const Index& idx) const {
   const DType t = graph_.node(n.inputs[0]).dtype;
-  const std::string T = cl_type(t);
-  if (const char* cmp = compare_op(n.op)) return "(" + a + " " + cmp + " " + b + ")";
-  const bool fl = is_float(t), sgn = is_signed_integer(t);
-  auto wrap = [&](const char* op) {
-    if (!sgn) return "(" + a + " " + op + " " + b + ")";
-    const std::string U = unsigned_of(t);
-    return "((" + T + ")((" + U + ")(" + a + ") " + op + " (" + U + ")(" + b + ")))";
-  };
-  switch (n.op) {
-    case OpKind::Add:
-      return wrap("+");
-    case OpKind::Sub:
-      return wrap("-");
-    case OpKind::Mul:
-      return wrap("*");
-    case OpKind::Div:
-      if (fl) return "(" + a + " / " + b + ")";
-      if (t == DType::U32) return "(" + b + " == 0u ? UINT_MAX : " + a + " / " + b + ")";
-      return "(" + b + " == 0 ? (" + T + ")-1 : ((" + b + " == (" + T + ")-1) ? (" + T + ")(-(" +
-             unsigned_of(t) + ")(" + a + ")) : " + a + " / " + b + "))";
-    case OpKind::Rem:
-      if (fl) return "fmod(" + a + ", " + b + ")";
-      if (t == DType::U32) return "(" + b + " == 0u ? " + a + " : " + a + " % " + b + ")";
-      return "(" + b + " == 0 ? " + a + " : (" + b + " == (" + T + ")-1 ? (" + T + ")0 : " + a +
-             " % " + b + "))";
-    case OpKind::Pow:
-      if (fl) return "pow(" + a + ", " + b + ")";
-      return "weft_ipow_" + T + "(" + a + ", " + b + ")";
-    case OpKind::Max:
-    case OpKind::Min:
-      if (fl) return float_max_min(n, a, b, vector);
-      return std::string(n.op == OpKind::Max ? "max" : "min") + "(" + a + ", " + b + ")";
-    case OpKind::Atan2:
-      return "atan2(" + a + ", " + b + ")";
-    case OpKind::And:
-      return t == DType::Bool ? "(" + a + " && " + b + ")" : "(" + a + " & " + b + ")";
-    case OpKind::Or:
-      return t == DType::Bool ? "(" + a + " || " + b + ")" : "(" + a + " | " + b + ")";
-    case OpKind::Xor:
-      return t == DType::Bool ? "(" + a + " != " + b + ")" : "(" + a + " ^ " + b + ")";
-    default:
-      break;
-  }
-  throw Error("codegen: no OpenCL lowering for binary op " + std::string(op_name(n.op)));
+  return ElementOp{graph_, n, t, cl_type(t), vector_at(idx), vector_width_};
 }
 
-// One node's element at idx, pausing (co_await) for each operand it needs. Operands are
-// awaited one statement at a time, in the order the code must use them.
+EmitTask ExprEmitter::compute_unary(const Node& n, Index idx, const Lowering& lowering) {
+  std::string a = co_await operand(n.inputs[0], idx);
+  if (math_ && lowering.math && n.dtype == DType::F32)
+    co_return bind_value(n, idx,
+                         math_->call(*lowering.math, vector_at(idx) ? vector_width_ : 1, a));
+  co_return bind_value(n, idx, lowering.unary(element_op(n, idx), a));
+}
+
+EmitTask ExprEmitter::compute_binary(const Node& n, Index idx, const Lowering& lowering) {
+  std::string a = co_await operand(n.inputs[0], idx);
+  std::string b = co_await operand(n.inputs[1], idx);
+  co_return bind_value(n, idx, lowering.binary(element_op(n, idx), a, b));
+}
+
+// One node's element at idx: a task that pauses (co_await) for each operand it needs, one
+// statement at a time, in the order the code must use them.
 EmitTask ExprEmitter::compute(ValueId v, Index idx) {
   const Node& n = graph_.node(v);
-  const std::string T = cl_type(n.dtype);
   if (n.dtype == DType::F64) uses_fp64_ = true;
-  const bool vector = vector_at(idx);
   if (lane_mode_ && idx.lanes && op_info(n.op).op_class != OpClass::Unary &&
       op_info(n.op).op_class != OpClass::Binary && n.op != OpKind::BroadcastInDim &&
       n.op != OpKind::Reshape && n.op != OpKind::Constant)
     throw Error("codegen: " + std::string(op_name(n.op)) +
                 " cannot vary across lanes (lane_vectorizable should have refused the group)");
-  auto bind_var = [&](const std::string& expr) {
-    std::string var = fresh("v");
-    if (vector) {
-      // The cast widens an expression made only of scalars; on a vector it changes nothing.
-      const std::string VT = T + std::to_string(vector_width_);
-      line("const " + VT + " " + var + " = (" + VT + ")(" + expr + ");");
-    } else {
-      line("const " + T + " " + var + " = " + expr + ";");
-    }
-    return var;
-  };
-  auto input = [&](std::size_t i, const Index& at) { return operand(n.inputs[i], at); };
-  const Index scalar{"0", {}, {}};
-
-  switch (op_info(n.op).op_class) {
-    case OpClass::Unary: {
-      std::string a = co_await input(0, idx);
-      co_return bind_var(unary(n, a, vector));
-    }
-    case OpClass::Binary:
-    case OpClass::Compare: {
-      std::string a = co_await input(0, idx);
-      std::string b = co_await input(1, idx);
-      co_return bind_var(binary(n, a, b, vector));
-    }
-    case OpClass::Select: {
-      std::string p = co_await input(0, idx);
-      std::string x = co_await input(1, idx);
-      std::string y = co_await input(2, idx);
-      co_return bind_var("(" + p + " ? " + x + " : " + y + ")");
-    }
-    case OpClass::Convert: {
-      const DType from = graph_.node(n.inputs[0]).dtype;
-      std::string a = co_await input(0, idx);
-      co_return bind_var(convert(from, n.dtype, a));
-    }
-    default:
-      break;
-  }
-
-  switch (n.op) {
-    case OpKind::Constant:
-      if (is_float(n.dtype)) co_return cl_float_literal(n.attrs.get_float("value"), n.dtype);
-      co_return cl_int_literal(n.attrs.get_int("value"), n.dtype);
-    case OpKind::Iota: {
-      const auto& d = dims_of(idx);
-      co_return "((" + T + ")(" + d[n.attrs.get_int("dimension")] + "))";
-    }
-    case OpKind::BroadcastInDim: {
-      const Shape& in = graph_.node(n.inputs[0]).shape;
-      if (in.empty()) {
-        std::string a = co_await input(0, scalar);
-        co_return a;
-      }
-      const auto& d = dims_of(idx);
-      const auto& map = n.attrs.get_ints("dims");
-      Index at{{}, {}, in};
-      for (std::size_t i = 0; i < in.size(); ++i) at.dims.push_back(in[i] == 1 ? "0" : d[map[i]]);
-      // Lanes run along the last axis: they reach the input only through its own last axis.
-      at.lanes =
-          idx.lanes && in.back() > 1 && map.back() == static_cast<std::int64_t>(n.shape.size()) - 1;
-      std::string a = co_await input(0, at);
-      co_return a;
-    }
-    case OpKind::Reshape: {
-      // Lanes stay lanes: lane mode admits reshapes that keep the last axis.
-      Index at{linear_of(idx), {}, graph_.node(n.inputs[0]).shape};
-      at.lanes = idx.lanes;
-      std::string a = co_await input(0, at);
-      co_return a;
-    }
-    case OpKind::Transpose: {
-      const auto& d = dims_of(idx);
-      const auto& perm = n.attrs.get_ints("permutation");
-      Index at{{}, std::vector<std::string>(d.size()), graph_.node(n.inputs[0]).shape};
-      for (std::size_t k = 0; k < d.size(); ++k) at.dims[perm[k]] = d[k];
-      std::string a = co_await input(0, at);
-      co_return a;
-    }
-    case OpKind::Slice: {
-      const auto& d = dims_of(idx);
-      const auto& start = n.attrs.get_ints("start");
-      const auto& stride = n.attrs.get_ints("stride");
-      Index at{{}, {}, graph_.node(n.inputs[0]).shape};
-      for (std::size_t k = 0; k < d.size(); ++k) {
-        std::string e = stride[k] == 1 ? d[k] : "(" + d[k] + ")*" + std::to_string(stride[k]);
-        if (start[k] != 0) e = "(" + e + " + " + std::to_string(start[k]) + ")";
-        at.dims.push_back(e);
-      }
-      std::string a = co_await input(0, at);
-      co_return a;
-    }
-    case OpKind::DynamicSlice: {
-      const auto& d = dims_of(idx);
-      const Shape& in = graph_.node(n.inputs[0]).shape;
-      Index at{{}, {}, in};
-      for (std::size_t k = 0; k < d.size(); ++k) {
-        std::string s = fresh("s");
-        std::string start = co_await input(k + 1, scalar);
-        line("const " + index_type_ + " " + s + " = " + clamp_start(start, 0, in[k] - n.shape[k]) +
-             ";");
-        at.dims.push_back("(" + d[k] + " + " + s + ")");
-      }
-      std::string a = co_await input(0, at);
-      co_return a;
-    }
-    case OpKind::DynamicUpdateSlice: {
-      const Shape& upd = graph_.node(n.inputs[1]).shape;
-      std::string base = co_await input(0, idx);
-      if (num_elements(upd) == 0) co_return base;
-      const auto& d = dims_of(idx);
-      Index at{{}, {}, upd};
-      std::string inside = "true";
-      for (std::size_t k = 0; k < d.size(); ++k) {
-        std::string rel = fresh("r");
-        std::string start = co_await input(k + 2, scalar);
-        line("const " + index_type_ + " " + rel + " = " + d[k] + " - " +
-             clamp_start(start, 0, n.shape[k] - upd[k]) + ";");
-        inside += " && " + rel + " >= 0 && " + rel + " < " + std::to_string(upd[k]);
-        at.dims.push_back(clamp(rel, 0, upd[k] - 1));
-      }
-      std::string u = co_await input(1, at);
-      co_return bind_var("((" + inside + ") ? " + u + " : " + base + ")");
-    }
-    case OpKind::Concatenate: {
-      const auto& d = dims_of(idx);
-      const auto dim = static_cast<std::size_t>(n.attrs.get_int("dimension"));
-      std::int64_t offset = 0;
-      std::vector<std::pair<std::int64_t, std::string>> parts;  // (end offset, value)
-      for (std::size_t j = 0; j < n.inputs.size(); ++j) {
-        const Shape& s = graph_.node(n.inputs[j]).shape;
-        if (s[dim] == 0) continue;
-        Index at{{}, d, s};
-        std::string local =
-            offset == 0 ? d[dim] : "(" + d[dim] + " - " + std::to_string(offset) + ")";
-        at.dims[dim] = clamp(local, 0, s[dim] - 1);
-        offset += s[dim];
-        std::string part = co_await input(j, at);
-        parts.emplace_back(offset, std::move(part));
-      }
-      std::string result = parts.back().second;
-      for (std::size_t j = parts.size() - 1; j-- > 0;)
-        result = "(" + d[dim] + " < " + std::to_string(parts[j].first) + " ? " + parts[j].second +
-                 " : " + result + ")";
-      co_return bind_var(result);
-    }
-    case OpKind::Pad: {
-      const Shape& in = graph_.node(n.inputs[0]).shape;
-      std::string pad_value = co_await input(1, scalar);
-      if (num_elements(in) == 0) co_return pad_value;
-      const auto& d = dims_of(idx);
-      const auto& low = n.attrs.get_ints("low");
-      const auto& interior = n.attrs.get_ints("interior");
-      Index at{{}, {}, in};
-      std::string valid = "true";
-      for (std::size_t k = 0; k < d.size(); ++k) {
-        std::string t = fresh("p");
-        line("const " + index_type_ + " " + t + " = " + d[k] + " - (" + std::to_string(low[k]) +
-             ");");
-        const std::int64_t step = interior[k] + 1;
-        std::string q = step == 1 ? t : "(" + t + ")/" + std::to_string(step);
-        valid += " && " + t + " >= 0 && " + q + " < " + std::to_string(in[k]);
-        if (step != 1) valid += " && (" + t + ")%" + std::to_string(step) + " == 0";
-        at.dims.push_back(clamp(q, 0, in[k] - 1));
-      }
-      std::string x = co_await input(0, at);
-      co_return bind_var("((" + valid + ") ? " + x + " : " + pad_value + ")");
-    }
-    default:
-      break;
-  }
+  const Lowering& lowering = weft::opencl::lowering(n.op);
+  if (lowering.unary) return compute_unary(n, std::move(idx), lowering);
+  if (lowering.binary) return compute_binary(n, std::move(idx), lowering);
+  if (lowering.element) return lowering.element(*this, n, std::move(idx));
   throw Error("codegen: op " + std::string(op_name(n.op)) +
               " cannot be computed inside a fused kernel (it needs its own buffer); this is a "
               "weft fusion bug, please report it with the IR text");

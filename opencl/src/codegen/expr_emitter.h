@@ -1,6 +1,7 @@
 // Emits OpenCL C statements that compute one element of a fused node. Operands are pulled
 // through index arithmetic (broadcast, reshape, transpose, slice, pad, concatenate, dynamic
-// slices), so every fusible op costs index math rather than a buffer.
+// slices), so every fusible op costs index math rather than a buffer. What each op emits is
+// its lowering (lowering.h); this class drives them and owns the indices and variables.
 #pragma once
 
 #include <functional>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "codegen/emit_task.h"
+#include "codegen/lowering.h"
 #include "codegen/math_library.h"
 #include "weft/ir/graph.h"
 
@@ -81,28 +83,46 @@ class ExprEmitter {
   const std::string& index_type() const { return index_type_; }
   bool uses_fp64() const { return uses_fp64_; }
 
- private:
-  // `co_await operand(v, idx)` inside compute(): v's expression at idx, at once when it is
+  // For the lowerings' element tasks (codegen/lowering.h):
+  // `co_await operand(v, idx)` inside an element task: v's expression at idx, at once when it is
   // memoised or read from a buffer, else after a pause in which value() computes it.
-  class Operand;
+  // Trivially destructible on purpose: GCC 12 mishandles awaiters and temporaries with
+  // destructors that live across a suspension, so the request itself waits in the emitter.
+  class Operand {
+   public:
+    explicit Operand(ExprEmitter& emitter, bool ready) : emitter_(&emitter), ready_(ready) {}
+    bool await_ready() const noexcept { return ready_; }
+    void await_suspend(std::coroutine_handle<>) const noexcept {}
+    std::string await_resume() const { return std::move(emitter_->delivered_); }
+
+   private:
+    ExprEmitter* emitter_;
+    bool ready_;
+  };
+  Operand operand(ValueId v, const Index& idx);
+  // A fresh variable holding `expr`, node n's element at idx (widened when that is a vector).
+  std::string bind_value(const Node& n, const Index& idx, const std::string& expr);
+  // v clamped to [lo, hi] in the index type.
+  std::string clamp(const std::string& v, std::int64_t lo, std::int64_t hi);
+  // A dynamic slice's start (u32, i32 or i64) clamped to [lo, hi] in the index type.
+  std::string clamp_start(const std::string& start, std::int64_t lo, std::int64_t hi);
+  const Graph& graph() const { return graph_; }
+
+ private:
   // What a paused compute() waits for: node v at idx, memoised under key.
   struct OperandRequest {
     ValueId v;
     Index idx;
     std::string key;
   };
-  Operand operand(ValueId v, const Index& idx);
   // The memoised or loaded expression of v at idx into `out`; false when it must be computed.
   bool resolve_without_compute(ValueId v, Index& idx, const std::string& key, std::string& out);
+  // The task computing node v at idx, from its lowering.
   EmitTask compute(ValueId v, Index idx);
-  std::string unary(const Node& n, const std::string& a, bool vector);
-  std::string binary(const Node& n, const std::string& a, const std::string& b, bool vector);
-  std::string float_max_min(const Node& n, const std::string& a, const std::string& b, bool vector);
-  std::string convert(DType from, DType to, const std::string& a);
+  EmitTask compute_unary(const Node& n, Index idx, const Lowering& lowering);
+  EmitTask compute_binary(const Node& n, Index idx, const Lowering& lowering);
+  ElementOp element_op(const Node& n, const Index& idx) const;
   std::string load(ValueId v, const std::string& arg, Index& idx);
-  std::string clamp(const std::string& v, std::int64_t lo, std::int64_t hi);
-  // A dynamic slice's start (u32, i32 or i64) clamped to [lo, hi] in the index type.
-  std::string clamp_start(const std::string& start, std::int64_t lo, std::int64_t hi);
   std::string lookup(const std::string& key) const;
   void remember(const std::string& key, const std::string& value);
 

@@ -10,6 +10,7 @@
 #include "codegen/cl_types.h"
 #include "codegen/expr_emitter.h"
 #include "codegen/kernel_context.h"
+#include "codegen/lowering.h"
 #include "codegen/row_phases.h"
 
 namespace weft::opencl {
@@ -18,57 +19,22 @@ namespace {
 constexpr std::size_t kLocal = 256;
 constexpr int kUnroll = 8;  // independent accumulators per work-item in chunked reductions
 
+// A reduction's folding rules (its lowering, lowerings/reduce.cpp) in the operand's dtype.
 struct ReduceOp {
   OpKind op;
   DType t;  // element type reduced
-  bool is_arg() const { return op == OpKind::ArgMax || op == OpKind::ArgMin; }
+  const Reduction& rules() const { return *lowering(op).reduction; }
+  bool is_arg() const { return rules().takes != nullptr; }
   std::string T() const { return cl_type(t); }
-
-  std::string identity() const {
-    switch (op) {
-      case OpKind::ReduceSum:
-        return cl_int_literal(0, t);
-      case OpKind::ReduceProd:
-        return cl_int_literal(1, t);
-      case OpKind::ReduceMax:
-      case OpKind::ArgMax:
-        return cl_lowest(t);
-      default:
-        return cl_highest(t);
-    }
-  }
+  std::string identity() const { return rules().identity(t); }
   // acc = acc (op) v, as an expression.
   std::string combine(const std::string& acc, const std::string& v) const {
-    const bool fl = is_float(t);
-    switch (op) {
-      case OpKind::ReduceSum:
-      case OpKind::ReduceProd: {
-        const char* sym = op == OpKind::ReduceSum ? "+" : "*";
-        if (!is_signed_integer(t)) return "(" + acc + " " + sym + " " + v + ")";
-        const std::string U = t == DType::I64 ? "ulong" : "uint";
-        return "((" + T() + ")((" + U + ")" + acc + " " + sym + " (" + U + ")" + v + "))";
-      }
-      case OpKind::ReduceMax:
-      case OpKind::ReduceMin: {
-        const char* cmp = op == OpKind::ReduceMax ? ">" : "<";
-        if (!fl)
-          return std::string(op == OpKind::ReduceMax ? "max" : "min") + "(" + acc + ", " + v + ")";
-        return "(isnan(" + acc + ") ? " + acc + " : ((isnan(" + v + ") || " + v + " " + cmp + " " +
-               acc + ") ? " + v + " : " + acc + "))";
-      }
-      default:
-        return "";
-    }
+    return rules().combine(t, acc, v);
   }
   // Whether candidate (v, i) replaces the best (bv, bi) of an arg-reduction.
   std::string takes(const std::string& bv, const std::string& bi, const std::string& v,
                     const std::string& i) const {
-    const char* cmp = op == OpKind::ArgMax ? ">" : "<";
-    std::string better =
-        "(" + v + " " + cmp + " " + bv + " || (" + v + " == " + bv + " && " + i + " < " + bi + "))";
-    if (!is_float(t)) return better;
-    return "(isnan(" + v + ") ? (!isnan(" + bv + ") || " + i + " < " + bi + ") : (!isnan(" + bv +
-           ") && " + better + "))";
+    return rules().takes(t, bv, bi, v, i);
   }
 };
 
@@ -116,9 +82,8 @@ bool row_reduce_phase_fits(const KernelContext& ctx, const FusionGroup& group) {
   if (group.kind != FusionGroup::Kind::Reduce || ctx.caps.is_gpu) return false;
   const Shape& in_shape = ctx.graph().node(root.inputs[0]).shape;
   const auto& axes = root.attrs.get_ints("axes");
-  const bool sum_or_extreme =
-      root.op == OpKind::ReduceSum || root.op == OpKind::ReduceMax || root.op == OpKind::ReduceMin;
-  return sum_or_extreme && root.dtype == DType::F32 && axes.size() == 1 &&
+  const Reduction* reduction = lowering(root.op).reduction;
+  return reduction && reduction->folds_lanes && root.dtype == DType::F32 && axes.size() == 1 &&
          axes[0] == static_cast<std::int64_t>(in_shape.size()) - 1 &&
          in_shape.back() >= 4 * kRowLanes &&
          lane_vectorizable(ctx.graph(), root.inputs[0], group.inputs);

@@ -1,0 +1,73 @@
+// Shared by the family files of the lowering table (lowering.h): how an entry is written, and
+// one define_* function per family file (registry.cpp calls them all).
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "codegen/lowering.h"
+
+namespace weft::opencl::lowerings {
+
+class Lowerings {
+ public:
+  void add(Lowering lowering) { added_.push_back(lowering); }
+  std::vector<Lowering> take() && { return std::move(added_); }
+
+ private:
+  std::vector<Lowering> added_;
+};
+
+inline Lowering unary(OpKind op, UnaryExpr expr, const MathFunction* math = nullptr) {
+  return Lowering{.op = op, .unary = expr, .math = math};
+}
+inline Lowering binary(OpKind op, BinaryExpr expr) {
+  return Lowering{.op = op, .binary = expr};
+}
+inline Lowering element(OpKind op, ElementTask task) {
+  return Lowering{.op = op, .element = task};
+}
+// Run by a kernel kind of its own (`kind` names its file: codegen/<kind>_kernel.cpp).
+inline Lowering kernel(OpKind op, std::string_view kind) {
+  return Lowering{.op = op, .kernel = kind};
+}
+inline Lowering reduce(OpKind op, const Reduction& reduction) {
+  return Lowering{.op = op, .kernel = "reduce", .reduction = &reduction};
+}
+inline Lowering never(OpKind op, std::string_view why) {
+  return Lowering{.op = op, .never = why};
+}
+
+// A string literal as a template argument: builtin<"floor">, compare<"==">.
+template <std::size_t N>
+struct Spelling {
+  constexpr Spelling(const char (&s)[N]) {  // NOLINT: implicit, so that the literal converts
+    for (std::size_t i = 0; i < N; ++i) text[i] = s[i];
+  }
+  char text[N];
+};
+// A call of the OpenCL builtin `Name` on the operand.
+template <Spelling Name>
+std::string builtin(const ElementOp&, const std::string& a) {
+  return std::string(Name.text) + "(" + a + ")";
+}
+
+// The unsigned type of a signed integer dtype's width: signed arithmetic wraps through it.
+inline std::string unsigned_of(DType t) {
+  return t == DType::I64 ? "ulong" : "uint";
+}
+
+void define_leaf_lowerings(Lowerings& table);
+void define_unary_lowerings(Lowerings& table);
+void define_binary_lowerings(Lowerings& table);
+void define_compare_lowerings(Lowerings& table);
+void define_select_convert_lowerings(Lowerings& table);
+void define_layout_lowerings(Lowerings& table);
+void define_reduce_lowerings(Lowerings& table);
+void define_dot_lowerings(Lowerings& table);
+void define_structure_lowerings(Lowerings& table);
+void define_host_lowerings(Lowerings& table);
+void define_custom_lowerings(Lowerings& table);
+
+}  // namespace weft::opencl::lowerings

@@ -1,0 +1,31 @@
+// Leaves: constants and iota are computed where they are used; parameters are read.
+#include <string>
+
+#include "codegen/cl_types.h"
+#include "codegen/expr_emitter.h"
+#include "codegen/lowerings/families.h"
+
+namespace weft::opencl::lowerings {
+namespace {
+
+EmitTask constant(ExprEmitter&, const Node& n, Index) {
+  if (is_float(n.dtype)) co_return cl_float_literal(n.attrs.get_float("value"), n.dtype);
+  co_return cl_int_literal(n.attrs.get_int("value"), n.dtype);
+}
+
+EmitTask iota(ExprEmitter& emit, const Node& n, Index idx) {
+  const auto& d = emit.dims_of(idx);
+  co_return "((" + cl_type(n.dtype) + ")(" + d[n.attrs.get_int("dimension")] + "))";
+}
+
+}  // namespace
+
+void define_leaf_lowerings(Lowerings& table) {
+  table.add(never(OpKind::Parameter,
+                  "a parameter is read from its buffer (a kernel argument) or bound to a "
+                  "register, never computed"));
+  table.add(element(OpKind::Constant, constant));
+  table.add(element(OpKind::Iota, iota));
+}
+
+}  // namespace weft::opencl::lowerings
