@@ -135,14 +135,35 @@ ValueId control_graph(Builder& b, OpKind kind) {
             }));
       return b.control(kind, {index, x}, {}, {tt(f, {3})}, std::move(branches));
     }
-    case OpKind::CustomCall: {
-      // A checkpointed sub-function: its body doubles its operand.
+    case OpKind::CustomJvp:
+    case OpKind::CustomVjp:
+    case OpKind::Checkpoint: {
+      // A custom sub-function: its body doubles its argument; custom_jvp and custom_vjp say
+      // how many leading operands are its arguments.
       ValueId x = b.param(f, {3});
       Graph body = make_region(kind, 0, {tt(f, {3})}, [&](Builder& r, std::vector<ValueId> p) {
         return std::vector<ValueId>{r.op(OpKind::Add, {p[0], p[0]}, f, {3})};
       });
-      return b.control(kind, {x}, {{"kind", std::string("checkpoint")}}, {tt(f, {3})}, {body});
+      const Attrs attrs = kind == OpKind::Checkpoint ? Attrs{} : Attrs{{"inputs", std::int64_t{1}}};
+      return b.control(kind, {x}, attrs, {tt(f, {3})}, {body});
     }
+    case OpKind::CustomLin: {
+      // A custom_vjp's linear part: one tangent, then one residual.
+      ValueId t = b.param(f, {3});
+      ValueId r = b.param(f, {3});
+      return b.control(kind, {t, r}, {{"tangents", std::int64_t{1}}}, {tt(f, {3})}, {});
+    }
+    case OpKind::Psum:
+    case OpKind::Pmean:
+    case OpKind::Pmax:
+    case OpKind::AllGather: {
+      ValueId x = b.param(f, {3});
+      return b.control(kind, {x}, {{"axis_name", std::string("i")}},
+                       {kind == OpKind::AllGather ? tt(f, {2, 3}) : tt(f, {3})}, {});
+    }
+    case OpKind::AxisIndex:
+      b.param(f, {3});
+      return b.control(kind, {}, {{"axis_name", std::string("i")}}, {tt(i32)}, {});
     case OpKind::Scan: {
       // Reverse scan over the rows of xs: carry c + x, stacked c * x.
       ValueId c = b.param(f, {3});

@@ -108,8 +108,8 @@ bool Graph::operator==(const Graph& other) const {
 
 void reject_custom_calls(const Graph& graph, const std::string& pass) {
   for (const Node& n : graph.nodes) {
-    if (n.op == OpKind::CustomCall)
-      throw InvalidGraphError(pass + ": custom_call (" + n.attrs.get_string("kind") + ") at " +
+    if (is_transformation_only(n.op))
+      throw InvalidGraphError(pass + ": " + std::string(op_name(n.op)) + " at " +
                               n.origin.describe() +
                               " cannot be compiled: it exists only while a transformation traces "
                               "a function; call the function, or transform it");
