@@ -109,8 +109,8 @@ std::vector<Batched> batch_custom_function(const Graph& g, const Node& n,
   regions.push_back(std::move(batched_body.graph));
   std::vector<Array> all_ops = ops;
   all_ops.insert(all_ops.end(), batched_body.captured.begin(), batched_body.captured.end());
-  const std::vector<Array> out = detail::stage_custom_call(n.op, all_ops, attrs, std::move(regions),
-                                                           results, std::move(rules), api, loc);
+  const std::vector<Array> out = detail::stage_custom_op(n.op, all_ops, attrs, std::move(regions),
+                                                         results, std::move(rules), api, loc);
   std::vector<Batched> batched;
   for (const Array& a : out) batched.push_back({a, true});
   return batched;

@@ -13,10 +13,10 @@ namespace weft {
 
 namespace detail {
 
-std::vector<Array> stage_custom_call(OpKind op, std::span<const Array> operands, const Attrs& attrs,
-                                     std::vector<Graph> regions, std::vector<TensorType> results,
-                                     std::shared_ptr<const CustomRules> rules,
-                                     const std::string& api, const std::source_location& loc) {
+std::vector<Array> stage_custom_op(OpKind op, std::span<const Array> operands, const Attrs& attrs,
+                                   std::vector<Graph> regions, std::vector<TensorType> results,
+                                   std::shared_ptr<const CustomRules> rules, const std::string& api,
+                                   const std::source_location& loc) {
   if (transform_tracing_active())
     return bind_control(op, operands, attrs, std::move(regions), std::move(results), api, loc,
                         std::move(rules));

@@ -29,10 +29,10 @@ namespace detail {
 
 // Stages an op that exists only while a transformation traces (is_transformation_only) while one
 // does; else evaluates its body (regions[0]) here, and refuses a collective or custom_lin.
-std::vector<Array> stage_custom_call(OpKind op, std::span<const Array> operands, const Attrs& attrs,
-                                     std::vector<Graph> regions, std::vector<TensorType> results,
-                                     std::shared_ptr<const CustomRules> rules,
-                                     const std::string& api, const std::source_location& loc);
+std::vector<Array> stage_custom_op(OpKind op, std::span<const Array> operands, const Attrs& attrs,
+                                   std::vector<Graph> regions, std::vector<TensorType> results,
+                                   std::shared_ptr<const CustomRules> rules, const std::string& api,
+                                   const std::source_location& loc);
 
 // Stages a pmap collective: psum, pmean, pmax, all_gather on `operands` (one array), axis_index
 // on none (pmap.cpp).

@@ -103,8 +103,8 @@ std::vector<Array> apply_node(const Graph& g, const Node& n, std::span<const Arr
       std::vector<Graph> regions;
       for (std::size_t k = 0; k < n.regions.size(); ++k) regions.push_back(region_of(g, n, k));
       if (is_transformation_only(n.op))
-        return stage_custom_call(n.op, operands, n.attrs, std::move(regions), n.results, n.custom,
-                                 std::string(op_name(n.op)), where);
+        return stage_custom_op(n.op, operands, n.attrs, std::move(regions), n.results, n.custom,
+                               std::string(op_name(n.op)), where);
       return bind_control(n.op, operands, n.attrs, std::move(regions), n.results,
                           std::string(op_name(n.op)), where);
     }

@@ -87,7 +87,7 @@ void verify(const Graph& graph);
 
 // Throws InvalidGraphError naming `pass` when `graph` or a region of it holds an op that exists
 // only while a transformation traces a function (is_transformation_only): it cannot be compiled.
-void reject_custom_calls(const Graph& graph, const std::string& pass);
+void reject_transformation_only_ops(const Graph& graph, const std::string& pass);
 
 // The number of users of each node of this graph, not of its regions (outputs count as
 // users).
