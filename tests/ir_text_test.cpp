@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "weft/compile/tokens.h"
 #include "weft/debug.h"
 #include "weft/error.h"
 #include "weft/host_array.h"
@@ -135,14 +136,35 @@ ValueId control_graph(Builder& b, OpKind kind) {
             }));
       return b.control(kind, {index, x}, {}, {tt(f, {3})}, std::move(branches));
     }
-    case OpKind::CustomCall: {
-      // A checkpointed sub-function: its body doubles its operand.
+    case OpKind::CustomJvp:
+    case OpKind::CustomVjp:
+    case OpKind::Checkpoint: {
+      // A custom sub-function: its body doubles its argument; custom_jvp and custom_vjp say
+      // how many leading operands are its arguments.
       ValueId x = b.param(f, {3});
       Graph body = make_region(kind, 0, {tt(f, {3})}, [&](Builder& r, std::vector<ValueId> p) {
         return std::vector<ValueId>{r.op(OpKind::Add, {p[0], p[0]}, f, {3})};
       });
-      return b.control(kind, {x}, {{"kind", std::string("checkpoint")}}, {tt(f, {3})}, {body});
+      const Attrs attrs = kind == OpKind::Checkpoint ? Attrs{} : Attrs{{"inputs", std::int64_t{1}}};
+      return b.control(kind, {x}, attrs, {tt(f, {3})}, {body});
     }
+    case OpKind::CustomLin: {
+      // A custom_vjp's linear part: one tangent, then one residual.
+      ValueId t = b.param(f, {3});
+      ValueId r = b.param(f, {3});
+      return b.control(kind, {t, r}, {{"tangents", std::int64_t{1}}}, {tt(f, {3})}, {});
+    }
+    case OpKind::Psum:
+    case OpKind::Pmean:
+    case OpKind::Pmax:
+    case OpKind::AllGather: {
+      ValueId x = b.param(f, {3});
+      return b.control(kind, {x}, {{"axis_name", std::string("i")}},
+                       {kind == OpKind::AllGather ? tt(f, {2, 3}) : tt(f, {3})}, {});
+    }
+    case OpKind::AxisIndex:
+      b.param(f, {3});
+      return b.control(kind, {}, {{"axis_name", std::string("i")}}, {tt(i32)}, {});
     case OpKind::Scan: {
       // Reverse scan over the rows of xs: carry c + x, stacked c * x.
       ValueId c = b.param(f, {3});
@@ -383,6 +405,64 @@ TEST(IrText, EveryPrimitiveRoundTrips) {
     }
     expect_round_trip(g);
   }
+}
+
+// The ops that exist only while a transformation traces read back from text, but nothing
+// compiles them, and the interpreter runs only the custom functions' bodies; each error names
+// the op.
+TEST(IrText, TransformationOnlyOpsNeitherCompileNorRunOutsideTheirTransformation) {
+  for (int k = 0; k < kNumOpKinds; ++k) {
+    const auto kind = static_cast<OpKind>(k);
+    if (!is_transformation_only(kind)) continue;
+    SCOPED_TRACE(std::string(op_name(kind)));
+    const Graph g = parse_graph(print_graph(graph_using(kind)));
+    try {
+      thread_effect_tokens(g);
+      ADD_FAILURE() << "compiled";
+    } catch (const InvalidGraphError& e) {
+      EXPECT_NE(std::string(e.what()).find(std::string(op_name(kind)) + " at "), std::string::npos)
+          << e.what();
+      EXPECT_NE(std::string(e.what()).find("cannot be compiled"), std::string::npos) << e.what();
+    }
+  }
+  const HostArray x = HostArray::from<float>({3}, {1, 2, 3});
+  for (OpKind kind : {OpKind::CustomJvp, OpKind::CustomVjp, OpKind::Checkpoint}) {
+    const std::vector<HostArray> out = interpret(graph_using(kind), std::vector<HostArray>{x});
+    ASSERT_EQ(out.size(), 1u);
+    EXPECT_EQ(out[0].to_vector<float>(), (std::vector<float>{2, 4, 6}));
+  }
+  const auto interpret_error = [&](OpKind kind, std::size_t args) {
+    try {
+      interpret(graph_using(kind), std::vector<HostArray>(args, x));
+    } catch (const InvalidGraphError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(interpret_error(OpKind::CustomLin, 2).find("custom_lin has no body"),
+            std::string::npos);
+  EXPECT_NE(interpret_error(OpKind::Psum, 1).find("psum combines the values of the devices"),
+            std::string::npos);
+  // A collective's statement holds no region.
+  const Graph psum = parse_graph(
+      "func @f(%x: f32[3]) -> (f32[3]) {\n"
+      "  %y = psum[axis_name=\"i\"] %x : f32[3] {\n"
+      "  }\n"
+      "  return %y\n"
+      "}\n");
+  EXPECT_EQ(psum.node(1).op, OpKind::Psum);
+  const ParseError e = expect_throws<ParseError>(
+      "func @f(%x: f32[3]) -> (f32[3]) {\n"
+      "  %y = psum[axis_name=\"i\"] %x : f32[3] {\n"
+      "    body(%a: f32[3]) -> (f32[3]) {\n"
+      "      return %a\n"
+      "    }\n"
+      "  }\n"
+      "  return %y\n"
+      "}\n");
+  EXPECT_NE(std::string(e.what()).find("psum has no regions; expected '}' to close it"),
+            std::string::npos)
+      << e.what();
 }
 
 TEST(IrText, GoldenSelectTril) {

@@ -251,7 +251,7 @@ TEST(CustomJvp, ErrorsNameTheFunctionAndSayWhatToDo) {
   }
   // Outside any transformation a custom function is its function, also under jit.
   EXPECT_EQ(values(softplus({x}).at(0)), values(jit(softplus)(std::vector<Array>{x}).at(0)));
-  EXPECT_EQ(jit(softplus).lower(std::vector<Array>{x}).as_text().find("custom_call"),
+  EXPECT_EQ(jit(softplus).lower(std::vector<Array>{x}).as_text().find("custom_jvp"),
             std::string::npos);
 }
 

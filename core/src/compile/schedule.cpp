@@ -10,6 +10,11 @@ namespace weft {
 namespace {
 
 ScheduleStep::Kind control_kind(const Node& n, const FusionOptions& options) {
+  if (is_transformation_only(n.op))
+    throw InvalidGraphError("schedule: " + std::string(op_name(n.op)) + " at " +
+                            n.origin.describe() +
+                            " cannot be compiled: it exists only while a transformation traces a "
+                            "function; call the function, or transform it");
   switch (n.op) {
     case OpKind::Scan:
       return options.loops_in_one_kernel && is_elementwise_loop(n, options.max_kernel_ops)
@@ -17,11 +22,6 @@ ScheduleStep::Kind control_kind(const Node& n, const FusionOptions& options) {
                  : ScheduleStep::Kind::Loop;
     case OpKind::While:
       return ScheduleStep::Kind::While;
-    case OpKind::CustomCall:
-      throw InvalidGraphError("schedule: custom_call (" + n.attrs.get_string("kind") + ") at " +
-                              n.origin.describe() +
-                              " cannot be compiled: it exists only while a transformation "
-                              "traces a function; call the function, or transform it");
     default:
       return ScheduleStep::Kind::Cond;
   }

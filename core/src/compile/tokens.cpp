@@ -342,7 +342,7 @@ bool effects_are_threaded(const Graph& graph) {
 
 ThreadedGraph thread_effect_tokens(const Graph& traced) {
   verify(traced);
-  reject_custom_calls(traced, "thread_effect_tokens");
+  reject_transformation_only_ops(traced, "thread_effect_tokens");
   if (has_tokens(traced))
     throw InvalidGraphError("thread_effect_tokens: graph '" + traced.name +
                             "' has tokens already; thread a traced graph (without tokens) once");

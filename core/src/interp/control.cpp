@@ -88,14 +88,23 @@ std::vector<Value> eval_control(const Node& node, Operands operands, const RunGr
       return eval_cond(node, operands, run);
     case OpKind::Scan:
       return eval_scan(node, operands, run);
-    case OpKind::CustomCall:
+    case OpKind::CustomJvp:
+    case OpKind::CustomVjp:
+    case OpKind::Checkpoint:
       // Its rules matter to transformations only; evaluated, it is its body.
-      if (node.regions.empty())
-        throw InvalidGraphError(
-            "interpret: custom_call (" + node.attrs.get_string("kind") +
-            ") has no body: the linear part of a custom_vjp function only has a transpose; "
-            "differentiate with grad or vjp instead of evaluating it");
-      return run(node.regions[0], copies(operands, 0, operands.size()));
+      return run(node.regions.at(0), copies(operands, 0, operands.size()));
+    case OpKind::CustomLin:
+      throw InvalidGraphError(
+          "interpret: custom_lin has no body: the linear part of a custom_vjp function only has a "
+          "transpose; differentiate with grad or vjp instead of evaluating it");
+    case OpKind::Psum:
+    case OpKind::Pmean:
+    case OpKind::Pmax:
+    case OpKind::AllGather:
+    case OpKind::AxisIndex:
+      throw InvalidGraphError("interpret: " + std::string(op_name(node.op)) +
+                              " combines the values of the devices pmap runs on; it runs only "
+                              "inside the pmap that binds its axis");
     default:
       throw InvalidGraphError("interpret: " + std::string(op_name(node.op)) +
                               " is not a control op");

@@ -106,14 +106,14 @@ bool Graph::operator==(const Graph& other) const {
   return same_canonical(canonicalized(), other.canonicalized());
 }
 
-void reject_custom_calls(const Graph& graph, const std::string& pass) {
+void reject_transformation_only_ops(const Graph& graph, const std::string& pass) {
   for (const Node& n : graph.nodes) {
-    if (n.op == OpKind::CustomCall)
-      throw InvalidGraphError(pass + ": custom_call (" + n.attrs.get_string("kind") + ") at " +
+    if (is_transformation_only(n.op))
+      throw InvalidGraphError(pass + ": " + std::string(op_name(n.op)) + " at " +
                               n.origin.describe() +
                               " cannot be compiled: it exists only while a transformation traces "
                               "a function; call the function, or transform it");
-    for (const Graph& region : n.regions) reject_custom_calls(region, pass);
+    for (const Graph& region : n.regions) reject_transformation_only_ops(region, pass);
   }
 }
 

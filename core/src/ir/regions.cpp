@@ -1,5 +1,6 @@
 #include "weft/ir/regions.h"
 
+#include "primitives/custom_attrs.h"
 #include "weft/error.h"
 
 namespace weft {
@@ -106,29 +107,20 @@ std::vector<RegionSignature> scan_signatures(std::span<const TensorType> operand
   return {std::move(body)};
 }
 
-std::vector<RegionSignature> custom_call_signatures(std::span<const TensorType> operands,
-                                                    const Attrs& attrs,
-                                                    std::span<const TensorType> results,
-                                                    std::size_t num_regions) {
-  const std::string kind = attrs.get_string("kind");
-  if (kind == "collective") {  // psum, pmean, pmax, all_gather, axis_index under pmap
-    expect_regions(OpKind::CustomCall, num_regions, 0);
-    attrs.get_string("collective");
-    attrs.get_string("axis_name");
-    return {};
-  }
-  if (kind == "custom_lin") {
-    expect_regions(OpKind::CustomCall, num_regions, 0);
-    count_attr(OpKind::CustomCall, attrs, "tangents", operands.size());
-    return {};
-  }
-  if (kind != "custom_jvp" && kind != "custom_vjp" && kind != "checkpoint")
-    fail(OpKind::CustomCall,
-         "kind '" + kind +
-             "' is not one of custom_jvp, custom_vjp, checkpoint, custom_lin, collective");
-  expect_regions(OpKind::CustomCall, num_regions, 1);
+// custom_jvp, custom_vjp, checkpoint: body(operands) -> results.
+std::vector<RegionSignature> custom_function_signatures(OpKind op,
+                                                        std::span<const TensorType> operands,
+                                                        std::span<const TensorType> results,
+                                                        std::size_t num_regions) {
+  expect_regions(op, num_regions, 1);
   return {{"body", std::vector<TensorType>(operands.begin(), operands.end()),
            std::vector<TensorType>(results.begin(), results.end())}};
+}
+
+// custom_lin and the collectives have no region.
+std::vector<RegionSignature> no_regions(OpKind op, std::size_t num_regions) {
+  expect_regions(op, num_regions, 0);
+  return {};
 }
 
 }  // namespace
@@ -155,8 +147,22 @@ std::vector<RegionSignature> region_signatures(OpKind op, std::span<const Tensor
       return cond_signatures(operands, results, num_regions);
     case OpKind::Scan:
       return scan_signatures(operands, attrs, results, num_regions);
-    case OpKind::CustomCall:
-      return custom_call_signatures(operands, attrs, results, num_regions);
+    case OpKind::CustomJvp:
+    case OpKind::CustomVjp:
+      count_attr(op, attrs, prim::CustomFunctionAttrs::kInputs, operands.size());
+      return custom_function_signatures(op, operands, results, num_regions);
+    case OpKind::Checkpoint:
+      return custom_function_signatures(op, operands, results, num_regions);
+    case OpKind::CustomLin:
+      count_attr(op, attrs, prim::CustomLinAttrs::kTangents, operands.size());
+      return no_regions(op, num_regions);
+    case OpKind::Psum:
+    case OpKind::Pmean:
+    case OpKind::Pmax:
+    case OpKind::AllGather:
+    case OpKind::AxisIndex:
+      prim::CollectiveAttrs::read(attrs);
+      return no_regions(op, num_regions);
     default:
       if (num_regions != 0) fail(op, "is not a control op and cannot own regions");
       return {};

@@ -1,5 +1,6 @@
 // Parsing the text form back into a graph, with errors that name line and column.
 #include "ir/text_syntax.h"
+#include "primitives/custom_attrs.h"
 #include "weft/ir/regions.h"
 #include "weft/ir/text.h"
 
@@ -65,20 +66,30 @@ struct GraphLines {
 };
 
 // The number of regions each control op has: while and scan a fixed number, cond one per
-// branch (at least one).
-std::size_t min_regions(OpKind op) {
-  return op == OpKind::While ? 2 : op == OpKind::CustomCall ? 0 : 1;
-}
+// branch (at least one), custom_jvp, custom_vjp and checkpoint their body, custom_lin and the
+// collectives none.
 std::size_t max_regions(OpKind op) {
   switch (op) {
     case OpKind::While:
       return 2;
     case OpKind::Scan:
-    case OpKind::CustomCall:
+    case OpKind::CustomJvp:
+    case OpKind::CustomVjp:
+    case OpKind::Checkpoint:
       return 1;
+    case OpKind::CustomLin:
+    case OpKind::Psum:
+    case OpKind::Pmean:
+    case OpKind::Pmax:
+    case OpKind::AllGather:
+    case OpKind::AxisIndex:
+      return 0;
     default:
       return std::numeric_limits<std::size_t>::max();
   }
+}
+std::size_t min_regions(OpKind op) {
+  return op == OpKind::Cond ? 1 : max_regions(op);
 }
 
 std::string region_list(OpKind op) {
@@ -255,7 +266,10 @@ class Parser {
       return "a count of operands";
     if (op == OpKind::Scan && name == "xs") return "a count of operands";
     if (op == OpKind::Scan && name == "length") return "a scan length";
-    if (op == OpKind::CustomCall && (name == "inputs" || name == "tangents"))
+    if ((op == OpKind::CustomJvp || op == OpKind::CustomVjp) &&
+        name == prim::CustomFunctionAttrs::kInputs)
+      return "a count of operands";
+    if (op == OpKind::CustomLin && name == prim::CustomLinAttrs::kTangents)
       return "a count of operands";
     if ((op == OpKind::Iota || op == OpKind::Concatenate) && name == "dimension") return "an axis";
     return nullptr;
@@ -549,9 +563,11 @@ class Parser {
     while (tok_.kind != Tok::RBrace) {
       const std::size_t k = n.regions.size();
       if (k >= max_regions(n.op))
-        fail_at(tok_, op + " has " + std::to_string(max_regions(n.op)) + " region(s) (" +
-                          region_list(n.op) + "); expected '}' to close it, found " +
-                          describe(tok_));
+        fail_at(tok_, op +
+                          (max_regions(n.op) == 0 ? std::string(" has no regions")
+                                                  : " has " + std::to_string(max_regions(n.op)) +
+                                                        " region(s) (" + region_list(n.op) + ")") +
+                          "; expected '}' to close it, found " + describe(tok_));
       const std::string want = region_name(n.op, k);
       if (tok_.kind != Tok::Ident || tok_.text != want)
         fail_at(tok_, "expected region '" + want + "' (region " + std::to_string(k) + " of " + op +

@@ -37,6 +37,12 @@ inline Primitive math_call(Primitive p) {
   return p;
 }
 
+// Ops that exist only while a transformation traces (OpInfo::transformation_only).
+inline Primitive transformation_only(Primitive p) {
+  p.info.transformation_only = true;
+  return p;
+}
+
 // Each family file adds its primitives (registry.cpp calls them all).
 void define_leaf_primitives(Definitions& defs);
 void define_unary_primitives(Definitions& defs);
@@ -51,6 +57,10 @@ void define_while_primitive(Definitions& defs);
 void define_cond_primitive(Definitions& defs);
 void define_scan_primitive(Definitions& defs);
 void define_host_primitives(Definitions& defs);
-void define_custom_primitives(Definitions& defs);
+void define_custom_jvp_primitive(Definitions& defs);
+void define_custom_vjp_primitive(Definitions& defs);
+void define_checkpoint_primitive(Definitions& defs);
+void define_custom_lin_primitive(Definitions& defs);
+void define_collective_primitives(Definitions& defs);
 
 }  // namespace weft::prim

@@ -31,7 +31,11 @@ Table build_table() {
   define_cond_primitive(defs);
   define_scan_primitive(defs);
   define_host_primitives(defs);
-  define_custom_primitives(defs);
+  define_custom_jvp_primitive(defs);
+  define_custom_vjp_primitive(defs);
+  define_checkpoint_primitive(defs);
+  define_custom_lin_primitive(defs);
+  define_collective_primitives(defs);
   Table table;
   std::array<bool, kNumOpKinds> seen{};
   for (Primitive& p : std::move(defs).take()) {

@@ -299,8 +299,6 @@ std::vector<Batched> batch_control(const Graph& g, const Node& n, std::span<cons
       return batch_while(g, n, operands, batch_size, api, loc);
     case OpKind::Scan:
       return batch_scan(g, n, operands, batch_size, api, loc);
-    case OpKind::CustomCall:
-      return batch_custom(g, n, operands, batch_size, api, loc);
     default:
       throw TransformError(api + ": " + std::string(op_name(n.op)) + " at " + n.origin.describe() +
                            " has no batching rule");

@@ -240,8 +240,6 @@ ControlTangents jvp_control(const Graph& g, const Node& n, std::span<const Array
       return jvp_cond(g, n, operands, tangents, api, loc);
     case OpKind::Scan:
       return jvp_scan(g, n, operands, tangents, api, loc);
-    case OpKind::CustomCall:
-      return jvp_custom(g, n, operands, tangents, api, loc);
     default:
       throw TransformError(api + ": " + std::string(op_name(n.op)) + " at " + n.origin.describe() +
                            " has no forward-mode rule");

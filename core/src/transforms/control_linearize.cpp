@@ -281,8 +281,6 @@ ControlTangents linearize_control(const Graph& g, const Node& n, std::span<const
       return linearize_cond(g, n, operands, tangents, api, loc);
     case OpKind::Scan:
       return linearize_scan(g, n, operands, tangents, api, loc);
-    case OpKind::CustomCall:
-      return linearize_custom(g, n, operands, tangents, api, loc);
     case OpKind::While:
       return linearize_while(g, n, operands, tangents, api, loc);
     default:

@@ -12,7 +12,8 @@
 //   transpose  the linear cond and scan that linearize makes: a cond of transposed branches, and
 //              a scan run the other way with the constants' cotangents accumulated as carries.
 //              while: refused, as in JAX (its trip count is known only at run time).
-//   custom_call (custom_jvp, custom_vjp, checkpoint): its own rules, see control_custom.cpp.
+//   custom_jvp, custom_vjp, checkpoint, custom_lin and the pmap collectives: their own rules,
+//              in their definitions under core/src/primitives/.
 //   batching   cond (an unbatched index batches the branches; a batched one runs every branch
 //              and selects), while (a batched predicate runs until every example is done and
 //              freezes the finished ones), scan (xs and ys keep their batch axis in front).
@@ -77,20 +78,5 @@ std::vector<Tangent> transpose_control(const Graph& g, const Node& n,
 std::vector<Batched> batch_control(const Graph& g, const Node& n, std::span<const Batched> operands,
                                    std::int64_t batch_size, const std::string& api,
                                    const std::source_location& loc);
-
-// The same four for custom_call (control_custom.cpp), which the functions above dispatch to.
-ControlTangents jvp_custom(const Graph& g, const Node& n, std::span<const Array> operands,
-                           std::span<const Tangent> tangents, const std::string& api,
-                           const std::source_location& loc);
-ControlTangents linearize_custom(const Graph& g, const Node& n, std::span<const Array> operands,
-                                 std::span<const Tangent> tangents, const std::string& api,
-                                 const std::source_location& loc);
-std::vector<Tangent> transpose_custom(const Node& n, std::span<const Tangent> result_cotangents,
-                                      std::span<const std::optional<Array>> operands,
-                                      const std::vector<bool>& linear, const std::string& api,
-                                      const std::source_location& loc);
-std::vector<Batched> batch_custom(const Graph& g, const Node& n, std::span<const Batched> operands,
-                                  std::int64_t batch_size, const std::string& api,
-                                  const std::source_location& loc);
 
 }  // namespace weft::detail

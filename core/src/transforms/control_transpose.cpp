@@ -199,8 +199,6 @@ std::vector<Tangent> transpose_control(const Graph& g, const Node& n,
       return transpose_cond(g, n, result_cotangents, operands, linear, api, loc);
     case OpKind::Scan:
       return transpose_scan(g, n, result_cotangents, operands, linear, api, loc);
-    case OpKind::CustomCall:
-      return transpose_custom(n, result_cotangents, operands, linear, api, loc);
     case OpKind::While:  // the jvp loop that linearize puts in the linear part
       throw TransformError(
           api + ": while_loop at " + n.origin.describe() +

@@ -1,5 +1,6 @@
-// The rules a custom_call node carries (Node::custom), and staging one: kept as a node while a
-// transformation traces the function, inlined (its body evaluated) otherwise.
+// The rules a custom_jvp, custom_vjp, checkpoint or custom_lin node carries (Node::custom), and
+// staging one: kept as a node while a transformation traces the function, inlined (its body
+// evaluated) otherwise.
 #pragma once
 
 #include <memory>
@@ -26,18 +27,17 @@ struct CustomRules {
 
 namespace detail {
 
-// Stages a custom_call of `kind` (attrs: kind, inputs) while a transformation traces; else
-// evaluates its body (regions[0]) here.
-std::vector<Array> stage_custom_call(std::span<const Array> operands, const Attrs& attrs,
-                                     std::vector<Graph> regions, std::vector<TensorType> results,
-                                     std::shared_ptr<const CustomRules> rules,
-                                     const std::string& api, const std::source_location& loc);
+// Stages an op that exists only while a transformation traces (is_transformation_only) while one
+// does; else evaluates its body (regions[0]) here, and refuses a collective or custom_lin.
+std::vector<Array> stage_custom_op(OpKind op, std::span<const Array> operands, const Attrs& attrs,
+                                   std::vector<Graph> regions, std::vector<TensorType> results,
+                                   std::shared_ptr<const CustomRules> rules, const std::string& api,
+                                   const std::source_location& loc);
 
-// Stages a pmap collective (kind "collective"): "psum", "pmean", "pmax", "all_gather" on
-// `operands` (one array), "axis_index" on none (pmap.cpp).
-Array stage_collective(const std::string& which, std::vector<Array> operands,
-                       const TensorType& result, const std::string& axis_name,
-                       const std::source_location& loc);
+// Stages a pmap collective: psum, pmean, pmax, all_gather on `operands` (one array), axis_index
+// on none (pmap.cpp).
+Array stage_collective(OpKind which, std::vector<Array> operands, const TensorType& result,
+                       const std::string& axis_name, const std::source_location& loc);
 
 }  // namespace detail
 }  // namespace weft

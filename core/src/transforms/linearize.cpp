@@ -18,7 +18,7 @@ Linearized linearize_graph(const Graph& g, std::span<const Array> primals,
   state.region = true;  // primal values it uses become residual parameters
   state.api = api;
   state.graph.name = "linear";
-  state.transformed = true;  // a custom_vjp's linear part is staged here as a custom_call
+  state.transformed = true;  // a custom_vjp's linear part is staged here as a custom_lin
   std::vector<Tangent> tangents(primals.size());
   for (std::size_t i = 0; i < primals.size(); ++i) {
     if (!differentiable[i] || !has_tangent(primals[i].dtype())) continue;

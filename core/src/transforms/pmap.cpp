@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "ir/graph_evaluator.h"
+#include "primitives/custom_attrs.h"
 #include "trace/array_impl.h"
 #include "transforms/custom_rules.h"
 #include "transforms/staging.h"
@@ -46,18 +47,14 @@ std::int64_t axis_size(const std::string& axis_name, const std::string& api,
                        axis_name + "\"}");
 }
 
-bool is_collective(const Node& n) {
-  return n.op == OpKind::CustomCall && n.attrs.get_string("kind") == "collective";
-}
-
 // Collectives must sit at the top level: a segment boundary cannot fall inside a loop.
 void check_no_nested_collectives(const Graph& g, const std::string& where) {
   for (const Node& n : g.nodes)
     for (const Graph& region : n.regions) {
       for (const Node& inner : region.nodes)
-        if (is_collective(inner))
-          throw TransformError("pmap at " + where + ": " + inner.attrs.get_string("collective") +
-                               " at " + inner.origin.describe() + " is inside " +
+        if (is_collective(inner.op))
+          throw TransformError("pmap at " + where + ": " + std::string(op_name(inner.op)) + " at " +
+                               inner.origin.describe() + " is inside " +
                                std::string(op_name(n.op)) + " at " + n.origin.describe() +
                                "; collectives must be at the top level of the pmapped function");
       check_no_nested_collectives(region, where);
@@ -103,45 +100,43 @@ std::vector<Array> rows_of(const Array& a, const std::source_location& loc) {
 
 namespace detail {
 
-Array stage_collective(const std::string& which, std::vector<Array> operands,
-                       const TensorType& result, const std::string& axis_name,
-                       const std::source_location& loc) {
+Array stage_collective(OpKind which, std::vector<Array> operands, const TensorType& result,
+                       const std::string& axis_name, const std::source_location& loc) {
+  const std::string name(op_name(which));
   for (const Array& a : operands)
     if (!a.valid())
-      throw InvalidArgumentError(which + " at " + describe_location(loc) + ": the array is empty");
-  Attrs attrs;
-  attrs.set("kind", std::string("collective"));
-  attrs.set("collective", which);
-  attrs.set("axis_name", axis_name);
-  return bind_control(OpKind::CustomCall, operands, attrs, {}, {result}, which, loc).at(0);
+      throw InvalidArgumentError(name + " at " + describe_location(loc) + ": the array is empty");
+  return bind_control(which, operands, prim::CollectiveAttrs{axis_name}.write(), {}, {result}, name,
+                      loc)
+      .at(0);
 }
 
 }  // namespace detail
 
 Array psum(const Array& x, const std::string& axis_name, std::source_location loc) {
   axis_size(axis_name, "psum", loc);
-  return detail::stage_collective("psum", {x}, {x.dtype(), x.shape()}, axis_name, loc);
+  return detail::stage_collective(OpKind::Psum, {x}, {x.dtype(), x.shape()}, axis_name, loc);
 }
 
 Array pmean(const Array& x, const std::string& axis_name, std::source_location loc) {
   axis_size(axis_name, "pmean", loc);
-  return detail::stage_collective("pmean", {x}, {x.dtype(), x.shape()}, axis_name, loc);
+  return detail::stage_collective(OpKind::Pmean, {x}, {x.dtype(), x.shape()}, axis_name, loc);
 }
 
 Array pmax(const Array& x, const std::string& axis_name, std::source_location loc) {
   axis_size(axis_name, "pmax", loc);
-  return detail::stage_collective("pmax", {x}, {x.dtype(), x.shape()}, axis_name, loc);
+  return detail::stage_collective(OpKind::Pmax, {x}, {x.dtype(), x.shape()}, axis_name, loc);
 }
 
 Array all_gather(const Array& x, const std::string& axis_name, std::source_location loc) {
   Shape shape{axis_size(axis_name, "all_gather", loc)};
   shape.insert(shape.end(), x.shape().begin(), x.shape().end());
-  return detail::stage_collective("all_gather", {x}, {x.dtype(), shape}, axis_name, loc);
+  return detail::stage_collective(OpKind::AllGather, {x}, {x.dtype(), shape}, axis_name, loc);
 }
 
 Array axis_index(const std::string& axis_name, std::source_location loc) {
   axis_size(axis_name, "axis_index", loc);
-  return detail::stage_collective("axis_index", {}, {DType::I32, {}}, axis_name, loc);
+  return detail::stage_collective(OpKind::AxisIndex, {}, {DType::I32, {}}, axis_name, loc);
 }
 
 namespace {
@@ -150,25 +145,25 @@ namespace {
 std::vector<Array> run_collective(const Node& n, const std::vector<Array>& inputs,
                                   const std::vector<Device*>& devices,
                                   const std::source_location& loc) {
-  const std::string which = n.attrs.get_string("collective");
   const std::size_t count = devices.size();
   std::vector<Array> out(count);
-  if (which == "axis_index") {
+  if (n.op == OpKind::AxisIndex) {
     for (std::size_t d = 0; d < count; ++d)
       out[d] = Array::scalar_int(static_cast<std::int64_t>(d), DType::I32);
     return out;
   }
   Device& first = *devices[0];
   Array combined;
-  if (which == "all_gather") {
+  if (n.op == OpKind::AllGather) {
     combined = stacked_on(inputs, first, loc);
   } else {
     combined = inputs[0];
     for (std::size_t d = 1; d < count; ++d) {
       const Array other = device_put(inputs[d], first);
-      combined = which == "pmax" ? lax::max(combined, other, loc) : lax::add(combined, other, loc);
+      combined =
+          n.op == OpKind::Pmax ? lax::max(combined, other, loc) : lax::add(combined, other, loc);
     }
-    if (which == "pmean") {
+    if (n.op == OpKind::Pmean) {
       const Array n = lax::constant(static_cast<double>(count), combined.dtype(), loc);
       combined = lax::div(
           combined,
@@ -196,7 +191,7 @@ struct DeviceHooks {
     return detail::apply_node(graph, n, copies_of(operands), loc).at(0);
   }
   std::vector<Array> on_multi_result_node(ValueId, const Node& n, OperandValues<Array> operands) {
-    if (is_collective(n)) return std::move(collective_results);
+    if (is_collective(n.op)) return std::move(collective_results);
     return detail::apply_node(graph, n, copies_of(operands), loc);
   }
 };
@@ -305,7 +300,7 @@ ArrayFunction pmap(ArrayFunction f, PmapOptions options, std::source_location lo
     std::size_t start = 0;
     while (start < g.nodes.size()) {
       std::size_t end = start;
-      while (end < g.nodes.size() && !is_collective(g.nodes[end])) ++end;
+      while (end < g.nodes.size() && !is_collective(g.nodes[end].op)) ++end;
       // The segment [start, end): one program per device; the devices run concurrently.
       for (std::size_t d = 0; d < n_dev && end > start; ++d) {
         Graph program;

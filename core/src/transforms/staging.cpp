@@ -98,9 +98,9 @@ std::vector<Array> apply_node(const Graph& g, const Node& n, std::span<const Arr
     case OpClass::Control: {
       std::vector<Graph> regions;
       for (std::size_t k = 0; k < n.regions.size(); ++k) regions.push_back(region_of(g, n, k));
-      if (n.op == OpKind::CustomCall)
-        return stage_custom_call(operands, n.attrs, std::move(regions), n.results, n.custom,
-                                 std::string(op_name(n.op)), where);
+      if (is_transformation_only(n.op))
+        return stage_custom_op(n.op, operands, n.attrs, std::move(regions), n.results, n.custom,
+                               std::string(op_name(n.op)), where);
       return bind_control(n.op, operands, n.attrs, std::move(regions), n.results,
                           std::string(op_name(n.op)), where);
     }

@@ -37,7 +37,7 @@ struct OpOrigin {
 
 struct Graph;
 struct HostCallback;  // weft/ir/host_callback.h
-struct CustomRules;   // a custom_call's rules (core/src/transforms/custom_rules.h)
+struct CustomRules;   // a custom op's rules (core/src/transforms/custom_rules.h)
 
 struct Node {
   OpKind op = OpKind::Constant;
@@ -48,7 +48,8 @@ struct Node {
   OpOrigin origin;
   std::vector<Graph> regions;       // control nodes only: sub-functions (see regions.h)
   std::vector<TensorType> results;  // control nodes only: the types of the Result nodes
-  // custom_call only: its transformation rules. Never printed or compared.
+  // custom_jvp, custom_vjp, checkpoint, custom_lin only: its transformation rules. Never
+  // printed or compared.
   std::shared_ptr<const CustomRules> custom;
 
   TensorType type() const { return {dtype, shape}; }
@@ -84,9 +85,9 @@ struct Graph {
 // graph has no callbacks).
 void verify(const Graph& graph);
 
-// Throws InvalidGraphError naming `pass` when `graph` or a region of it holds a custom_call:
-// those exist only while a transformation traces a function, and cannot be compiled.
-void reject_custom_calls(const Graph& graph, const std::string& pass);
+// Throws InvalidGraphError naming `pass` when `graph` or a region of it holds an op that exists
+// only while a transformation traces a function (is_transformation_only): it cannot be compiled.
+void reject_transformation_only_ops(const Graph& graph, const std::string& pass);
 
 // The number of users of each node of this graph, not of its regions (outputs count as
 // users).

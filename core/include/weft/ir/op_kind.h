@@ -103,14 +103,24 @@ enum class OpKind : std::uint8_t {
   HostCall,    // attrs: callback (slot in Graph::callbacks), effect (string; absent: pure),
                // ordered (0/1)
   AfterAll,    // tokens -> one token, ready once all are (none: ready at once)
-  // A sub-function with transformation rules of its own (weft/transforms/custom.h). attrs: kind
-  // ("custom_jvp", "custom_vjp", "checkpoint": one region, body(operands) -> results;
-  // "custom_lin", a custom_vjp's linear part: no region, operands: tangents then residuals,
-  // attrs: tangents; "collective", a pmap collective: no region, attrs: collective (psum,
-  // pmean, pmax, all_gather, axis_index), axis_name). It exists only in graphs that a
-  // transformation traces (its rules hang off Node::custom); it is inlined or rewritten before
-  // anything compiles.
-  CustomCall,
+  // Ops that exist only in graphs a transformation traces: their rules are their meaning (they
+  // hang off Node::custom, or are the pmap collectives'); they are inlined or rewritten before
+  // anything compiles (see is_transformation_only).
+  // A sub-function with rules of its own (weft/transforms/custom.h): operands are the function's
+  // arguments (for custom_jvp and custom_vjp the first `inputs`), then the values it closes
+  // over. Region: body(operands) -> results.
+  CustomJvp,   // attrs: inputs
+  CustomVjp,   // attrs: inputs
+  Checkpoint,  // no attrs: the body is recomputed in the linear part
+  // A custom_vjp's linear part: operands: tangents, then residuals; attrs: tangents. No region:
+  // its transpose calls bwd.
+  CustomLin,
+  // The pmap collectives (weft/transforms/pmap.h): attrs: axis_name. No region.
+  Psum,
+  Pmean,
+  Pmax,
+  AllGather,  // result: the devices' values stacked along a new leading axis
+  AxisIndex,  // no operands; result: i32[], this device's index along the axis
 };
 
 enum class OpClass : std::uint8_t {
@@ -124,7 +134,7 @@ enum class OpClass : std::uint8_t {
   Reduce,
   Dot,
   Result,   // projection of one result of a multi-result node
-  Control,  // owns regions and has several results
+  Control,  // owns regions (custom_lin and the collectives none) and has several results
   Host,     // runs on the host (a print, a callback): several results, no regions
   Token,    // joins tokens
 };
@@ -145,6 +155,12 @@ struct OpInfo {
   // Compute-bound per element (math calls, roundings, square roots): on CPUs a loop kernel
   // whose f32 group holds such ops runs them as 16-lane vectors (codegen/loop_kernel.cpp).
   bool lane_work = false;
+  // Exists only while a transformation traces a function (custom_jvp, custom_vjp, checkpoint,
+  // custom_lin, the pmap collectives): inlined or rewritten before anything compiles.
+  bool transformation_only = false;
+  // A pmap collective: combines the values of the devices pmap runs on, so pmap splits its
+  // function there.
+  bool collective = false;
 };
 
 const OpInfo& op_info(OpKind kind);
@@ -155,7 +171,7 @@ std::optional<OpKind> op_from_name(std::string_view name);
 
 // Every primitive, in enum order (tests iterate over it).
 std::string_view all_op_names_csv();
-inline constexpr int kNumOpKinds = static_cast<int>(OpKind::CustomCall) + 1;
+inline constexpr int kNumOpKinds = static_cast<int>(OpKind::AxisIndex) + 1;
 
 inline bool is_elementwise(OpKind k) {
   OpClass c = op_info(k).op_class;
@@ -171,6 +187,12 @@ inline bool is_control(OpKind k) {
 }
 inline bool is_host_op(OpKind k) {
   return op_info(k).op_class == OpClass::Host;
+}
+inline bool is_transformation_only(OpKind k) {
+  return op_info(k).transformation_only;
+}
+inline bool is_collective(OpKind k) {
+  return op_info(k).collective;
 }
 // Nodes whose values are their Result nodes: control ops and host ops.
 inline bool is_multi_result(OpKind k) {

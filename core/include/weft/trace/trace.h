@@ -38,7 +38,8 @@ struct TraceState {
   // errors speak of the call, not of a traced function.
   bool eager_fusion = false;
   // A function a transformation will evaluate node by node (jvp, grad, vmap trace one; so is
-  // linearize's linear part): custom_call nodes are kept in it rather than inlined.
+  // linearize's linear part): custom_jvp, custom_vjp and checkpoint nodes are kept in it
+  // rather than inlined.
   bool transformed = false;
   // Values the function closed over, hoisted to extra trailing parameters: concrete arrays and,
   // in a region, tracers of enclosing traces.
@@ -132,7 +133,7 @@ std::vector<Array> unify_captures(std::span<TracedRegion> regions);
 // Applies a control op (see regions.h for operands, attributes and regions): stages it into the
 // current trace and returns tracers of its results; outside any trace, traces the one op into a
 // throwaway program, compiles it on the operands' device and returns concrete arrays.
-// `custom`: a custom_call's rules (Node::custom).
+// `custom`: a custom op's rules (Node::custom).
 std::vector<Array> bind_control(OpKind op, std::span<const Array> operands, const Attrs& attrs,
                                 std::vector<Graph> regions, std::vector<TensorType> results,
                                 const std::string& api, const std::source_location& loc,
