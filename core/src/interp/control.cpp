@@ -1,6 +1,8 @@
 // Control flow: while, cond and scan run their regions with the interpreter itself.
 #include "value.h"
 
+#include "primitives/primitive.h"
+
 #include <algorithm>
 
 namespace weft::interp {
@@ -32,18 +34,6 @@ std::vector<Value> copies(Operands operands, std::size_t from, std::size_t to) {
   out.reserve(to - from);
   for (std::size_t k = from; k < to; ++k) out.push_back(*operands[k]);
   return out;
-}
-
-std::vector<Value> eval_while(const Node& node, Operands operands, const RunGraph& run) {
-  const auto n = static_cast<std::size_t>(node.attrs.get_int("carries"));
-  std::vector<Value> state = copies(operands, 0, operands.size());
-  while (true) {
-    if (run(node.regions[0], state).at(0).i.at(0) == 0) break;
-    std::vector<Value> next = run(node.regions[1], state);
-    for (std::size_t k = 0; k < n; ++k) state[k] = std::move(next[k]);
-  }
-  state.resize(n);
-  return state;
 }
 
 std::vector<Value> eval_cond(const Node& node, Operands operands, const RunGraph& run) {
@@ -81,9 +71,9 @@ std::vector<Value> eval_scan(const Node& node, Operands operands, const RunGraph
 }  // namespace
 
 std::vector<Value> eval_control(const Node& node, Operands operands, const RunGraph& run) {
+  if (const auto evaluate = prim::primitive(node.op).evaluate_control)
+    return evaluate(node, operands, run);
   switch (node.op) {
-    case OpKind::While:
-      return eval_while(node, operands, run);
     case OpKind::Cond:
       return eval_cond(node, operands, run);
     case OpKind::Scan:

@@ -1,8 +1,13 @@
 #include "weft/ir/regions.h"
 
+#include "ir/region_checks.h"
+#include "primitives/primitive.h"
 #include "weft/error.h"
 
 namespace weft {
+
+namespace region_checks {
+
 namespace {
 
 std::string types_to_string(std::span<const TensorType> types) {
@@ -11,11 +16,12 @@ std::string types_to_string(std::span<const TensorType> types) {
   return s + ")";
 }
 
-[[noreturn]] void fail(OpKind op, const std::string& what) {
+}  // namespace
+
+void fail(OpKind op, const std::string& what) {
   throw InvalidGraphError(std::string(op_name(op)) + ": " + what);
 }
 
-// An attribute giving a count of operands, checked against what is there.
 std::size_t count_attr(OpKind op, const Attrs& attrs, const char* name, std::size_t available) {
   const std::int64_t n = attrs.get_int(name);
   if (n < 0 || static_cast<std::size_t>(n) > available)
@@ -36,17 +42,11 @@ void expect_results(OpKind op, std::span<const TensorType> results,
                      " differ from " + what + " " + types_to_string(want));
 }
 
-std::vector<RegionSignature> while_signatures(std::span<const TensorType> operands,
-                                              const Attrs& attrs,
-                                              std::span<const TensorType> results,
-                                              std::size_t num_regions) {
-  expect_regions(OpKind::While, num_regions, 2);
-  const std::size_t n = count_attr(OpKind::While, attrs, "carries", operands.size());
-  std::vector<TensorType> params(operands.begin(), operands.end());
-  std::vector<TensorType> carries(operands.begin(), operands.begin() + n);
-  expect_results(OpKind::While, results, carries, "the carries");
-  return {{"cond", params, {TensorType{DType::Bool, {}}}}, {"body", params, carries}};
-}
+}  // namespace region_checks
+
+namespace {
+
+using namespace region_checks;
 
 std::vector<RegionSignature> cond_signatures(std::span<const TensorType> operands,
                                              std::span<const TensorType> results,
@@ -134,33 +134,23 @@ std::vector<RegionSignature> custom_call_signatures(std::span<const TensorType> 
 }  // namespace
 
 std::string region_name(OpKind op, std::size_t index) {
-  switch (op) {
-    case OpKind::While:
-      return index == 0 ? "cond" : "body";
-    case OpKind::Cond:
-      return "branch" + std::to_string(index);
-    default:
-      return "body";
-  }
+  if (const auto name = prim::primitive(op).regions.name) return name(index);
+  if (op == OpKind::Cond) return "branch" + std::to_string(index);
+  return "body";
 }
 
 std::vector<RegionSignature> region_signatures(OpKind op, std::span<const TensorType> operands,
                                                const Attrs& attrs,
                                                std::span<const TensorType> results,
                                                std::size_t num_regions) {
-  switch (op) {
-    case OpKind::While:
-      return while_signatures(operands, attrs, results, num_regions);
-    case OpKind::Cond:
-      return cond_signatures(operands, results, num_regions);
-    case OpKind::Scan:
-      return scan_signatures(operands, attrs, results, num_regions);
-    case OpKind::CustomCall:
-      return custom_call_signatures(operands, attrs, results, num_regions);
-    default:
-      if (num_regions != 0) fail(op, "is not a control op and cannot own regions");
-      return {};
-  }
+  if (const auto rule = prim::primitive(op).regions.signatures)
+    return rule(operands, attrs, results, num_regions);
+  if (op == OpKind::Cond) return cond_signatures(operands, results, num_regions);
+  if (op == OpKind::Scan) return scan_signatures(operands, attrs, results, num_regions);
+  if (op == OpKind::CustomCall)
+    return custom_call_signatures(operands, attrs, results, num_regions);
+  if (num_regions != 0) fail(op, "is not a control op and cannot own regions");
+  return {};
 }
 
 }  // namespace weft

@@ -4,7 +4,9 @@
 namespace weft::prim {
 
 void define_cond_primitive(Definitions& defs) {
-  defs.add(row(OpKind::Cond, "cond", OpClass::Control, -1));
+  Primitive p = row(OpKind::Cond, "cond", OpClass::Control, -1);
+  p.control_flow = ControlFlow::branch;
+  defs.add(std::move(p));
 }
 
 }  // namespace weft::prim

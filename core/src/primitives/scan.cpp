@@ -4,7 +4,9 @@
 namespace weft::prim {
 
 void define_scan_primitive(Definitions& defs) {
-  defs.add(row(OpKind::Scan, "scan", OpClass::Control, -1));
+  Primitive p = row(OpKind::Scan, "scan", OpClass::Control, -1);
+  p.control_flow = ControlFlow::counted_loop;
+  defs.add(std::move(p));
 }
 
 }  // namespace weft::prim

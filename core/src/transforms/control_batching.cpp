@@ -14,53 +14,6 @@ namespace weft::detail {
 
 namespace {
 
-Array forced(const Batched& b, std::int64_t batch_size, const std::source_location& loc) {
-  return b.batched ? b.value : with_batch_axis(b.value, batch_size, loc);
-}
-
-std::vector<bool> batched_flags(std::span<const Batched> values) {
-  std::vector<bool> out;
-  for (const Batched& b : values) out.push_back(b.batched);
-  return out;
-}
-
-TensorType with_batch(TensorType t, std::int64_t batch_size, std::size_t at = 0) {
-  t.shape.insert(t.shape.begin() + static_cast<std::ptrdiff_t>(at), batch_size);
-  return t;
-}
-
-// A region's outputs with the batch axis where `want` says (an output batched elsewhere would be
-// a dependence the analysis missed).
-std::vector<Array> with_batching(const std::vector<Batched>& out, const std::vector<bool>& want,
-                                 std::int64_t batch_size, const Node& n, const std::string& api,
-                                 const std::source_location& loc) {
-  std::vector<Array> values;
-  for (std::size_t j = 0; j < out.size(); ++j) {
-    if (out[j].batched && !want[j])
-      throw TransformError(api + ": " + std::string(op_name(n.op)) + " at " + n.origin.describe() +
-                           ": output " + std::to_string(j) +
-                           " of a region is batched unexpectedly (a bug in weft)");
-    values.push_back(want[j] ? forced(out[j], batch_size, loc) : out[j].value);
-  }
-  return values;
-}
-
-std::vector<Batched> as_batched(std::span<const Array> values, const std::vector<bool>& flags) {
-  std::vector<Batched> out;
-  for (std::size_t i = 0; i < values.size(); ++i) out.push_back({values[i], flags[i]});
-  return out;
-}
-
-bool has_ordered_effect(const Graph& g) {
-  const std::vector<Effect> effects = graph_effects(g);
-  return std::any_of(effects.begin(), effects.end(), [](const Effect& e) { return e.ordered; });
-}
-
-// `mask` ([B] bool) broadcast to `like`'s shape along its leading axis.
-Array per_example(const Array& mask, const Array& like, const std::source_location& loc) {
-  return lax::broadcast_in_dim(mask, like.shape(), {0}, loc);
-}
-
 Array filled(double value, DType dtype, const Shape& shape, const std::source_location& loc) {
   const Array scalar = lax::constant(value, dtype, loc);
   return shape.empty() ? scalar : lax::broadcast_in_dim(scalar, shape, {}, loc);
@@ -175,66 +128,6 @@ std::vector<Batched> batch_cond(const Graph& g, const Node& n, std::span<const B
   return as_batched(out, by);
 }
 
-std::vector<Batched> batch_while(const Graph& g, const Node& n, std::span<const Batched> operands,
-                                 std::int64_t batch_size, const std::string& api,
-                                 const std::source_location& loc) {
-  const auto nc = static_cast<std::size_t>(n.attrs.get_int("carries"));
-  const Graph cond = region_of(g, n, 0);
-  const Graph body = region_of(g, n, 1);
-  std::vector<bool> flags = batched_flags(operands);  // carries, then constants
-  widen_carries(body, flags, 0, nc, DependenceKind::batch);
-  const bool predicate_batched = dependent_outputs(cond, flags, DependenceKind::batch)[0];
-  if (predicate_batched) {
-    // Runs while any example goes on; an example that is done keeps its carry. Every carry is
-    // batched, since examples stop at different iterations.
-    if (has_ordered_effect(body) || has_ordered_effect(cond))
-      throw TransformError(api + ": while_loop at " + n.origin.describe() +
-                           " has an ordered effect and a condition that differs per example; "
-                           "vmap would run the effect for examples already done. Make the "
-                           "condition unbatched, or the effect unordered");
-    std::fill(flags.begin(), flags.begin() + static_cast<std::ptrdiff_t>(nc), true);
-  }
-  std::vector<Array> ops;
-  for (std::size_t i = 0; i < operands.size(); ++i)
-    ops.push_back(flags[i] ? forced(operands[i], batch_size, loc) : operands[i].value);
-  const std::vector<TensorType> types = value_types(ops);
-  const std::vector<bool> carry_flags(flags.begin(),
-                                      flags.begin() + static_cast<std::ptrdiff_t>(nc));
-
-  const auto predicate = [&](const std::vector<Batched>& in) {
-    const Batched p = vmap_graph(cond, in, batch_size, loc).at(0);
-    return p;
-  };
-  TracedRegion regions[2] = {
-      trace_region(
-          transformed_region(n, 0, api, loc), types,
-          [&](const std::vector<Array>& params) {
-            const Batched p = predicate(as_batched(params, flags));
-            if (!predicate_batched) return std::vector<Array>{p.value};
-            const Array any = lax::reduce_max(
-                lax::convert_element_type(forced(p, batch_size, loc), DType::I32, loc), {0}, loc);
-            return std::vector<Array>{lax::gt(any, lax::constant(0, DType::I32, loc), loc)};
-          }),
-      trace_region(
-          transformed_region(n, 1, api, loc), types, [&](const std::vector<Array>& params) {
-            const std::vector<Batched> in = as_batched(params, flags);
-            std::vector<Array> next = with_batching(vmap_graph(body, in, batch_size, loc),
-                                                    carry_flags, batch_size, n, api, loc);
-            if (!predicate_batched) return next;
-            const Array going = forced(predicate(in), batch_size, loc);
-            for (std::size_t j = 0; j < nc; ++j)
-              next[j] = lax::select(per_example(going, next[j], loc), next[j], params[j], loc);
-            return next;
-          })};
-  const std::vector<Array> captured = unify_captures(regions);
-  ops.insert(ops.end(), captured.begin(), captured.end());
-  const std::vector<TensorType> results(types.begin(),
-                                        types.begin() + static_cast<std::ptrdiff_t>(nc));
-  const std::vector<Array> out = bind_control(
-      OpKind::While, ops, n.attrs, {regions[0].graph, regions[1].graph}, results, api, loc);
-  return as_batched(out, carry_flags);
-}
-
 // Swaps the two leading axes ([B, L, ...] <-> [L, B, ...]).
 Array swap_leading(const Array& x, const std::source_location& loc) {
   lax::Axes perm{1, 0};
@@ -289,14 +182,10 @@ std::vector<Batched> batch_control(const Graph& g, const Node& n, std::span<cons
   // Migration to core/src/primitives/: a definition's rule wins over the switch below.
   const auto& rule = prim::primitive(n.op).control_batch;
   if (rule.fn) return rule.fn(g, n, operands, batch_size, api, loc);
-  if (!rule.refusal.empty())
-    throw TransformError(api + ": " + std::string(rule.refusal) + " (" +
-                         std::string(op_name(n.op)) + " at " + n.origin.describe() + ")");
+  if (!rule.refusal.empty()) refuse(rule.refusal, n, api);
   switch (n.op) {
     case OpKind::Cond:
       return batch_cond(g, n, operands, batch_size, api, loc);
-    case OpKind::While:
-      return batch_while(g, n, operands, batch_size, api, loc);
     case OpKind::Scan:
       return batch_scan(g, n, operands, batch_size, api, loc);
     case OpKind::CustomCall:

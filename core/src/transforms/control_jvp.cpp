@@ -11,86 +11,6 @@ namespace weft::detail {
 
 namespace {
 
-// Appends, for each flagged entry, its tangent made concrete.
-void append_tangents(std::vector<Array>& out, std::span<const Tangent> tangents,
-                     std::span<const Array> primals, const std::vector<bool>& flags,
-                     const std::source_location& loc) {
-  for (std::size_t j = 0; j < flags.size(); ++j)
-    if (flags[j])
-      out.push_back(instantiate(tangents[j], {primals[j].dtype(), primals[j].shape()}, loc));
-}
-
-// Splits a region's parameters laid out as groups [primals of group 0, their tangents, primals
-// of group 1, their tangents, ...] into primals and (optional) tangents in primal order.
-struct Split {
-  std::vector<Array> primals;
-  std::vector<Tangent> tangents;
-};
-Split split_groups(const std::vector<Array>& params, std::span<const std::vector<bool>> groups) {
-  Split s;
-  std::size_t pos = 0;
-  for (const std::vector<bool>& flags : groups) {
-    const std::size_t first = pos;
-    pos += flags.size();
-    std::size_t next_tangent = pos;
-    for (std::size_t j = 0; j < flags.size(); ++j) {
-      s.primals.push_back(params[first + j]);
-      s.tangents.push_back(flags[j] ? Tangent(params[next_tangent++]) : std::nullopt);
-    }
-    pos = next_tangent;
-  }
-  return s;
-}
-
-ControlTangents jvp_while(const Graph& g, const Node& n, std::span<const Array> operands,
-                          std::span<const Tangent> tangents, const std::string& api,
-                          const std::source_location& loc) {
-  const auto nc = static_cast<std::size_t>(n.attrs.get_int("carries"));
-  const Graph cond = region_of(g, n, 0);
-  const Graph body = region_of(g, n, 1);
-  std::vector<bool> marked = present(tangents);  // carries, then constants
-  widen_carries(body, marked, 0, nc, DependenceKind::tangent);
-  const std::vector<bool> pc(marked.begin(), marked.begin() + static_cast<std::ptrdiff_t>(nc));
-  const std::vector<bool> pk(marked.begin() + static_cast<std::ptrdiff_t>(nc), marked.end());
-  const std::vector<std::vector<bool>> groups{pc, pk};
-
-  std::vector<Array> ops(operands.begin(), operands.begin() + static_cast<std::ptrdiff_t>(nc));
-  append_tangents(ops, tangents.subspan(0, nc), operands.subspan(0, nc), pc, loc);
-  const std::size_t new_carries = ops.size();
-  ops.insert(ops.end(), operands.begin() + static_cast<std::ptrdiff_t>(nc), operands.end());
-  append_tangents(ops, tangents.subspan(nc), operands.subspan(nc), pk, loc);
-  const std::vector<TensorType> types = value_types(ops);
-
-  TracedRegion regions[2] = {
-      trace_region(transformed_region(n, 0, api, loc), types,
-                   [&](const std::vector<Array>& params) {
-                     return eval_graph(cond, split_groups(params, groups).primals, loc);
-                   }),
-      trace_region(
-          transformed_region(n, 1, api, loc), types, [&](const std::vector<Array>& params) {
-            const Split s = split_groups(params, groups);
-            JvpValues v = jvp_graph(body, s.primals, s.tangents, PrimalPlacement::here, api, loc);
-            std::vector<Array> out = v.primals;
-            append_tangents(out, v.tangents, v.primals, pc, loc);
-            return out;
-          })};
-  const std::vector<Array> captured = unify_captures(regions);
-  ops.insert(ops.end(), captured.begin(), captured.end());
-  Attrs attrs = n.attrs;
-  attrs.set("carries", static_cast<std::int64_t>(new_carries));
-  std::vector<TensorType> results(types.begin(),
-                                  types.begin() + static_cast<std::ptrdiff_t>(new_carries));
-  const std::vector<Array> out = bind_control(
-      OpKind::While, ops, attrs, {regions[0].graph, regions[1].graph}, results, api, loc);
-  ControlTangents r;
-  std::size_t next = nc;
-  for (std::size_t j = 0; j < nc; ++j) {
-    r.results.push_back(out[j]);
-    r.tangents.push_back(pc[j] ? Tangent(out[next++]) : std::nullopt);
-  }
-  return r;
-}
-
 ControlTangents jvp_cond(const Graph& g, const Node& n, std::span<const Array> operands,
                          std::span<const Tangent> tangents, const std::string& api,
                          const std::source_location& loc) {
@@ -230,12 +150,8 @@ ControlTangents jvp_control(const Graph& g, const Node& n, std::span<const Array
   // Migration to core/src/primitives/: a definition's rule wins over the switch below.
   const auto& rule = prim::primitive(n.op).control_jvp;
   if (rule.fn) return rule.fn(g, n, operands, tangents, api, loc);
-  if (!rule.refusal.empty())
-    throw TransformError(api + ": " + std::string(rule.refusal) + " (" +
-                         std::string(op_name(n.op)) + " at " + n.origin.describe() + ")");
+  if (!rule.refusal.empty()) refuse(rule.refusal, n, api);
   switch (n.op) {
-    case OpKind::While:
-      return jvp_while(g, n, operands, tangents, api, loc);
     case OpKind::Cond:
       return jvp_cond(g, n, operands, tangents, api, loc);
     case OpKind::Scan:

@@ -16,17 +16,6 @@ namespace weft::detail {
 
 namespace {
 
-std::vector<Array> present_values(std::span<const Tangent> tangents) {
-  std::vector<Array> out;
-  for (const Tangent& t : tangents)
-    if (t) out.push_back(*t);
-  return out;
-}
-
-std::size_t count(const std::vector<bool>& flags) {
-  return static_cast<std::size_t>(std::count(flags.begin(), flags.end(), true));
-}
-
 // Every branch computes its results and its own residuals; since the branches of one cond must
 // return the same types, each returns every branch's residual slots, zeros in the others'.
 ControlTangents linearize_cond(const Graph& g, const Node& n, std::span<const Array> operands,
@@ -186,7 +175,8 @@ ControlTangents linearize_scan(const Graph& g, const Node& n, std::span<const Ar
         bind_control(OpKind::Scan, ops, n.attrs, {std::move(region[0].graph)}, results, api, loc);
   }
 
-  const std::size_t tc = count(pc), tx = count(px), tk = count(pk), ns = stacked_types.size();
+  const std::size_t tc = count_set(pc), tx = count_set(px), tk = count_set(pk),
+                    ns = stacked_types.size();
   if (tangent_params != tc + tx + tk)
     throw TransformError(api + ": scan at " + n.origin.describe() +
                          ": the body's linear part has an unexpected signature (a bug in weft)");
@@ -247,24 +237,6 @@ ControlTangents linearize_scan(const Graph& g, const Node& n, std::span<const Ar
   return r;
 }
 
-// A while loop's trip count is known only at run time, so no residuals can be stored per
-// iteration. As JAX's partial evaluation of while does, the primal loop is staged one trace out
-// for the results, and the linear part runs the jvp loop from the primal operands (its
-// residuals) and the tangents, recomputing the primal carries: enough for linearize's forward
-// evaluation. That loop has no transpose, so grad and vjp stay refused (transpose_control).
-ControlTangents linearize_while(const Graph& g, const Node& n, std::span<const Array> operands,
-                                std::span<const Tangent> tangents, const std::string& api,
-                                const std::source_location& loc) {
-  std::vector<Array> primal_out;
-  {
-    SuspendInnermostTrace outer;
-    primal_out = apply_node(g, n, operands, loc);
-  }
-  ControlTangents r = jvp_control(g, n, operands, tangents, api, loc);
-  r.results = std::move(primal_out);
-  return r;
-}
-
 }  // namespace
 
 ControlTangents linearize_control(const Graph& g, const Node& n, std::span<const Array> operands,
@@ -273,9 +245,7 @@ ControlTangents linearize_control(const Graph& g, const Node& n, std::span<const
   // Migration to core/src/primitives/: a definition's rule wins over the switch below.
   const auto& rule = prim::primitive(n.op).control_linearize;
   if (rule.fn) return rule.fn(g, n, operands, tangents, api, loc);
-  if (!rule.refusal.empty())
-    throw TransformError(api + ": " + std::string(rule.refusal) + " (" +
-                         std::string(op_name(n.op)) + " at " + n.origin.describe() + ")");
+  if (!rule.refusal.empty()) refuse(rule.refusal, n, api);
   switch (n.op) {
     case OpKind::Cond:
       return linearize_cond(g, n, operands, tangents, api, loc);
@@ -283,8 +253,6 @@ ControlTangents linearize_control(const Graph& g, const Node& n, std::span<const
       return linearize_scan(g, n, operands, tangents, api, loc);
     case OpKind::CustomCall:
       return linearize_custom(g, n, operands, tangents, api, loc);
-    case OpKind::While:
-      return linearize_while(g, n, operands, tangents, api, loc);
     default:
       throw TransformError(api + ": " + std::string(op_name(n.op)) + " at " + n.origin.describe() +
                            " has no reverse-mode rule");

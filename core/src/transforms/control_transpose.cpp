@@ -12,10 +12,6 @@ namespace weft::detail {
 
 namespace {
 
-TensorType type_of(const Graph& g, const Node& n, std::size_t operand) {
-  return g.node(n.inputs[operand]).type();
-}
-
 // A cond of the branches' transposes, on the same index: branch k maps the results' cotangents
 // (and the non-linear operands) to the linear operands' cotangents.
 std::vector<Tangent> transpose_cond(const Graph& g, const Node& n,
@@ -36,7 +32,7 @@ std::vector<Tangent> transpose_cond(const Graph& g, const Node& n,
   std::vector<TensorType> linear_types;
   for (std::size_t i = 1; i < operands.size(); ++i) {
     if (linear[i])
-      linear_types.push_back(type_of(g, n, i));
+      linear_types.push_back(operand_type(g, n, i));
     else
       ops.push_back(*operands[i]);
   }
@@ -105,7 +101,7 @@ std::vector<Tangent> transpose_scan(const Graph& g, const Node& n,
   for (std::size_t i = nc + nx; i < nops; ++i)
     if (linear[i]) {
       linear_consts.push_back(i);
-      add(zeros_of(type_of(g, n, i), loc), false);
+      add(zeros_of(operand_type(g, n, i), loc), false);
     }
   // xs: the ys' cotangents that are given, then the non-linear xs.
   std::vector<bool> y_has_cotangent;
@@ -159,7 +155,7 @@ std::vector<Tangent> transpose_scan(const Graph& g, const Node& n,
           out.push_back(ct ? lax::add(acc, *ct, loc) : acc);
         }
         for (std::size_t j = 0; j < linear_xs.size(); ++j)
-          out.push_back(instantiate(in_cts[nc + j], row(type_of(g, n, linear_xs[j])), loc));
+          out.push_back(instantiate(in_cts[nc + j], row(operand_type(g, n, linear_xs[j])), loc));
         return out;
       })};
   const std::vector<Array> captured = unify_captures(region);
@@ -170,7 +166,7 @@ std::vector<Tangent> transpose_scan(const Graph& g, const Node& n,
   attrs.set("reverse", static_cast<std::int64_t>(n.attrs.get_int("reverse") ? 0 : 1));
   std::vector<TensorType> results(types.begin() + 1,
                                   types.begin() + static_cast<std::ptrdiff_t>(1 + nc + nlk));
-  for (std::size_t i : linear_xs) results.push_back(type_of(g, n, i));
+  for (std::size_t i : linear_xs) results.push_back(operand_type(g, n, i));
   const std::vector<Array> out =
       bind_control(OpKind::Scan, ops, attrs, {std::move(region[0].graph)}, results, api, loc);
   std::vector<Tangent> result(nops);
@@ -191,9 +187,7 @@ std::vector<Tangent> transpose_control(const Graph& g, const Node& n,
   // Migration to core/src/primitives/: a definition's rule wins over the switch below.
   const auto& rule = prim::primitive(n.op).control_transpose;
   if (rule.fn) return rule.fn(g, n, result_cotangents, operands, linear, api, loc);
-  if (!rule.refusal.empty())
-    throw TransformError(api + ": " + std::string(rule.refusal) + " (" +
-                         std::string(op_name(n.op)) + " at " + n.origin.describe() + ")");
+  if (!rule.refusal.empty()) refuse(rule.refusal, n, api);
   switch (n.op) {
     case OpKind::Cond:
       return transpose_cond(g, n, result_cotangents, operands, linear, api, loc);
@@ -201,13 +195,6 @@ std::vector<Tangent> transpose_control(const Graph& g, const Node& n,
       return transpose_scan(g, n, result_cotangents, operands, linear, api, loc);
     case OpKind::CustomCall:
       return transpose_custom(n, result_cotangents, operands, linear, api, loc);
-    case OpKind::While:  // the jvp loop that linearize puts in the linear part
-      throw TransformError(
-          api + ": while_loop at " + n.origin.describe() +
-          " carries a value being differentiated; reverse-mode differentiation of a while loop "
-          "is not supported (as in JAX): its trip count is known only at run time, so the "
-          "values its backward pass needs cannot be stored. Use fori_loop with C++ integer "
-          "bounds or scan (both reverse-differentiable), or forward mode (jvp, linearize)");
     default:
       throw TransformError(api + ": " + std::string(op_name(n.op)) + " at " + n.origin.describe() +
                            " is applied to a value being differentiated in the linear part of "
