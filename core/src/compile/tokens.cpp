@@ -219,13 +219,11 @@ class Threader {
         const auto carries = static_cast<std::size_t>(n.attrs.get_int("carries"));
         return {carries, carries, true, {{1 + carries, carries}}};
       }
-      default: {  // cond: the tokens follow the branch operands and the branch results
-        prim::TokenPlacement at{n.inputs.size(), n.results.size(), false, {}};
-        for (const Graph& branch : n.regions)
-          at.regions.push_back({branch.params.size(), branch.outputs.size()});
-        return at;
-      }
+      default:
+        break;
     }
+    throw InvalidGraphError("thread_effect_tokens: " + std::string(op_name(n.op)) +
+                            " states no token placement in its definition (a bug in weft)");
   }
 
   // A loop whose condition has effects, as JAX lowers while: the condition runs before the loop

@@ -36,14 +36,6 @@ std::vector<Value> copies(Operands operands, std::size_t from, std::size_t to) {
   return out;
 }
 
-std::vector<Value> eval_cond(const Node& node, Operands operands, const RunGraph& run) {
-  const Value& index = *operands[0];
-  const auto branches = static_cast<std::int64_t>(node.regions.size());
-  // An out-of-range integer index picks the nearest branch, as lax.switch does.
-  const std::int64_t chosen = std::clamp<std::int64_t>(index.i.at(0), 0, branches - 1);
-  return run(node.regions[static_cast<std::size_t>(chosen)], copies(operands, 1, operands.size()));
-}
-
 std::vector<Value> eval_scan(const Node& node, Operands operands, const RunGraph& run) {
   const auto n = static_cast<std::size_t>(node.attrs.get_int("carries"));
   const auto m = static_cast<std::size_t>(node.attrs.get_int("xs"));
@@ -74,8 +66,6 @@ std::vector<Value> eval_control(const Node& node, Operands operands, const RunGr
   if (const auto evaluate = prim::primitive(node.op).evaluate_control)
     return evaluate(node, operands, run);
   switch (node.op) {
-    case OpKind::Cond:
-      return eval_cond(node, operands, run);
     case OpKind::Scan:
       return eval_scan(node, operands, run);
     case OpKind::CustomCall:

@@ -48,29 +48,6 @@ namespace {
 
 using namespace region_checks;
 
-std::vector<RegionSignature> cond_signatures(std::span<const TensorType> operands,
-                                             std::span<const TensorType> results,
-                                             std::size_t num_regions) {
-  if (operands.empty()) fail(OpKind::Cond, "needs an index operand");
-  const TensorType& index = operands[0];
-  if (!index.shape.empty())
-    throw ShapeError("cond: the index must be a scalar, got " + type_to_string(index));
-  if (index.dtype == DType::Bool) {
-    if (num_regions != 2)
-      fail(OpKind::Cond,
-           "a bool index selects between exactly 2 branches, got " + std::to_string(num_regions));
-  } else if (!is_integer(index.dtype)) {
-    throw DTypeError("cond: the index must be bool or an integer, got " + type_to_string(index));
-  }
-  if (num_regions == 0) fail(OpKind::Cond, "needs at least one branch");
-  std::vector<TensorType> params(operands.begin() + 1, operands.end());
-  std::vector<TensorType> outs(results.begin(), results.end());
-  std::vector<RegionSignature> out;
-  for (std::size_t b = 0; b < num_regions; ++b)
-    out.push_back({region_name(OpKind::Cond, b), params, outs});
-  return out;
-}
-
 std::vector<RegionSignature> scan_signatures(std::span<const TensorType> operands,
                                              const Attrs& attrs,
                                              std::span<const TensorType> results,
@@ -135,7 +112,6 @@ std::vector<RegionSignature> custom_call_signatures(std::span<const TensorType> 
 
 std::string region_name(OpKind op, std::size_t index) {
   if (const auto name = prim::primitive(op).regions.name) return name(index);
-  if (op == OpKind::Cond) return "branch" + std::to_string(index);
   return "body";
 }
 
@@ -145,7 +121,6 @@ std::vector<RegionSignature> region_signatures(OpKind op, std::span<const Tensor
                                                std::size_t num_regions) {
   if (const auto rule = prim::primitive(op).regions.signatures)
     return rule(operands, attrs, results, num_regions);
-  if (op == OpKind::Cond) return cond_signatures(operands, results, num_regions);
   if (op == OpKind::Scan) return scan_signatures(operands, attrs, results, num_regions);
   if (op == OpKind::CustomCall)
     return custom_call_signatures(operands, attrs, results, num_regions);

@@ -67,11 +67,10 @@ struct GraphLines {
 
 // The number of regions each control op has, from its definition (custom_call: 0 or 1).
 std::size_t min_regions(OpKind op) {
-  if (op == OpKind::Cond || op == OpKind::Scan) return 1;
+  if (op == OpKind::Scan) return 1;
   return op == OpKind::CustomCall ? 0 : prim::primitive(op).regions.min;
 }
 std::size_t max_regions(OpKind op) {
-  if (op == OpKind::Cond) return prim::Regions::kAny;
   if (op == OpKind::Scan) return 1;
   return op == OpKind::CustomCall ? 1 : prim::primitive(op).regions.max;
 }

@@ -11,52 +11,6 @@ namespace weft::detail {
 
 namespace {
 
-ControlTangents jvp_cond(const Graph& g, const Node& n, std::span<const Array> operands,
-                         std::span<const Tangent> tangents, const std::string& api,
-                         const std::source_location& loc) {
-  const std::span<const Array> xs = operands.subspan(1);
-  const std::vector<bool> px = present(tangents.subspan(1));
-  std::vector<bool> pr(n.results.size(), false);
-  std::vector<Graph> branches;
-  for (std::size_t k = 0; k < n.regions.size(); ++k) {
-    branches.push_back(region_of(g, n, k));
-    const std::vector<bool> d = dependent_outputs(branches.back(), px, DependenceKind::tangent);
-    for (std::size_t j = 0; j < pr.size(); ++j) pr[j] = pr[j] || d[j];
-  }
-  const std::vector<std::vector<bool>> groups{px};
-  std::vector<Array> ops(xs.begin(), xs.end());
-  append_tangents(ops, tangents.subspan(1), xs, px, loc);
-  const std::vector<TensorType> types = value_types(ops);
-  std::vector<TracedRegion> regions;
-  for (std::size_t k = 0; k < branches.size(); ++k)
-    regions.push_back(trace_region(
-        transformed_region(n, k, api, loc), types, [&](const std::vector<Array>& params) {
-          const Split s = split_groups(params, groups);
-          JvpValues v =
-              jvp_graph(branches[k], s.primals, s.tangents, PrimalPlacement::here, api, loc);
-          std::vector<Array> out = v.primals;
-          append_tangents(out, v.tangents, v.primals, pr, loc);
-          return out;
-        }));
-  const std::vector<Array> captured = unify_captures(regions);
-  ops.insert(ops.begin(), operands[0]);
-  ops.insert(ops.end(), captured.begin(), captured.end());
-  std::vector<TensorType> results = n.results;
-  for (std::size_t j = 0; j < pr.size(); ++j)
-    if (pr[j]) results.push_back(n.results[j]);
-  std::vector<Graph> graphs;
-  for (TracedRegion& r : regions) graphs.push_back(std::move(r.graph));
-  const std::vector<Array> out =
-      bind_control(OpKind::Cond, ops, n.attrs, std::move(graphs), results, api, loc);
-  ControlTangents r;
-  std::size_t next = n.results.size();
-  for (std::size_t j = 0; j < n.results.size(); ++j) {
-    r.results.push_back(out[j]);
-    r.tangents.push_back(pr[j] ? Tangent(out[next++]) : std::nullopt);
-  }
-  return r;
-}
-
 ControlTangents jvp_scan(const Graph& g, const Node& n, std::span<const Array> operands,
                          std::span<const Tangent> tangents, const std::string& api,
                          const std::source_location& loc) {
@@ -152,8 +106,6 @@ ControlTangents jvp_control(const Graph& g, const Node& n, std::span<const Array
   if (rule.fn) return rule.fn(g, n, operands, tangents, api, loc);
   if (!rule.refusal.empty()) refuse(rule.refusal, n, api);
   switch (n.op) {
-    case OpKind::Cond:
-      return jvp_cond(g, n, operands, tangents, api, loc);
     case OpKind::Scan:
       return jvp_scan(g, n, operands, tangents, api, loc);
     case OpKind::CustomCall:

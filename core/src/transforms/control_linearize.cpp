@@ -16,97 +16,6 @@ namespace weft::detail {
 
 namespace {
 
-// Every branch computes its results and its own residuals; since the branches of one cond must
-// return the same types, each returns every branch's residual slots, zeros in the others'.
-ControlTangents linearize_cond(const Graph& g, const Node& n, std::span<const Array> operands,
-                               std::span<const Tangent> tangents, const std::string& api,
-                               const std::source_location& loc) {
-  const std::size_t branch_count = n.regions.size();
-  const std::span<const Array> xs = operands.subspan(1);
-  const std::vector<bool> px = present(tangents.subspan(1));
-  const std::size_t nr = n.results.size();
-  std::vector<Graph> branches;
-  std::vector<bool> pr(nr, false);
-  for (std::size_t k = 0; k < branch_count; ++k) {
-    branches.push_back(region_of(g, n, k));
-    const std::vector<bool> d = dependent_outputs(branches.back(), px, DependenceKind::tangent);
-    for (std::size_t j = 0; j < nr; ++j) pr[j] = pr[j] || d[j];
-  }
-
-  std::vector<std::vector<TensorType>> residual_types(branch_count);
-  std::vector<Graph> linear(branch_count);
-  std::vector<Array> primal_out;
-  {
-    SuspendInnermostTrace outer;
-    const std::vector<TensorType> x_types = value_types(xs);
-    const auto trace_branch = [&](std::size_t k, bool final) {
-      return trace_region(
-          transformed_region(n, k, api, loc), x_types, [&](const std::vector<Array>& params) {
-            Linearized lin = linearize_graph(branches[k], params, px, api, loc);
-            std::vector<Array> out = lin.primals_out;
-            if (!final) {
-              residual_types[k] = value_types(lin.residuals);
-              return out;
-            }
-            if (value_types(lin.residuals) != residual_types[k])
-              throw TransformError(api + ": cond at " + n.origin.describe() + ": branch " +
-                                   std::to_string(k) +
-                                   " linearized differently twice (a bug in weft)");
-            for (std::size_t j = 0; j < branch_count; ++j)
-              for (std::size_t r = 0; r < residual_types[j].size(); ++r)
-                out.push_back(j == k ? lin.residuals[r] : zeros_of(residual_types[j][r], loc));
-            linear[k] = std::move(lin.linear);
-            return out;
-          });
-    };
-    for (std::size_t k = 0; k < branch_count; ++k) trace_branch(k, false);
-    std::vector<TracedRegion> regions;
-    for (std::size_t k = 0; k < branch_count; ++k) regions.push_back(trace_branch(k, true));
-    const std::vector<Array> captured = unify_captures(regions);
-    std::vector<Array> ops(operands.begin(), operands.end());
-    ops.insert(ops.end(), captured.begin(), captured.end());
-    std::vector<TensorType> results = n.results;
-    for (const std::vector<TensorType>& types : residual_types)
-      results.insert(results.end(), types.begin(), types.end());
-    primal_out = bind_control(OpKind::Cond, ops, n.attrs, graphs_of(regions), results, api, loc);
-  }
-
-  const std::vector<Array> residuals(primal_out.begin() + static_cast<std::ptrdiff_t>(nr),
-                                     primal_out.end());
-  const std::vector<Array> tangent_values = present_values(tangents.subspan(1));
-  const std::size_t nt = tangent_values.size();
-  std::vector<Array> ops{operands[0]};
-  ops.insert(ops.end(), tangent_values.begin(), tangent_values.end());
-  ops.insert(ops.end(), residuals.begin(), residuals.end());
-  const std::vector<TensorType> types = value_types(std::span<const Array>(ops).subspan(1));
-  std::vector<TracedRegion> regions;
-  std::size_t first_residual = nt;
-  for (std::size_t k = 0; k < branch_count; ++k) {
-    regions.push_back(trace_region(
-        transformed_region(n, k, api + " (linear part)", loc), types,
-        [&](const std::vector<Array>& params) {
-          std::vector<Array> args(params.begin(), params.begin() + static_cast<std::ptrdiff_t>(nt));
-          const auto from = params.begin() + static_cast<std::ptrdiff_t>(first_residual);
-          args.insert(args.end(), from,
-                      from + static_cast<std::ptrdiff_t>(residual_types[k].size()));
-          const std::vector<Array> outs = eval_graph(linear[k], args, loc);
-          return pick<Array>(outs, pr);
-        }));
-    first_residual += residual_types[k].size();
-  }
-  const std::vector<Array> captured = unify_captures(regions);
-  ops.insert(ops.end(), captured.begin(), captured.end());
-  const std::vector<Array> lin_out = bind_control(OpKind::Cond, ops, n.attrs, graphs_of(regions),
-                                                  pick<TensorType>(n.results, pr), api, loc);
-  ControlTangents r;
-  std::size_t next = 0;
-  for (std::size_t j = 0; j < nr; ++j) {
-    r.results.push_back(primal_out[j]);
-    r.tangents.push_back(pr[j] ? Tangent(lin_out[next++]) : std::nullopt);
-  }
-  return r;
-}
-
 // The primal scan also returns, per iteration, the residuals of its body's linear part
 // (stacked like ys); residuals that are loop constants are passed once instead. The linear scan
 // runs the body's linear part over the tangents with those residuals as xs and constants.
@@ -247,8 +156,6 @@ ControlTangents linearize_control(const Graph& g, const Node& n, std::span<const
   if (rule.fn) return rule.fn(g, n, operands, tangents, api, loc);
   if (!rule.refusal.empty()) refuse(rule.refusal, n, api);
   switch (n.op) {
-    case OpKind::Cond:
-      return linearize_cond(g, n, operands, tangents, api, loc);
     case OpKind::Scan:
       return linearize_scan(g, n, operands, tangents, api, loc);
     case OpKind::CustomCall:

@@ -12,67 +12,6 @@ namespace weft::detail {
 
 namespace {
 
-// A cond of the branches' transposes, on the same index: branch k maps the results' cotangents
-// (and the non-linear operands) to the linear operands' cotangents.
-std::vector<Tangent> transpose_cond(const Graph& g, const Node& n,
-                                    std::span<const Tangent> result_cotangents,
-                                    std::span<const std::optional<Array>> operands,
-                                    const std::vector<bool>& linear, const std::string& api,
-                                    const std::source_location& loc) {
-  if (linear[0])
-    throw TransformError(api + ": cond at " + n.origin.describe() +
-                         ": its index depends on a value being differentiated (a bug in weft)");
-  const std::vector<bool> branch_linear(linear.begin() + 1, linear.end());
-  std::vector<Array> ops{*operands[0]};
-  std::vector<bool> has_cotangent;
-  for (const Tangent& ct : result_cotangents) {
-    has_cotangent.push_back(ct.has_value());
-    if (ct) ops.push_back(*ct);
-  }
-  std::vector<TensorType> linear_types;
-  for (std::size_t i = 1; i < operands.size(); ++i) {
-    if (linear[i])
-      linear_types.push_back(operand_type(g, n, i));
-    else
-      ops.push_back(*operands[i]);
-  }
-  const std::vector<TensorType> types = [&] {
-    std::vector<TensorType> t;
-    for (std::size_t i = 1; i < ops.size(); ++i) t.push_back({ops[i].dtype(), ops[i].shape()});
-    return t;
-  }();
-  const std::size_t given =
-      static_cast<std::size_t>(std::count(has_cotangent.begin(), has_cotangent.end(), true));
-  std::vector<TracedRegion> regions;
-  for (std::size_t k = 0; k < n.regions.size(); ++k) {
-    const Graph branch = region_of(g, n, k);
-    regions.push_back(trace_region(
-        transformed_region(n, k, api + " (transpose)", loc), types,
-        [&](const std::vector<Array>& params) {
-          std::vector<Tangent> out_cts;
-          std::size_t next = 0;
-          for (bool has : has_cotangent)
-            out_cts.push_back(has ? Tangent(params[next++]) : std::nullopt);
-          const std::span<const Array> nonlinear(params.data() + given, params.size() - given);
-          const std::vector<Tangent> in_cts =
-              transpose_graph(branch, branch_linear, nonlinear, out_cts, api, loc);
-          std::vector<Array> out;
-          for (std::size_t j = 0; j < in_cts.size(); ++j)
-            out.push_back(instantiate(in_cts[j], linear_types[j], loc));
-          return out;
-        }));
-  }
-  const std::vector<Array> captured = unify_captures(regions);
-  ops.insert(ops.end(), captured.begin(), captured.end());
-  const std::vector<Array> out =
-      bind_control(OpKind::Cond, ops, n.attrs, graphs_of(regions), linear_types, api, loc);
-  std::vector<Tangent> result(operands.size());
-  std::size_t next = 0;
-  for (std::size_t i = 1; i < operands.size(); ++i)
-    if (linear[i]) result[i] = out[next++];
-  return result;
-}
-
 // A scan the other way: the carries' cotangents flow backwards, the linear constants'
 // cotangents accumulate in extra carries, and the linear xs' cotangents come out as ys.
 std::vector<Tangent> transpose_scan(const Graph& g, const Node& n,
@@ -189,8 +128,6 @@ std::vector<Tangent> transpose_control(const Graph& g, const Node& n,
   if (rule.fn) return rule.fn(g, n, result_cotangents, operands, linear, api, loc);
   if (!rule.refusal.empty()) refuse(rule.refusal, n, api);
   switch (n.op) {
-    case OpKind::Cond:
-      return transpose_cond(g, n, result_cotangents, operands, linear, api, loc);
     case OpKind::Scan:
       return transpose_scan(g, n, result_cotangents, operands, linear, api, loc);
     case OpKind::CustomCall:
