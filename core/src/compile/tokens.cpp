@@ -214,14 +214,6 @@ class Threader {
 
   static prim::TokenPlacement placement_of(const Node& n) {
     if (const auto placement = prim::primitive(n.op).token_placement) return placement(n);
-    switch (n.op) {
-      case OpKind::Scan: {
-        const auto carries = static_cast<std::size_t>(n.attrs.get_int("carries"));
-        return {carries, carries, true, {{1 + carries, carries}}};
-      }
-      default:
-        break;
-    }
     throw InvalidGraphError("thread_effect_tokens: " + std::string(op_name(n.op)) +
                             " states no token placement in its definition (a bug in weft)");
   }

@@ -79,7 +79,8 @@ Value eval_after_all(const Node& node);
 
 // Runs a region on its parameters' values and returns its outputs' values.
 using RunGraph = std::function<std::vector<Value>(const Graph&, std::vector<Value>)>;
-// While, cond and scan; returns the node's results in order.
+// Control ops (their definitions' evaluate_control, custom_call's body); returns the node's results
+// in order.
 std::vector<Value> eval_control(const Node& node, Operands operands, const RunGraph& run);
 
 }  // namespace weft::interp

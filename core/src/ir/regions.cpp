@@ -48,41 +48,6 @@ namespace {
 
 using namespace region_checks;
 
-std::vector<RegionSignature> scan_signatures(std::span<const TensorType> operands,
-                                             const Attrs& attrs,
-                                             std::span<const TensorType> results,
-                                             std::size_t num_regions) {
-  expect_regions(OpKind::Scan, num_regions, 1);
-  const std::size_t n = count_attr(OpKind::Scan, attrs, "carries", operands.size());
-  const std::size_t m = count_attr(OpKind::Scan, attrs, "xs", operands.size() - n);
-  const std::int64_t length = attrs.get_int("length");
-  const std::int64_t reverse = attrs.get_int("reverse");
-  if (length < 0) fail(OpKind::Scan, "length=" + std::to_string(length) + " is negative");
-  if (reverse != 0 && reverse != 1)
-    fail(OpKind::Scan, "reverse=" + std::to_string(reverse) + " must be 0 or 1");
-  if (results.size() < n)
-    fail(OpKind::Scan, "has " + std::to_string(results.size()) + " result(s), fewer than its " +
-                           std::to_string(n) + " carries");
-  std::vector<TensorType> carries(operands.begin(), operands.begin() + n);
-  expect_results(OpKind::Scan, results.first(n), carries, "the carries");
-  RegionSignature body{"body", {TensorType{DType::I32, {}}}, carries};
-  body.params.insert(body.params.end(), carries.begin(), carries.end());
-  auto row_of = [&](const TensorType& stacked, const std::string& what) {
-    if (stacked.shape.empty() || stacked.shape[0] != length)
-      throw ShapeError("scan: " + what + " " + type_to_string(stacked) +
-                       " must have the scan length " + std::to_string(length) +
-                       " as its leading axis");
-    return TensorType{stacked.dtype, Shape(stacked.shape.begin() + 1, stacked.shape.end())};
-  };
-  for (std::size_t j = 0; j < m; ++j)
-    body.params.push_back(row_of(operands[n + j], "xs operand " + std::to_string(j)));
-  body.params.insert(body.params.end(), operands.begin() + static_cast<std::ptrdiff_t>(n + m),
-                     operands.end());
-  for (std::size_t j = n; j < results.size(); ++j)
-    body.results.push_back(row_of(results[j], "stacked result " + std::to_string(j - n)));
-  return {std::move(body)};
-}
-
 std::vector<RegionSignature> custom_call_signatures(std::span<const TensorType> operands,
                                                     const Attrs& attrs,
                                                     std::span<const TensorType> results,
@@ -121,7 +86,6 @@ std::vector<RegionSignature> region_signatures(OpKind op, std::span<const Tensor
                                                std::size_t num_regions) {
   if (const auto rule = prim::primitive(op).regions.signatures)
     return rule(operands, attrs, results, num_regions);
-  if (op == OpKind::Scan) return scan_signatures(operands, attrs, results, num_regions);
   if (op == OpKind::CustomCall)
     return custom_call_signatures(operands, attrs, results, num_regions);
   if (num_regions != 0) fail(op, "is not a control op and cannot own regions");

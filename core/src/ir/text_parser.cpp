@@ -67,11 +67,9 @@ struct GraphLines {
 
 // The number of regions each control op has, from its definition (custom_call: 0 or 1).
 std::size_t min_regions(OpKind op) {
-  if (op == OpKind::Scan) return 1;
   return op == OpKind::CustomCall ? 0 : prim::primitive(op).regions.min;
 }
 std::size_t max_regions(OpKind op) {
-  if (op == OpKind::Scan) return 1;
   return op == OpKind::CustomCall ? 1 : prim::primitive(op).regions.max;
 }
 bool any_number_of_regions(OpKind op) {
@@ -250,8 +248,6 @@ class Parser {
     for (const prim::CountAttr& attr : prim::primitive(op).count_attrs)
       if (attr.name == name) return attr.meaning;
     if (op == OpKind::HostCall && name == "callback") return "a slot in the callback table";
-    if (op == OpKind::Scan && (name == "carries" || name == "xs")) return "a count of operands";
-    if (op == OpKind::Scan && name == "length") return "a scan length";
     if (op == OpKind::CustomCall && (name == "inputs" || name == "tangents"))
       return "a count of operands";
     if ((op == OpKind::Iota || op == OpKind::Concatenate) && name == "dimension") return "an axis";

@@ -121,7 +121,7 @@ using TokenPlacementRule = TokenPlacement (*)(const Node& node);
 struct Primitive {
   OpInfo info;  // kind, name, class, arity and properties (public: weft/ir/op_kind.h)
   TypeRule type = nullptr;
-  Evaluator evaluate = nullptr;  // single-result ops; multi-result ops run in interp/control.cpp
+  Evaluator evaluate = nullptr;  // single-result ops; control ops: evaluate_control
   // Value ops.
   Rule<JvpRule> jvp;
   Rule<TransposeRule> transpose;
@@ -131,9 +131,10 @@ struct Primitive {
   Rule<ControlJvpRule> control_linearize;
   Rule<ControlTransposeRule> control_transpose;
   Rule<ControlBatchRule> control_batch;
+  // The integer attributes that count operands or give a length (none: the op has none).
+  std::span<const CountAttr> count_attrs;
   // Control ops.
   Regions regions;
-  std::span<const CountAttr> count_attrs;
   ControlEvaluator evaluate_control = nullptr;
   ControlFlow control_flow = ControlFlow::none;
   TokenPlacementRule token_placement = nullptr;
