@@ -71,6 +71,8 @@ TokenPlacement cond_tokens(const Node& node) {
   return at;
 }
 
+// Forward mode: a cond of the branches' jvps; a result gets a tangent where any branch gives it
+// one.
 ControlTangents jvp_cond(const Graph& g, const Node& n, std::span<const Array> operands,
                          std::span<const Tangent> tangents, const std::string& api,
                          const std::source_location& loc) {
@@ -305,6 +307,7 @@ std::vector<Batched> branch_operands(std::span<const Batched> xs, const Array& t
   return out;
 }
 
+// An unbatched index batches the branches; a batched one runs every branch and selects.
 std::vector<Batched> batch_cond(const Graph& g, const Node& n, std::span<const Batched> operands,
                                 std::int64_t batch_size, const std::string& api,
                                 const std::source_location& loc) {
