@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "primitives/primitive.h"
 #include "weft/compile/tokens.h"
 #include "weft/error.h"
 #include "weft/ir/effects.h"
@@ -15,16 +16,20 @@ ScheduleStep::Kind control_kind(const Node& n, const FusionOptions& options) {
                             n.origin.describe() +
                             " cannot be compiled: it exists only while a transformation traces a "
                             "function; call the function, or transform it");
-  switch (n.op) {
-    case OpKind::Scan:
+  switch (prim::primitive(n.op).control_flow) {
+    case prim::ControlFlow::counted_loop:
       return options.loops_in_one_kernel && is_elementwise_loop(n, options.max_kernel_ops)
                  ? ScheduleStep::Kind::LoopKernel
                  : ScheduleStep::Kind::Loop;
-    case OpKind::While:
+    case prim::ControlFlow::conditional_loop:
       return ScheduleStep::Kind::While;
-    default:
+    case prim::ControlFlow::branch:
       return ScheduleStep::Kind::Cond;
+    case prim::ControlFlow::none:
+      break;
   }
+  throw InvalidGraphError("schedule: " + std::string(op_name(n.op)) +
+                          " states no control flow in its definition (a bug in weft)");
 }
 
 ScheduleBlock lower_block(Graph graph, const FusionOptions& options) {
@@ -65,7 +70,9 @@ ScheduleBlock lower_block(Graph graph, const FusionOptions& options) {
 }  // namespace
 
 bool is_elementwise_loop(const Node& scan, int max_body_ops) {
-  if (scan.op != OpKind::Scan || scan.regions.size() != 1) return false;
+  if (prim::primitive(scan.op).control_flow != prim::ControlFlow::counted_loop ||
+      scan.regions.size() != 1)
+    return false;
   const auto carries = static_cast<std::size_t>(scan.attrs.get_int("carries"));
   if (carries == 0 || scan.attrs.get_int("xs") != 0 || scan.results.size() != carries) return false;
   const Graph& body = scan.regions[0];

@@ -2,6 +2,7 @@
 
 #include <map>
 
+#include "primitives/primitive.h"
 #include "weft/error.h"
 #include "weft/ir/effects.h"
 #include "weft/ir/walk.h"
@@ -180,50 +181,28 @@ class Threader {
                     State& state, std::vector<ValueId>& map) {
     const Streams streams = streams_of_regions(n);
     const auto t = static_cast<std::ptrdiff_t>(streams.size());
-    if (n.op == OpKind::While && !graph_effects(n.regions[0]).empty()) {
-      emit_while_with_effectful_cond(n, i, std::move(inputs), out, state, map, streams);
+    if (prim::primitive(n.op).control_flow == prim::ControlFlow::conditional_loop &&
+        !graph_effects(n.regions[0]).empty()) {
+      emit_loop_with_effectful_condition(n, i, std::move(inputs), out, state, map, streams);
       return;
     }
     std::vector<ValueId> tokens;
     for (const std::string& s : streams) tokens.push_back(token_of(out, state, s, n.origin));
+    const prim::TokenPlacement at = placement_of(n);
     Node copy;
     copy.op = n.op;
     copy.attrs = n.attrs;
     copy.origin = n.origin;
     copy.results = n.results;
-    std::size_t results_at = 0;  // where the tokens sit among the results
-    switch (n.op) {
-      case OpKind::While: {
-        const auto carries = static_cast<std::size_t>(n.attrs.get_int("carries"));
-        copy.inputs = inputs;
-        copy.inputs.insert(copy.inputs.begin() + static_cast<std::ptrdiff_t>(carries),
-                           tokens.begin(), tokens.end());
-        copy.attrs.set("carries", static_cast<std::int64_t>(carries + streams.size()));
-        copy.regions.push_back(region_with_tokens(n.regions[0], carries, streams, std::nullopt));
-        copy.regions.push_back(region_with_tokens(n.regions[1], carries, streams, carries));
-        results_at = carries;
-        break;
-      }
-      case OpKind::Scan: {
-        const auto carries = static_cast<std::size_t>(n.attrs.get_int("carries"));
-        copy.inputs = inputs;
-        copy.inputs.insert(copy.inputs.begin() + static_cast<std::ptrdiff_t>(carries),
-                           tokens.begin(), tokens.end());
-        copy.attrs.set("carries", static_cast<std::int64_t>(carries + streams.size()));
-        copy.regions.push_back(region_with_tokens(n.regions[0], 1 + carries, streams, carries));
-        results_at = carries;
-        break;
-      }
-      default: {  // cond: the tokens follow the branch operands and the branch results
-        copy.inputs = inputs;
-        copy.inputs.insert(copy.inputs.end(), tokens.begin(), tokens.end());
-        for (const Graph& branch : n.regions)
-          copy.regions.push_back(
-              region_with_tokens(branch, branch.params.size(), streams, branch.outputs.size()));
-        results_at = n.results.size();
-        break;
-      }
-    }
+    copy.inputs = std::move(inputs);
+    copy.inputs.insert(copy.inputs.begin() + static_cast<std::ptrdiff_t>(at.operands_at),
+                       tokens.begin(), tokens.end());
+    if (at.as_carries)
+      copy.attrs.set("carries", n.attrs.get_int("carries") + static_cast<std::int64_t>(t));
+    for (std::size_t k = 0; k < n.regions.size(); ++k)
+      copy.regions.push_back(region_with_tokens(n.regions[k], at.regions.at(k).params_at, streams,
+                                                at.regions.at(k).outputs_at));
+    const std::size_t results_at = at.results_at;  // where the tokens sit among the results
     copy.results.insert(copy.results.begin() + static_cast<std::ptrdiff_t>(results_at),
                         static_cast<std::size_t>(t), kToken);
     const ValueId first = out.add_control(std::move(copy));
@@ -233,12 +212,18 @@ class Threader {
       state.token[streams[s]] = first + static_cast<ValueId>(results_at + s);
   }
 
-  // A while whose condition has effects, as JAX lowers it: the condition runs before the loop
+  static prim::TokenPlacement placement_of(const Node& n) {
+    if (const auto placement = prim::primitive(n.op).token_placement) return placement(n);
+    throw InvalidGraphError("thread_effect_tokens: " + std::string(op_name(n.op)) +
+                            " states no token placement in its definition (a bug in weft)");
+  }
+
+  // A loop whose condition has effects, as JAX lowers while: the condition runs before the loop
   // and at the end of every iteration, its predicate carried; so it runs once more than the
   // body, and every one of its effects is ordered with the body's.
-  void emit_while_with_effectful_cond(const Node& n, std::size_t i, std::vector<ValueId> inputs,
-                                      Graph& out, State& state, std::vector<ValueId>& map,
-                                      const Streams& streams) {
+  void emit_loop_with_effectful_condition(const Node& n, std::size_t i, std::vector<ValueId> inputs,
+                                          Graph& out, State& state, std::vector<ValueId>& map,
+                                          const Streams& streams) {
     const auto carries = static_cast<std::size_t>(n.attrs.get_int("carries"));
     const Graph& cond = n.regions[0];
     const Graph& body = n.regions[1];
@@ -295,7 +280,7 @@ class Threader {
     }
 
     Node loop;
-    loop.op = OpKind::While;
+    loop.op = n.op;
     loop.origin = n.origin;
     loop.attrs = n.attrs;
     loop.attrs.set("carries", static_cast<std::int64_t>(carry_types.size()));

@@ -75,7 +75,8 @@ std::vector<Value> eval_host(const Node& node, Operands operands,
 
 // Runs a region on its parameters' values and returns its outputs' values.
 using RunGraph = std::function<std::vector<Value>(const Graph&, std::vector<Value>)>;
-// While, cond and scan; returns the node's results in order.
+// Control ops and the custom ops (their definitions' evaluate_control); returns the node's results
+// in order.
 std::vector<Value> eval_control(const Node& node, Operands operands, const RunGraph& run);
 
 }  // namespace weft::interp

@@ -1,6 +1,6 @@
 // Parsing the text form back into a graph, with errors that name line and column.
 #include "ir/text_syntax.h"
-#include "primitives/custom_attrs.h"
+#include "primitives/primitive.h"
 #include "weft/ir/regions.h"
 #include "weft/ir/text.h"
 
@@ -65,35 +65,19 @@ struct GraphLines {
   }
 };
 
-// The number of regions each control op has: while and scan a fixed number, cond one per
-// branch (at least one), custom_jvp, custom_vjp and checkpoint their body, custom_lin and the
-// collectives none.
-std::size_t max_regions(OpKind op) {
-  switch (op) {
-    case OpKind::While:
-      return 2;
-    case OpKind::Scan:
-    case OpKind::CustomJvp:
-    case OpKind::CustomVjp:
-    case OpKind::Checkpoint:
-      return 1;
-    case OpKind::CustomLin:
-    case OpKind::Psum:
-    case OpKind::Pmean:
-    case OpKind::Pmax:
-    case OpKind::AllGather:
-    case OpKind::AxisIndex:
-      return 0;
-    default:
-      return std::numeric_limits<std::size_t>::max();
-  }
-}
+// The number of regions each control op has, from its definition.
 std::size_t min_regions(OpKind op) {
-  return op == OpKind::Cond ? 1 : max_regions(op);
+  return prim::primitive(op).regions.min;
+}
+std::size_t max_regions(OpKind op) {
+  return prim::primitive(op).regions.max;
+}
+bool any_number_of_regions(OpKind op) {
+  return max_regions(op) == prim::Regions::kAny;
 }
 
 std::string region_list(OpKind op) {
-  if (op == OpKind::Cond) return "branch0, branch1, ...";
+  if (any_number_of_regions(op)) return region_name(op, 0) + ", " + region_name(op, 1) + ", ...";
   std::string s;
   for (std::size_t k = 0; k < max_regions(op); ++k) s += (k ? ", " : "") + region_name(op, k);
   return s;
@@ -261,16 +245,9 @@ class Parser {
   // range here rather than wrapped later (callback=999999999999 used to become slot
   // -727379969).
   static const char* count_attr_meaning(OpKind op, std::string_view name) {
+    for (const prim::CountAttr& attr : prim::primitive(op).count_attrs)
+      if (attr.name == name) return attr.meaning;
     if (op == OpKind::HostCall && name == "callback") return "a slot in the callback table";
-    if ((op == OpKind::While || op == OpKind::Scan) && name == "carries")
-      return "a count of operands";
-    if (op == OpKind::Scan && name == "xs") return "a count of operands";
-    if (op == OpKind::Scan && name == "length") return "a scan length";
-    if ((op == OpKind::CustomJvp || op == OpKind::CustomVjp) &&
-        name == prim::CustomFunctionAttrs::kInputs)
-      return "a count of operands";
-    if (op == OpKind::CustomLin && name == prim::CustomLinAttrs::kTangents)
-      return "a count of operands";
     if ((op == OpKind::Iota || op == OpKind::Concatenate) && name == "dimension") return "an axis";
     return nullptr;
   }
@@ -589,8 +566,9 @@ class Parser {
     }
     if (n.regions.size() < min_regions(n.op))
       fail_at(tok_, op + " needs " +
-                        (n.op == OpKind::Cond ? std::string("at least 1 region")
-                                              : std::to_string(min_regions(n.op)) + " regions") +
+                        (any_number_of_regions(n.op)
+                             ? "at least " + std::to_string(min_regions(n.op)) + " region"
+                             : std::to_string(min_regions(n.op)) + " regions") +
                         " (" + region_list(n.op) + ") but has " + std::to_string(n.regions.size()) +
                         "; expected region '" + region_name(n.op, n.regions.size()) + "', found " +
                         describe(tok_));

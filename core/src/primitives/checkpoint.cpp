@@ -53,6 +53,8 @@ void define_checkpoint_primitive(Definitions& defs) {
   p.control_linearize.fn = linearize_checkpoint;
   p.control_transpose = none<ControlTransposeRule>(kCustomFunctionHasNoTranspose);
   p.control_batch.fn = batch_checkpoint;
+  p.regions = {1, 1, nullptr, body_signature<OpKind::Checkpoint, false>};
+  p.evaluate_control = evaluate_body;
   defs.add(std::move(p));
 }
 

@@ -3,6 +3,7 @@
 // all_gather are linear: their tangent is the same collective of the tangent, and psum and
 // pmean are their own transposes across the devices. pmax has no derivative rule; axis_index
 // has no operand to differentiate.
+#include "ir/region_checks.h"
 #include "primitives/custom_attrs.h"
 #include "primitives/families.h"
 #include "transforms/custom_rules.h"
@@ -112,11 +113,27 @@ std::vector<Batched> batch_collective(const Graph&, const Node& n, std::span<con
                        "') is under vmap inside the pmapped function; not supported yet");
 }
 
+template <OpKind kKind>
+std::vector<RegionSignature> no_regions(std::span<const TensorType>, const Attrs& attrs,
+                                        std::span<const TensorType>, std::size_t num_regions) {
+  region_checks::expect_regions(kKind, num_regions, 0);
+  CollectiveAttrs::read(attrs);
+  return {};
+}
+
+std::vector<interp::Value> evaluate_collective(const Node& node, interp::Operands,
+                                               const interp::RunGraph&) {
+  throw InvalidGraphError("interpret: " + std::string(op_name(node.op)) +
+                          " combines the values of the devices pmap runs on; it runs only "
+                          "inside the pmap that binds its axis");
+}
+
 // A collective's row and its rules, linear or not, and transposed by `transpose`.
-template <bool kLinear>
-Primitive collective(OpKind kind, std::string_view name, int arity,
-                     ControlTransposeRule transpose) {
-  Primitive p = transformation_only(row(kind, name, OpClass::Control, arity));
+template <OpKind kKind, bool kLinear>
+Primitive collective(std::string_view name, int arity, ControlTransposeRule transpose) {
+  Primitive p = transformation_only(row(kKind, name, OpClass::Control, arity));
+  p.regions = {0, 0, nullptr, no_regions<kKind>};
+  p.evaluate_control = evaluate_collective;
   p.info.collective = true;
   p.control_jvp.fn = jvp_collective<kLinear, false>;
   p.control_linearize.fn = jvp_collective<kLinear, true>;
@@ -128,12 +145,12 @@ Primitive collective(OpKind kind, std::string_view name, int arity,
 }  // namespace
 
 void define_collective_primitives(Definitions& defs) {
-  defs.add(collective<true>(OpKind::Psum, "psum", 1, transpose_self));
-  defs.add(collective<true>(OpKind::Pmean, "pmean", 1, transpose_self));
-  defs.add(collective<false>(OpKind::Pmax, "pmax", 1, transpose_pmax));
-  defs.add(collective<true>(OpKind::AllGather, "all_gather", 1, transpose_all_gather));
+  defs.add(collective<OpKind::Psum, true>("psum", 1, transpose_self));
+  defs.add(collective<OpKind::Pmean, true>("pmean", 1, transpose_self));
+  defs.add(collective<OpKind::Pmax, false>("pmax", 1, transpose_pmax));
+  defs.add(collective<OpKind::AllGather, true>("all_gather", 1, transpose_all_gather));
   // No operand: nothing to differentiate or transpose.
-  defs.add(collective<true>(OpKind::AxisIndex, "axis_index", 0, transpose_self));
+  defs.add(collective<OpKind::AxisIndex, true>("axis_index", 0, transpose_self));
 }
 
 }  // namespace weft::prim

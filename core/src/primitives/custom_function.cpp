@@ -1,11 +1,40 @@
 #include "primitives/custom_function.h"
 
+#include "ir/region_checks.h"
 #include "primitives/custom_attrs.h"
 #include "transforms/staging.h"
 #include "weft/error.h"
 #include "weft/trace/trace.h"
 
 namespace weft::prim {
+
+const CountAttr kInputsCount[1] = {{CustomFunctionAttrs::kInputs, "a count of operands"}};
+
+template <OpKind kKind, bool kCounted>
+std::vector<RegionSignature> body_signature(std::span<const TensorType> operands,
+                                            const Attrs& attrs, std::span<const TensorType> results,
+                                            std::size_t num_regions) {
+  if constexpr (kCounted)
+    region_checks::count_attr(kKind, attrs, CustomFunctionAttrs::kInputs, operands.size());
+  region_checks::expect_regions(kKind, num_regions, 1);
+  return {{"body", std::vector<TensorType>(operands.begin(), operands.end()),
+           std::vector<TensorType>(results.begin(), results.end())}};
+}
+template std::vector<RegionSignature> body_signature<OpKind::CustomJvp, true>(
+    std::span<const TensorType>, const Attrs&, std::span<const TensorType>, std::size_t);
+template std::vector<RegionSignature> body_signature<OpKind::CustomVjp, true>(
+    std::span<const TensorType>, const Attrs&, std::span<const TensorType>, std::size_t);
+template std::vector<RegionSignature> body_signature<OpKind::Checkpoint, false>(
+    std::span<const TensorType>, const Attrs&, std::span<const TensorType>, std::size_t);
+
+std::vector<interp::Value> evaluate_body(const Node& node, interp::Operands operands,
+                                         const interp::RunGraph& run) {
+  // Its rules matter to transformations only; evaluated, it is its body.
+  std::vector<interp::Value> args;
+  args.reserve(operands.size());
+  for (const interp::Value* v : operands) args.push_back(*v);
+  return run(node.regions.at(0), std::move(args));
+}
 
 using detail::Batched;
 using detail::Tangent;

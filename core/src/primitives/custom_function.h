@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "primitives/primitive.h"
 #include "transforms/batching_rules.h"
 #include "transforms/control_rules.h"
 #include "transforms/custom_rules.h"
@@ -28,6 +29,17 @@ inline constexpr std::string_view kCustomFunctionHasNoTranspose =
 inline std::vector<Array> leading(std::span<const Array> values, std::size_t count) {
   return std::vector<Array>(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(count));
 }
+
+// custom_jvp, custom_vjp, checkpoint own one region, body(operands) -> results, and evaluated
+// they are that body. `counted` also checks the "inputs" attribute (custom_jvp, custom_vjp).
+template <OpKind kKind, bool kCounted>
+std::vector<RegionSignature> body_signature(std::span<const TensorType> operands,
+                                            const Attrs& attrs, std::span<const TensorType> results,
+                                            std::size_t num_regions);
+std::vector<interp::Value> evaluate_body(const Node& node, interp::Operands operands,
+                                         const interp::RunGraph& run);
+// The "inputs" count attribute of custom_jvp and custom_vjp.
+extern const CountAttr kInputsCount[1];
 
 // The rules `n` carries; a node without (parsed from text) cannot be transformed.
 const CustomRules& rules_of(const Node& n, const std::string& api);

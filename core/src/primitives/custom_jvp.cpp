@@ -165,6 +165,9 @@ void define_custom_jvp_primitive(Definitions& defs) {
   p.control_linearize.fn = linearize_custom_jvp;
   p.control_transpose = none<ControlTransposeRule>(kCustomFunctionHasNoTranspose);
   p.control_batch.fn = batch_custom_jvp;
+  p.regions = {1, 1, nullptr, body_signature<OpKind::CustomJvp, true>};
+  p.evaluate_control = evaluate_body;
+  p.count_attrs = kInputsCount;
   defs.add(std::move(p));
 }
 

@@ -1,5 +1,6 @@
 // custom_lin: the linear part of a custom_vjp function, staged by its linearize rule. Its only
 // rule is its transpose, which calls bwd on the residuals fwd returned.
+#include "ir/region_checks.h"
 #include "primitives/custom_attrs.h"
 #include "primitives/custom_function.h"
 #include "primitives/families.h"
@@ -48,6 +49,22 @@ std::vector<Tangent> transpose_custom_lin(const Graph&, const Node& n,
   return out;
 }
 
+std::vector<RegionSignature> no_body(std::span<const TensorType> operands, const Attrs& attrs,
+                                     std::span<const TensorType>, std::size_t num_regions) {
+  region_checks::count_attr(OpKind::CustomLin, attrs, CustomLinAttrs::kTangents, operands.size());
+  region_checks::expect_regions(OpKind::CustomLin, num_regions, 0);
+  return {};
+}
+
+std::vector<interp::Value> evaluate_custom_lin(const Node&, interp::Operands,
+                                               const interp::RunGraph&) {
+  throw InvalidGraphError(
+      "interpret: custom_lin has no body: the linear part of a custom_vjp function only has a "
+      "transpose; differentiate with grad or vjp instead of evaluating it");
+}
+
+constexpr CountAttr kTangentsCount[] = {{CustomLinAttrs::kTangents, "a count of operands"}};
+
 }  // namespace
 
 void define_custom_lin_primitive(Definitions& defs) {
@@ -57,6 +74,9 @@ void define_custom_lin_primitive(Definitions& defs) {
   p.control_linearize = none<ControlJvpRule>(
       "the linear part of a custom_vjp function has no reverse-mode rule; it is only transposed");
   p.control_transpose.fn = transpose_custom_lin;
+  p.regions = {0, 0, nullptr, no_body};
+  p.evaluate_control = evaluate_custom_lin;
+  p.count_attrs = kTangentsCount;
   p.control_batch = none<ControlBatchRule>(
       "the linear part of a custom_vjp function cannot be batched (a bug in weft: it should only "
       "be transposed)");

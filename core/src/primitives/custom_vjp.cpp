@@ -116,6 +116,9 @@ void define_custom_vjp_primitive(Definitions& defs) {
   p.control_linearize.fn = linearize_custom_vjp;
   p.control_transpose = none<ControlTransposeRule>(kCustomFunctionHasNoTranspose);
   p.control_batch.fn = batch_custom_vjp;
+  p.regions = {1, 1, nullptr, body_signature<OpKind::CustomVjp, true>};
+  p.evaluate_control = evaluate_body;
+  p.count_attrs = kInputsCount;
   defs.add(std::move(p));
 }
 

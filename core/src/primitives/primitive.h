@@ -20,6 +20,7 @@
 #include "transforms/jvp_rules.h"
 #include "weft/array.h"
 #include "weft/ir/graph.h"
+#include "weft/ir/regions.h"
 
 namespace weft::prim {
 
@@ -72,10 +73,55 @@ using ControlBatchRule = std::vector<detail::Batched> (*)(const Graph& g, const 
                                                           const std::string& api,
                                                           const std::source_location& loc);
 
+// Control ops: what their regions are called and which signatures they must have, from the
+// node's operands, attributes and results (weft/ir/regions.h says what the checks throw).
+using RegionSignatureRule = std::vector<RegionSignature> (*)(std::span<const TensorType> operands,
+                                                             const Attrs& attrs,
+                                                             std::span<const TensorType> results,
+                                                             std::size_t num_regions);
+struct Regions {
+  static constexpr std::size_t kAny = static_cast<std::size_t>(-1);
+  std::size_t min = 0;
+  std::size_t max = 0;  // kAny: as many as the node has (cond's branches)
+  std::string (*name)(std::size_t index) = nullptr;
+  RegionSignatureRule signatures = nullptr;
+};
+// An integer attribute that counts operands or gives a length, and what it means (the text
+// parser refuses a value beyond 0..2^31-1 naming it).
+struct CountAttr {
+  std::string_view name;
+  const char* meaning;
+};
+// The reference interpreter's semantics of a control op: every result, its regions run by `run`.
+using ControlEvaluator = std::vector<interp::Value> (*)(const Node& node, interp::Operands operands,
+                                                        const interp::RunGraph& run);
+// How a control op runs its regions, for the passes that only need to know that (the schedule,
+// effect-token threading).
+enum class ControlFlow : std::uint8_t {
+  none,              // not a control op, or one that never reaches them (custom ops)
+  branch,            // runs one of its regions (cond)
+  counted_loop,      // runs its body a number of times its attributes give (scan)
+  conditional_loop,  // runs region 1, its body, while region 0, its condition, holds (while)
+};
+// Where effect tokens go when compile/tokens.cpp threads them through a control op: among its
+// operands, results and each region's parameters and outputs (no outputs: the region returns
+// none), and whether they count as carries (the "carries" attribute grows by their number).
+struct TokenPlacement {
+  struct Region {
+    std::size_t params_at;
+    std::optional<std::size_t> outputs_at;
+  };
+  std::size_t operands_at = 0;
+  std::size_t results_at = 0;
+  bool as_carries = false;
+  std::vector<Region> regions;
+};
+using TokenPlacementRule = TokenPlacement (*)(const Node& node);
+
 struct Primitive {
   OpInfo info;  // kind, name, class, arity and properties (public: weft/ir/op_kind.h)
   TypeRule type = nullptr;
-  Evaluator evaluate = nullptr;  // single-result ops; multi-result ops run in interp/control.cpp
+  Evaluator evaluate = nullptr;  // single-result ops; control ops: evaluate_control
   // Value ops.
   Rule<JvpRule> jvp;
   Rule<TransposeRule> transpose;
@@ -85,6 +131,13 @@ struct Primitive {
   Rule<ControlJvpRule> control_linearize;
   Rule<ControlTransposeRule> control_transpose;
   Rule<ControlBatchRule> control_batch;
+  // The integer attributes that count operands or give a length (none: the op has none).
+  std::span<const CountAttr> count_attrs;
+  // Control ops.
+  Regions regions;
+  ControlEvaluator evaluate_control = nullptr;
+  ControlFlow control_flow = ControlFlow::none;
+  TokenPlacementRule token_placement = nullptr;
 };
 
 // The definition of `kind`. Every OpKind has exactly one (checked when the table is built).

@@ -1,27 +1,24 @@
-// The rules of the control-flow primitives (while, cond, scan) under each transformation. Each
-// builds a new control op whose regions are the transformed regions of the original one, traced
-// with trace_region, so nested control flow, effects inside regions and composition with jit
-// work as for any other op.
+// The rules of the control primitives under each transformation: the dispatchers below find
+// each op's rule in its definition (core/src/primitives/while.cpp, cond.cpp, scan/), and the
+// helpers they share. Each rule builds a new control op whose regions are the transformed
+// regions of the original one, traced with trace_region, so nested control flow, effects inside
+// regions and composition with jit work as for any other op.
 //
-//   jvp        while, cond, scan: carries and operands gain tangents (loop carries that get one
-//              are found by a fixpoint over the body).
-//   linearize  cond, scan: a primal op (staged one trace out) that also returns the residuals
-//              its regions' linear parts need (per-iteration residuals stacked by scan), and a
-//              linear op over the tangents and those residuals (staged here). while: the primal
-//              loop, and the whole jvp loop as the linear part (as JAX's partial evaluation).
-//   transpose  the linear cond and scan that linearize makes: a cond of transposed branches, and
-//              a scan run the other way with the constants' cotangents accumulated as carries.
-//              while: refused, as in JAX (its trip count is known only at run time).
-//   custom_jvp, custom_vjp, checkpoint, custom_lin and the pmap collectives: their own rules,
-//              in their definitions under core/src/primitives/.
-//   batching   cond (an unbatched index batches the branches; a batched one runs every branch
-//              and selects), while (a batched predicate runs until every example is done and
-//              freezes the finished ones), scan (xs and ys keep their batch axis in front).
+//   jvp        the same op over (primal, tangent) pairs; carries and operands gain tangents
+//              (loop carries that get one are found by a fixpoint over the body).
+//   linearize  a primal op (staged one trace out) that also returns the residuals its regions'
+//              linear parts need, and a linear op over the tangents and those residuals (staged
+//              here).
+//   transpose  the linear op that linearize makes, transposed.
+//   batching   the op applied to operands of which some carry a leading batch axis.
+//   custom_jvp, custom_vjp, checkpoint, custom_lin and the pmap collectives have their own
+//   rules, in their definitions too.
 #pragma once
 
 #include <source_location>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "transforms/batching_rules.h"
@@ -50,6 +47,44 @@ std::vector<T> pick(std::span<const T> values, const std::vector<bool>& flags) {
     if (flags[i]) out.push_back(values[i]);
   return out;
 }
+
+// A definition's refusal (its "none" rule) as users get it: "{at}" in it stands for where the op
+// was traced; a refusal without one gets the op and where in parentheses after it.
+[[noreturn]] void refuse(std::string_view refusal, const Node& n, const std::string& api);
+
+// Forward mode: appends, for each flagged entry, its tangent made concrete.
+void append_tangents(std::vector<Array>& out, std::span<const Tangent> tangents,
+                     std::span<const Array> primals, const std::vector<bool>& flags,
+                     const std::source_location& loc);
+// Splits a region's parameters laid out as groups [primals of group 0, their tangents, primals
+// of group 1, their tangents, ...] into primals and (optional) tangents in primal order.
+struct Split {
+  std::vector<Array> primals;
+  std::vector<Tangent> tangents;
+};
+Split split_groups(const std::vector<Array>& params, std::span<const std::vector<bool>> groups);
+
+// Linearize: the tangents that are there, and how many flags are set.
+std::vector<Array> present_values(std::span<const Tangent> tangents);
+std::size_t count_set(const std::vector<bool>& flags);
+
+// Transpose: the type of operand `operand` of `n`.
+TensorType operand_type(const Graph& g, const Node& n, std::size_t operand);
+
+// Batching.
+// The value with its batch axis in front (added where it had none).
+Array forced(const Batched& b, std::int64_t batch_size, const std::source_location& loc);
+std::vector<bool> batched_flags(std::span<const Batched> values);
+TensorType with_batch(TensorType t, std::int64_t batch_size, std::size_t at = 0);
+// A region's outputs with the batch axis where `want` says (an output batched elsewhere would be
+// a dependence the analysis missed).
+std::vector<Array> with_batching(const std::vector<Batched>& out, const std::vector<bool>& want,
+                                 std::int64_t batch_size, const Node& n, const std::string& api,
+                                 const std::source_location& loc);
+std::vector<Batched> as_batched(std::span<const Array> values, const std::vector<bool>& flags);
+bool has_ordered_effect(const Graph& g);
+// `mask` ([B] bool) broadcast to `like`'s shape along its leading axis.
+Array per_example(const Array& mask, const Array& like, const std::source_location& loc);
 
 struct ControlTangents {
   std::vector<Array> results;

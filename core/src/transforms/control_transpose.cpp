@@ -1,216 +1,22 @@
-// Reverse mode's second half through the linear cond and scan that linearize_control makes.
-#include <algorithm>
-
+// Reverse mode's second half through the linear control ops that linearize_control makes: the
+// definition's rule (core/src/primitives/).
 #include "primitives/primitive.h"
 #include "transforms/control_rules.h"
-#include "transforms/linearize.h"
-#include "transforms/staging.h"
 #include "weft/error.h"
-#include "weft/ops.h"
 
 namespace weft::detail {
-
-namespace {
-
-TensorType type_of(const Graph& g, const Node& n, std::size_t operand) {
-  return g.node(n.inputs[operand]).type();
-}
-
-// A cond of the branches' transposes, on the same index: branch k maps the results' cotangents
-// (and the non-linear operands) to the linear operands' cotangents.
-std::vector<Tangent> transpose_cond(const Graph& g, const Node& n,
-                                    std::span<const Tangent> result_cotangents,
-                                    std::span<const std::optional<Array>> operands,
-                                    const std::vector<bool>& linear, const std::string& api,
-                                    const std::source_location& loc) {
-  if (linear[0])
-    throw TransformError(api + ": cond at " + n.origin.describe() +
-                         ": its index depends on a value being differentiated (a bug in weft)");
-  const std::vector<bool> branch_linear(linear.begin() + 1, linear.end());
-  std::vector<Array> ops{*operands[0]};
-  std::vector<bool> has_cotangent;
-  for (const Tangent& ct : result_cotangents) {
-    has_cotangent.push_back(ct.has_value());
-    if (ct) ops.push_back(*ct);
-  }
-  std::vector<TensorType> linear_types;
-  for (std::size_t i = 1; i < operands.size(); ++i) {
-    if (linear[i])
-      linear_types.push_back(type_of(g, n, i));
-    else
-      ops.push_back(*operands[i]);
-  }
-  const std::vector<TensorType> types = [&] {
-    std::vector<TensorType> t;
-    for (std::size_t i = 1; i < ops.size(); ++i) t.push_back({ops[i].dtype(), ops[i].shape()});
-    return t;
-  }();
-  const std::size_t given =
-      static_cast<std::size_t>(std::count(has_cotangent.begin(), has_cotangent.end(), true));
-  std::vector<TracedRegion> regions;
-  for (std::size_t k = 0; k < n.regions.size(); ++k) {
-    const Graph branch = region_of(g, n, k);
-    regions.push_back(trace_region(
-        transformed_region(n, k, api + " (transpose)", loc), types,
-        [&](const std::vector<Array>& params) {
-          std::vector<Tangent> out_cts;
-          std::size_t next = 0;
-          for (bool has : has_cotangent)
-            out_cts.push_back(has ? Tangent(params[next++]) : std::nullopt);
-          const std::span<const Array> nonlinear(params.data() + given, params.size() - given);
-          const std::vector<Tangent> in_cts =
-              transpose_graph(branch, branch_linear, nonlinear, out_cts, api, loc);
-          std::vector<Array> out;
-          for (std::size_t j = 0; j < in_cts.size(); ++j)
-            out.push_back(instantiate(in_cts[j], linear_types[j], loc));
-          return out;
-        }));
-  }
-  const std::vector<Array> captured = unify_captures(regions);
-  ops.insert(ops.end(), captured.begin(), captured.end());
-  const std::vector<Array> out =
-      bind_control(OpKind::Cond, ops, n.attrs, graphs_of(regions), linear_types, api, loc);
-  std::vector<Tangent> result(operands.size());
-  std::size_t next = 0;
-  for (std::size_t i = 1; i < operands.size(); ++i)
-    if (linear[i]) result[i] = out[next++];
-  return result;
-}
-
-// A scan the other way: the carries' cotangents flow backwards, the linear constants'
-// cotangents accumulate in extra carries, and the linear xs' cotangents come out as ys.
-std::vector<Tangent> transpose_scan(const Graph& g, const Node& n,
-                                    std::span<const Tangent> result_cotangents,
-                                    std::span<const std::optional<Array>> operands,
-                                    const std::vector<bool>& linear, const std::string& api,
-                                    const std::source_location& loc) {
-  const auto nc = static_cast<std::size_t>(n.attrs.get_int("carries"));
-  const auto nx = static_cast<std::size_t>(n.attrs.get_int("xs"));
-  const std::size_t nops = operands.size();
-  const auto row = [](TensorType t) {
-    t.shape.erase(t.shape.begin());
-    return t;
-  };
-  std::vector<Array> ops;
-  std::vector<TensorType> types{TensorType{DType::I32, {}}};
-  const auto add = [&](const Array& a, bool stacked) {
-    ops.push_back(a);
-    TensorType t{a.dtype(), a.shape()};
-    types.push_back(stacked ? row(t) : t);
-  };
-  // Carries: the carries' cotangents, then one accumulator per linear constant.
-  for (std::size_t j = 0; j < nc; ++j)
-    add(instantiate(result_cotangents[j], n.results[j], loc), false);
-  std::vector<std::size_t> linear_consts, linear_xs;
-  for (std::size_t i = nc + nx; i < nops; ++i)
-    if (linear[i]) {
-      linear_consts.push_back(i);
-      add(zeros_of(type_of(g, n, i), loc), false);
-    }
-  // xs: the ys' cotangents that are given, then the non-linear xs.
-  std::vector<bool> y_has_cotangent;
-  for (std::size_t j = nc; j < n.results.size(); ++j) {
-    y_has_cotangent.push_back(result_cotangents[j].has_value());
-    if (result_cotangents[j]) add(*result_cotangents[j], true);
-  }
-  std::size_t new_xs =
-      static_cast<std::size_t>(std::count(y_has_cotangent.begin(), y_has_cotangent.end(), true));
-  for (std::size_t i = nc; i < nc + nx; ++i) {
-    if (linear[i]) {
-      linear_xs.push_back(i);
-    } else {
-      add(*operands[i], true);
-      ++new_xs;
-    }
-  }
-  // Constants: the non-linear ones.
-  for (std::size_t i = nc + nx; i < nops; ++i)
-    if (!linear[i]) add(*operands[i], false);
-
-  const Graph body = region_of(g, n, 0);
-  // The carries are linear even where their initial value is a zero constant (a carry that only
-  // the body perturbs): the body is linear in all of them.
-  std::vector<bool> body_linear{false};
-  body_linear.insert(body_linear.end(), linear.begin(), linear.end());
-  std::fill(body_linear.begin() + 1, body_linear.begin() + static_cast<std::ptrdiff_t>(1 + nc),
-            true);
-  const std::size_t nlk = linear_consts.size();
-  TracedRegion region[1] = {trace_region(
-      transformed_region(n, 0, api + " (transpose)", loc), types,
-      [&](const std::vector<Array>& params) {
-        // params: i, carry cotangents, accumulators, ys' cotangents, non-linear xs, constants.
-        std::vector<Tangent> out_cts;
-        for (std::size_t j = 0; j < nc; ++j) out_cts.push_back(params[1 + j]);
-        std::size_t next = 1 + nc + nlk;
-        for (bool has : y_has_cotangent)
-          out_cts.push_back(has ? Tangent(params[next++]) : std::nullopt);
-        std::vector<Array> nonlinear{params[0]};
-        nonlinear.insert(nonlinear.end(), params.begin() + static_cast<std::ptrdiff_t>(next),
-                         params.end());
-        const std::vector<Tangent> in_cts =
-            transpose_graph(body, body_linear, nonlinear, out_cts, api, loc);
-        // in_cts: carries, linear xs, linear constants (operand order).
-        std::vector<Array> out;
-        for (std::size_t j = 0; j < nc; ++j)
-          out.push_back(instantiate(in_cts[j], n.results[j], loc));
-        for (std::size_t j = 0; j < nlk; ++j) {
-          const Tangent& ct = in_cts[nc + linear_xs.size() + j];
-          const Array& acc = params[1 + nc + j];
-          out.push_back(ct ? lax::add(acc, *ct, loc) : acc);
-        }
-        for (std::size_t j = 0; j < linear_xs.size(); ++j)
-          out.push_back(instantiate(in_cts[nc + j], row(type_of(g, n, linear_xs[j])), loc));
-        return out;
-      })};
-  const std::vector<Array> captured = unify_captures(region);
-  ops.insert(ops.end(), captured.begin(), captured.end());
-  Attrs attrs = n.attrs;
-  attrs.set("carries", static_cast<std::int64_t>(nc + nlk));
-  attrs.set("xs", static_cast<std::int64_t>(new_xs));
-  attrs.set("reverse", static_cast<std::int64_t>(n.attrs.get_int("reverse") ? 0 : 1));
-  std::vector<TensorType> results(types.begin() + 1,
-                                  types.begin() + static_cast<std::ptrdiff_t>(1 + nc + nlk));
-  for (std::size_t i : linear_xs) results.push_back(type_of(g, n, i));
-  const std::vector<Array> out =
-      bind_control(OpKind::Scan, ops, attrs, {std::move(region[0].graph)}, results, api, loc);
-  std::vector<Tangent> result(nops);
-  for (std::size_t j = 0; j < nc; ++j)
-    if (linear[j]) result[j] = out[j];
-  for (std::size_t j = 0; j < nlk; ++j) result[linear_consts[j]] = out[nc + j];
-  for (std::size_t j = 0; j < linear_xs.size(); ++j) result[linear_xs[j]] = out[nc + nlk + j];
-  return result;
-}
-
-}  // namespace
 
 std::vector<Tangent> transpose_control(const Graph& g, const Node& n,
                                        std::span<const Tangent> result_cotangents,
                                        std::span<const std::optional<Array>> operands,
                                        const std::vector<bool>& linear, const std::string& api,
                                        const std::source_location& loc) {
-  // Migration to core/src/primitives/: a definition's rule wins over the switch below.
   const auto& rule = prim::primitive(n.op).control_transpose;
   if (rule.fn) return rule.fn(g, n, result_cotangents, operands, linear, api, loc);
-  if (!rule.refusal.empty())
-    throw TransformError(api + ": " + std::string(rule.refusal) + " (" +
-                         std::string(op_name(n.op)) + " at " + n.origin.describe() + ")");
-  switch (n.op) {
-    case OpKind::Cond:
-      return transpose_cond(g, n, result_cotangents, operands, linear, api, loc);
-    case OpKind::Scan:
-      return transpose_scan(g, n, result_cotangents, operands, linear, api, loc);
-    case OpKind::While:  // the jvp loop that linearize puts in the linear part
-      throw TransformError(
-          api + ": while_loop at " + n.origin.describe() +
-          " carries a value being differentiated; reverse-mode differentiation of a while loop "
-          "is not supported (as in JAX): its trip count is known only at run time, so the "
-          "values its backward pass needs cannot be stored. Use fori_loop with C++ integer "
-          "bounds or scan (both reverse-differentiable), or forward mode (jvp, linearize)");
-    default:
-      throw TransformError(api + ": " + std::string(op_name(n.op)) + " at " + n.origin.describe() +
-                           " is applied to a value being differentiated in the linear part of "
-                           "the computation; it has no transpose");
-  }
+  if (!rule.refusal.empty()) refuse(rule.refusal, n, api);
+  throw TransformError(api + ": " + std::string(op_name(n.op)) + " at " + n.origin.describe() +
+                       " is applied to a value being differentiated in the linear part of "
+                       "the computation; it has no transpose");
 }
 
 }  // namespace weft::detail

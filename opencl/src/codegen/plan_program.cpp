@@ -259,8 +259,8 @@ BlockPlan plan_block(const ScheduleBlock& schedule, ProgramContext& program, boo
       if (is_host_op(node.op)) control.host = host_plan(g, node);
       if (node.attrs.has("carries"))
         control.carries = static_cast<int>(node.attrs.get_int("carries"));
-      if (node.op == OpKind::Cond) control.index_dtype = g.node(node.inputs[0]).dtype;
-      if (node.op == OpKind::Scan) {
+      if (step.kind == ScheduleStep::Kind::Cond) control.index_dtype = g.node(node.inputs[0]).dtype;
+      if (step.kind == ScheduleStep::Kind::Loop) {
         control.xs = static_cast<int>(node.attrs.get_int("xs"));
         control.length = node.attrs.get_int("length");
         control.reverse = node.attrs.get_int("reverse") != 0;

@@ -1,6 +1,7 @@
 // The regions of control nodes: what each one is called and which parameter and result
 // types it must have, derived from the node's operands, attributes and results. verify, the
-// tracer, the interpreter and the compiler all read the rules from here.
+// tracer, the interpreter and the compiler all read the rules from here; each control op's
+// definition (core/src/primitives/) states them.
 //
 //   while[carries=n](c..., k...)            cond(c..., k...) -> (bool[])
 //                                           body(c..., k...) -> (c...)
