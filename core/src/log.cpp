@@ -23,6 +23,7 @@ constexpr std::string_view kKnownComponents[] = {
     "callback",   // host steps: callbacks, prints, their queue and failures
     "cli",        // the weft command-line tool
     "codegen",    // OpenCL C generation from a schedule
+    "compile",    // the lowering pipeline: WEFT_DUMP_IR
     "runtime",    // dispatch, transfers, queues and events
     "telemetry",  // trace files and the live monitor stream
 };
