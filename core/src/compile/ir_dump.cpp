@@ -16,7 +16,7 @@
 namespace weft::detail {
 namespace {
 
-constexpr std::string_view kComponent = "compile";
+constexpr std::string_view kComponent = "codegen";
 constexpr std::size_t kMaxNameBytes = 80;
 
 std::mutex& dump_mutex() {
