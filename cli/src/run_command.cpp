@@ -23,6 +23,7 @@
 #include "npy.h"
 #include "numeric_flags.h"
 #include "signature.h"
+#include "weft/compile/pipeline.h"
 #include "weft/compile/tokens.h"
 #include "weft/interp/interpreter.h"
 #include "weft/ir/effects.h"
@@ -235,10 +236,10 @@ int run_run(const RunOptions& options) {
 
   Device& dev = options.device.empty() ? default_device() : device(options.device);
   // Prints in the program: tokens make their order explicit (as jit does); the program then
-  // takes a token per ordered effect and returns tokens after its outputs.
-  const Graph program = has_effects(graph) && !effects_are_threaded(graph)
-                            ? thread_effect_tokens(graph).graph
-                            : graph;
+  // takes a token per ordered effect and returns tokens after its outputs. The device's
+  // compile runs the pipeline's later passes.
+  Lowering lowered = lower(graph, {.last = Pass::EffectTokens, .may_be_threaded = true});
+  const Graph program = std::move(lowered.graph);
   const std::vector<std::string> names = parameter_names(text);
   std::vector<Param> params;
   for (std::size_t i = 0; i < graph.params.size(); ++i) {

@@ -22,7 +22,7 @@ constexpr std::string_view kKnownComponents[] = {
     "cache",      // the persistent compilation cache: lookups, stores, misses, damage
     "callback",   // host steps: callbacks, prints, their queue and failures
     "cli",        // the weft command-line tool
-    "codegen",    // OpenCL C generation from a schedule
+    "codegen",    // the lowering pipeline (WEFT_DUMP_IR) and OpenCL C generation
     "runtime",    // dispatch, transfers, queues and events
     "telemetry",  // trace files and the live monitor stream
 };

@@ -220,12 +220,6 @@ struct Planner {
 
 }  // namespace
 
-FusionPlan plan_fusion(const Graph& input, const FusionOptions& options) {
-  FusionPlan plan;
-  plan.graph = canonicalize_dots(eliminate_dead_code(input));
-  return plan_fusion_of_optimized(std::move(plan.graph), options);
-}
-
 FusionPlan plan_fusion_of_optimized(Graph graph, const FusionOptions& options) {
   FusionPlan plan;
   plan.graph = std::move(graph);

@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "primitives/primitive.h"
-#include "weft/compile/tokens.h"
 #include "weft/error.h"
 #include "weft/ir/effects.h"
 
@@ -32,9 +31,27 @@ ScheduleStep::Kind control_kind(const Node& n, const FusionOptions& options) {
                           " states no control flow in its definition (a bug in weft)");
 }
 
-ScheduleBlock lower_block(Graph graph, const FusionOptions& options) {
+}  // namespace
+
+ScheduleBlock fuse_blocks(Graph graph, const FusionOptions& options) {
   ScheduleBlock block;
   block.fusion = plan_fusion_of_optimized(std::move(graph), options);
+  const Graph& g = block.fusion.graph;
+  // Control steps now, in node order, for their regions' blocks to live in; order_steps adds
+  // the kernel, host and join steps.
+  for (std::size_t i = 0; i < g.nodes.size(); ++i) {
+    const Node& n = g.nodes[i];
+    if (is_host_op(n.op) || n.op == OpKind::AfterAll || !is_control(n.op)) continue;
+    ScheduleStep step;
+    step.kind = control_kind(n, options);
+    step.node = static_cast<ValueId>(i);
+    for (const Graph& region : n.regions) step.regions.push_back(fuse_blocks(region, options));
+    block.steps.push_back(std::move(step));
+  }
+  return block;
+}
+
+void order_steps(ScheduleBlock& block) {
   const Graph& g = block.fusion.graph;
   // Steps in node order: a kernel at its root, a control step at its node. Every value a
   // step reads is a parameter or was produced by a step at an earlier node.
@@ -45,6 +62,7 @@ ScheduleBlock lower_block(Graph graph, const FusionOptions& options) {
     step.group = static_cast<int>(i);
     steps.emplace_back(block.fusion.groups[i].root, std::move(step));
   }
+  std::size_t next_control = 0;
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& n = g.nodes[i];
     if (is_host_op(n.op) || n.op == OpKind::AfterAll) {
@@ -55,19 +73,15 @@ ScheduleBlock lower_block(Graph graph, const FusionOptions& options) {
       continue;
     }
     if (!is_control(n.op)) continue;
-    ScheduleStep step;
-    step.kind = control_kind(n, options);
-    step.node = static_cast<ValueId>(i);
-    for (const Graph& region : n.regions) step.regions.push_back(lower_block(region, options));
+    ScheduleStep& step = block.steps.at(next_control++);
+    for (ScheduleBlock& region : step.regions) order_steps(region);
     steps.emplace_back(static_cast<ValueId>(i), std::move(step));
   }
   std::stable_sort(steps.begin(), steps.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });
+  block.steps.clear();
   for (auto& [at, step] : steps) block.steps.push_back(std::move(step));
-  return block;
 }
-
-}  // namespace
 
 bool is_elementwise_loop(const Node& scan, int max_body_ops) {
   if (prim::primitive(scan.op).control_flow != prim::ControlFlow::counted_loop ||
@@ -100,17 +114,6 @@ bool is_elementwise_loop(const Node& scan, int max_body_ops) {
     }
   }
   return true;
-}
-
-ScheduleBlock lower_to_schedule(const Graph& graph, const FusionOptions& options) {
-  verify(graph);
-  if (!effects_are_threaded(graph))
-    throw InvalidGraphError("graph '" + graph.name + "' has effects (" +
-                            describe_effects(graph_effects(graph)) +
-                            ") whose tokens are not threaded; compile the graph that "
-                            "thread_effect_tokens returns (jit does)");
-  Graph optimized = canonicalize_dots(eliminate_dead_code(graph));
-  return lower_block(std::move(optimized), options);
 }
 
 int count_kernel_steps(const ScheduleBlock& block) {

@@ -2,7 +2,7 @@
 
 #include "trace/array_impl.h"
 #include "trace/effect_tokens.h"
-#include "weft/compile/tokens.h"
+#include "weft/compile/pipeline.h"
 #include "weft/error.h"
 #include "weft/ir/text.h"
 #include "weft/telemetry/host_span.h"
@@ -73,12 +73,11 @@ JitCore::Traced JitCore::trace(const std::vector<Array>& leaves, const TraceFn& 
   Graph& g = scope.state()->graph;
   for (const Array& r : results) g.outputs.push_back(scope.stage_output(r, location_));
   ++trace_count_;
-  Traced traced{g.canonicalized(), scope.state()->captured, std::move(proto), {}};
   // Compilers see the lowered form: effects ordered by tokens (a pure function is unchanged).
-  ThreadedGraph threaded = thread_effect_tokens(traced.graph);
-  traced.graph = std::move(threaded.graph);
-  traced.tokens = std::move(threaded.tokens);
-  return traced;
+  // The device's compile runs the pipeline's later passes.
+  Lowering lowered = weft::lower(g.canonicalized(), {.last = Pass::EffectTokens});
+  return Traced{std::move(lowered.graph), scope.state()->captured, std::move(proto),
+                std::move(lowered.tokens)};
 }
 
 std::shared_ptr<JitCore::Entry> JitCore::entry_for(const std::vector<Array>& leaves,

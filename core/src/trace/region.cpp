@@ -5,6 +5,7 @@
 #include "trace/array_impl.h"
 #include "trace/effect_tokens.h"
 #include "weft/backend.h"
+#include "weft/compile/pipeline.h"
 #include "weft/error.h"
 #include "weft/ir/regions.h"
 #include "weft/trace/trace.h"
@@ -183,7 +184,7 @@ std::vector<Array> run_eager_program(const Graph& graph, const std::vector<Array
   inputs.reserve(captured.size());
   for (const Array& a : captured) inputs.push_back(a.impl()->buffer);
   count_eager_op();
-  const ThreadedGraph threaded = thread_effect_tokens(graph);
+  const Lowering threaded = lower(graph, {.last = Pass::EffectTokens});
   std::shared_ptr<Executable> executable = device.compile(threaded.graph);
   std::vector<std::shared_ptr<Buffer>> buffers =
       run_with_effect_tokens(*executable, device, threaded.tokens, std::move(inputs));

@@ -5,6 +5,7 @@
 #include "codegen/cl_types.h"
 #include "codegen/kernel_context.h"
 #include "codegen/lowering.h"
+#include "weft/compile/pipeline.h"
 #include "weft/compile/schedule.h"
 #include "weft/error.h"
 #include "weft/ir/regions.h"
@@ -371,14 +372,20 @@ ProgramPlan plan_program(const Graph& graph, const DeviceCaps& caps,
   check_dtypes(graph, caps);
   FusionOptions options = fusion_options;
   options.reduction_body_copies = reduction_body_copies(caps);
-  const ScheduleBlock schedule = lower_to_schedule(graph, options);
-  const auto planned = std::chrono::steady_clock::now();
-  ProgramContext program(caps);
   ProgramPlan plan;
-  static_cast<BlockPlan&>(plan) = plan_block(schedule, program, true, options);
-  plan.info.kernels = std::move(program.kernels);
-  plan.info.intermediate_buffers = count_temps(plan);
-  plan.source = program_header(schedule.fusion.graph, program) + program.source.str();
+  auto planned = start;
+  // The pipeline's last pass: OpenCL C for the schedule, with its buffers and launches.
+  const CodeGenerator opencl{
+      "opencl", "cl", [&](const ScheduleBlock& schedule) {
+        planned = std::chrono::steady_clock::now();
+        ProgramContext program(caps);
+        static_cast<BlockPlan&>(plan) = plan_block(schedule, program, true, options);
+        plan.info.kernels = std::move(program.kernels);
+        plan.info.intermediate_buffers = count_temps(plan);
+        plan.source = program_header(schedule.fusion.graph, program) + program.source.str();
+        return plan.source;
+      }};
+  lower(graph, {.first = Pass::DeadCode, .fusion = options, .code_generator = &opencl});
   plan.build_options = kProgramBuildOptions;
   plan.info.source = plan.source;
   plan.info.compile_time.plan = std::chrono::duration<double>(planned - start).count();

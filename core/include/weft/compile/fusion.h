@@ -79,10 +79,12 @@ struct FusionOptions {
   bool loops_in_one_kernel = true;
 };
 
-// DCE, dot canonicalisation, then grouping. Control nodes are steps of their own: their
-// operands are buffers and their results are read like parameters.
+// The lowering pipeline (weft/compile/pipeline.h) from DCE to fusion, for inspecting the
+// function's groups: DCE, dot canonicalisation, then grouping. Control nodes are steps of
+// their own: their operands are buffers and their results are read like parameters.
 FusionPlan plan_fusion(const Graph& graph, const FusionOptions& options = {});
-// Grouping alone, for a graph that has been through DCE and dot canonicalisation.
+// Grouping alone, for a graph that has been through DCE and dot canonicalisation: the
+// pipeline's fusion pass runs it on the function's graph and on every region.
 FusionPlan plan_fusion_of_optimized(Graph graph, const FusionOptions& options = {});
 
 }  // namespace weft

@@ -1,11 +1,11 @@
-// Lowering a graph to a device-neutral schedule: the passes run in one visible sequence
-// (dead-code elimination, dot canonicalisation, then fusion of each graph and region) and
-// yield steps. A kernel step runs one fusion group; a control step runs the blocks of its
-// regions (a loop with a trip count known when compiling, a while loop whose predicate is
-// computed on the device, a conditional); a host step sends buffers to the host and runs a
-// print or a callback there; a join step waits for tokens. Effects stay in program order
-// because thread_effect_tokens (tokens.h) made their order a data dependency: steps are
-// ordered by data only, and pure work that does not depend on a host step may run beside it.
+// Lowering a graph to a device-neutral schedule: the passes (dead-code elimination, dot
+// canonicalisation, fusion of each graph and region, then ordering the steps) run in the
+// sequence weft/compile/pipeline.h lists, and yield steps. A kernel step runs one fusion group; a
+// control step runs the blocks of its regions (a loop with a trip count known when compiling, a
+// while loop whose predicate is computed on the device, a conditional); a host step sends buffers
+// to the host and runs a print or a callback there; a join step waits for tokens. Effects stay in
+// program order because thread_effect_tokens (tokens.h) made their order a data dependency: steps
+// are ordered by data only, and pure work that does not depend on a host step may run beside it.
 // Code generators turn each block into kernels and runtimes walk the steps.
 #pragma once
 
@@ -43,11 +43,18 @@ struct ScheduleBlock {
   std::vector<ScheduleStep> steps;  // in an order that respects data dependencies
 };
 
-// The passes, in order: eliminate_dead_code, canonicalize_dots (both recurse into regions),
-// then plan_fusion_of_optimized for the graph and for every region. Throws
-// InvalidGraphError when the graph does not verify, or has effects whose tokens are not
-// threaded (effects_are_threaded).
+// The passes from dead-code elimination to the schedule (lower() in weft/compile/pipeline.h,
+// from Pass::DeadCode to Pass::Schedule). Throws InvalidGraphError when the graph does not
+// verify, or has effects whose tokens are not threaded (effects_are_threaded).
 ScheduleBlock lower_to_schedule(const Graph& graph, const FusionOptions& options = {});
+
+// The fusion pass: plan_fusion_of_optimized for `graph` (after DCE and dot canonicalisation)
+// and every region, each region's block in the control step of its node; the block's other
+// steps are left to order_steps.
+ScheduleBlock fuse_blocks(Graph graph, const FusionOptions& options);
+// The schedule pass: adds each block's kernel, host and join steps and puts all its steps in
+// node order, which data dependencies allow.
+void order_steps(ScheduleBlock& block);
 
 // Whether a scan node runs as a LoopKernel step: no xs, no ys, every carry of one shape,
 // captured values of that shape or scalar, and a body of at most `max_body_ops` ops (0: no
