@@ -14,9 +14,9 @@
 //
 // Programs: f32[4096] -> f32[4096] chains (4096 is a multiple of the loop kernels' 256-wide
 // work-groups, so each kernel is one launch without a tail variant):
-//   neg:   -x repeated N times (the program of the issue; LLVM folds pairs of negations);
-//   mixed: x*0.999, +0.25, neg, abs repeated: cheap ops that the compiler cannot fold away;
-//   sin:   sin repeated (not in the default run): math-library calls, 16-wide vector bodies.
+//   neg:   -x repeated N times (the program that exposed the recursion; LLVM folds pairs of
+//   negations); mixed: x*0.999, +0.25, neg, abs repeated: cheap ops that the compiler cannot fold
+//   away; sin:   sin repeated (not in the default run): math-library calls, 16-wide vector bodies.
 //          Unsplit, ~500 of them overflow the stack of PoCL's worker threads (kMaxKernelOps).
 // Every child checks its result against the reference interpreter (untimed, after the result).
 //

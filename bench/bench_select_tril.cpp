@@ -1,6 +1,7 @@
-// select_tril on a 4096x4096 f32 matrix: the seed's numpy code fused under jit against the
-// same code run op by op (eager: each np call dispatches its own kernel and materialises its
-// result: two aranges, the reshape, the broadcast comparison, zeros_like and where).
+// select_tril on a 4096x4096 f32 matrix: JAX's omnistaging example's numpy code fused under jit
+// against the same code run op by op (eager: each np call dispatches its own kernel and
+// materialises its result: two aranges, the reshape, the broadcast comparison, zeros_like and
+// where).
 //
 // Info rows split the times: weft's compiled kernel enqueued by hand with its plan's launch
 // geometry into an output made once (the rest of jit's time is the runtime's: the output

@@ -130,7 +130,7 @@ TEST(EntryAuthentication, PayloadCopiedFromAnotherEntryIsAnUnauthenticatedMiss) 
             InsertStatus::written);
   ASSERT_EQ(store.insert(components("b"), binary_for(2), "plan b", 1.0).status,
             InsertStatus::written);
-  // What the issue did: b's payload, checksums and sizes copied into a's row.
+  // What a hostile probe did: b's payload, checksums and sizes copied into a's row.
   raw_sql(store.path(),
           "UPDATE payloads SET binary = (SELECT binary FROM payloads p JOIN entries e ON e.id = "
           "p.id WHERE e.key = '" +

@@ -1,6 +1,6 @@
 // Ordered and unordered effects on one PoCL device: the examples of the sequencing and
-// host-callback seeds, prints and callbacks inside every control-flow primitive (against the
-// reference interpreter running the same lowered program), many taps, slow callbacks,
+// host_callback documentation, prints and callbacks inside every control-flow primitive (against
+// the reference interpreter running the same lowered program), many taps, slow callbacks,
 // concurrent threads, callbacks that use weft themselves, and every error path.
 // CTest also runs this binary with WEFT_CALLBACK_INLINE=1 and with a tiny
 // WEFT_CALLBACK_MAX_QUEUE_BYTES: every test holds in those modes too.
@@ -66,7 +66,7 @@ Strings interpreter_prints(const Lowered& lowered, const std::vector<HostArray>&
   return capture.lines();
 }
 
-// --- The seeds' examples ----------------------------------------------------------------
+// --- JAX's documented examples ----------------------------------------------------------------
 
 TEST(EffectsSeeds, HelloThenWorldInOneFunctionKeepProgramOrder) {
   PrintCapture capture;
@@ -99,7 +99,8 @@ TEST(EffectsSeeds, AnUnorderedPrintCanBeWaitedForThroughTheBarrier) {
 }
 
 TEST(EffectsSeeds, HcbCallRunsAHostFunctionAndReturnsItsResult) {
-  // The seed's host_eig, in the form of a host function no device op computes: a sort.
+  // host_callback's documented host_eig, in the form of a host function no device op computes: a
+  // sort.
   auto host_sort = [](const HostArray& m) {
     std::vector<float> v = m.to_vector<float>();
     std::sort(v.begin(), v.end());

@@ -46,7 +46,7 @@ TEST(Jit, SelectTrilIsOneKernelWithoutIntermediateBuffers) {
 }
 
 TEST(Jit, OmnistagingStagesOpsOnConstants) {
-  // The seed's example: under jit, 1 + 1 is staged, not folded at trace time.
+  // The omnistaging example: under jit, 1 + 1 is staged, not folded at trace time.
   auto f = jit([](const Array& x) { return x * (Array::scalar_int(1) + Array::scalar_int(1)); },
                {.name = "f"});
   Array x = Array::from_vector<int>({}, {3});

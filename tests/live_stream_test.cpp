@@ -886,7 +886,7 @@ TEST(LiveStream, SinkSendsNothingToAnotherUsersSocketOrListener) {
     ::close(listening);
     return;
   }
-  // As root (as the issue ran it): `nobody` made /tmp/weft-0 (XDG_RUNTIME_DIR unset) and
+  // As root (as a hostile probe ran it): `nobody` made /tmp/weft-0 (XDG_RUNTIME_DIR unset) and
   // listens in it.
   {
     const fs::path theirs = dir.path() / "weft-0";

@@ -1,10 +1,9 @@
 // Effects across two devices (two PoCL devices: CTest runs this with POCL_DEVICES="pthread
-// pthread"): the sequencing seed's f on the first device printing "hello" and g on the second
-// printing "world", called alternately, print in program order every time when ordered, even
-// with the first device's work slower
-// and callbacks delayed at random; unordered prints all arrive and the barrier waits for both
-// devices; each device calls back with its own name; threads on different devices keep their
-// own orders; a failure on one device is raised once.
+// pthread"): the f of JAX's note on sequencing side effects, on the first device printing "hello"
+// and g on the second printing "world", called alternately, print in program order every time when
+// ordered, even with the first device's work slower and callbacks delayed at random; unordered
+// prints all arrive and the barrier waits for both devices; each device calls back with its own
+// name; threads on different devices keep their own orders; a failure on one device is raised once.
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -1,8 +1,8 @@
-// custom_jvp, custom_vjp and checkpoint on real PoCL runs: the host-callback seed's examples
-// with their exact printed lines (print_tangents, print_cotangents, grad through a checkpoint),
-// a numerically stable rule that plain differentiation cannot give, a host-side C++ function
-// made differentiable with custom_vjp, composition with jit, vmap and grad of grad, and the
-// errors.
+// custom_jvp, custom_vjp and checkpoint on real PoCL runs: JAX host_callback documentation's
+// examples with their exact printed lines (print_tangents, print_cotangents, grad through a
+// checkpoint), a numerically stable rule that plain differentiation cannot give, a host-side C++
+// function made differentiable with custom_vjp, composition with jit, vmap and grad of grad, and
+// the errors.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -34,7 +34,7 @@ Array f32(float v) {
   return Array::scalar(v, DType::F32);
 }
 
-// The seed's print_tangents: the identity, whose jvp rule prints the tangents.
+// host_callback's documented print_tangents: the identity, whose jvp rule prints the tangents.
 const ArrayFunction print_tangents =
     custom_jvp([](const std::vector<Array>& args) { return args; },
                [](const std::vector<Array>& primals, const std::vector<Array>& tangents) {
@@ -42,7 +42,8 @@ const ArrayFunction print_tangents =
                  return JvpResult{primals, tangents};
                });
 
-// The seed's print_cotangents: the identity, whose backward rule prints the cotangents.
+// host_callback's documented print_cotangents: the identity, whose backward rule prints the
+// cotangents.
 const ArrayFunction print_cotangents =
     custom_vjp([](const std::vector<Array>& args) { return args; },
                [](const std::vector<Array>& args) {
@@ -151,7 +152,7 @@ TEST(CustomJvp, ItsRuleDrivesJvpGradVmapAndGradOfGrad) {
 }
 
 // sin computed on the host, as another library would: hcb::call is not differentiable, but
-// custom_vjp gives it a derivative (the seed's "call another library" case).
+// custom_vjp gives it a derivative (host_callback's documented "call another library" case).
 HostArray host_sin(const HostArray& x) {
   HostArray y = x;
   for (std::int64_t i = 0; i < x.size(); ++i) y.set_f64(i, std::sin(x.get_f64(i)));

@@ -1,7 +1,7 @@
 // Reverse mode on real PoCL runs: vjp checked against jvp by the adjoint identity
 // <ct, J t> = <Jᵀ ct, t> for every linear primitive the rules produce, grad against known
-// derivatives and finite differences, composition with jit and with itself, the seed's
-// callback behaviour under grad, and the errors.
+// derivatives and finite differences, composition with jit and with itself, JAX host_callback
+// documentation's callback behaviour under grad, and the errors.
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -313,7 +313,8 @@ INSTANTIATE_TEST_SUITE_P(Jax, TransformsOracle, ::testing::ValuesIn(case_indices
 INSTANTIATE_TEST_SUITE_P(Jax, TransformsOracleUnderJit, ::testing::ValuesIn(case_indices(true)),
                          case_name);
 
-// The table itself: it loaded, every op has a twin, and the spread the issue asks for is there.
+// The table itself: it loaded, every op has a twin, and the spread of ops and transformations is
+// there.
 TEST(CaseTable, CoversThePrimitives) {
   ASSERT_EQ(oracle().error, "");
   const std::vector<Case>& cases = all_cases();

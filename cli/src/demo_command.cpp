@@ -1,8 +1,8 @@
 // `weft demo`: the headless tour. Traces, compiles and runs three functions through the C++
-// API on one device (the seed's select_tril, a row softmax and a small MLP), shows what they
-// fused into, times the first call against steady state, checks each against the reference
-// interpreter, and compares jit with eager op-by-op dispatch; then a loop with ordered prints
-// and a host callback, whose printed lines must equal the interpreter's.
+// API on one device (JAX's omnistaging example select_tril, a row softmax and a small MLP), shows
+// what they fused into, times the first call against steady state, checks each against the
+// reference interpreter, and compares jit with eager op-by-op dispatch; then a loop with ordered
+// prints and a host callback, whose printed lines must equal the interpreter's.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -210,8 +210,8 @@ int run_demo(const DemoOptions& options) {
   std::vector<Section> sections;
   std::vector<std::string> failures;
 
-  // 1. The seed's select_tril. np::arange inside the trace is staged (omnistaging): the
-  // mask becomes iota and compare ops of the graph, fused with the select into one kernel.
+  // 1. select_tril, JAX's omnistaging example. np::arange inside the trace is staged (omnistaging):
+  // the mask becomes iota and compare ops of the graph, fused with the select into one kernel.
   auto tril_fn = [](const Array& x) {
     auto mask = np::arange(x.shape()[0]).reshape({-1, 1}) > np::arange(x.shape()[1]);
     return np::where(mask, x, np::zeros_like(x));
@@ -222,7 +222,7 @@ int run_demo(const DemoOptions& options) {
   const HostArray tril_host = HostArray::from<int>({3, 4}, values);
   const Array x = Array::from_host(tril_host, &dev);
 
-  std::cout << "\n[1] select_tril: the seed's example on i32[3,4]\n"
+  std::cout << "\n[1] select_tril: JAX's omnistaging example on i32[3,4]\n"
             << "  traced IR (np::arange ran inside the trace, so it is staged as iota ops):\n"
             << indent(select_tril.lower(x).as_text(), "    ");
   sections.push_back(measure(

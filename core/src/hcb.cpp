@@ -80,7 +80,7 @@ std::vector<Array> id_print(const std::vector<Array>& args, IdPrintOptions optio
       "hcb.id_print",
       [stream, what, with_device](std::vector<HostArray>& values,
                                   const HostCallbackContext& context) {
-        // The seed's order: transforms first, then the device, then what.
+        // host_callback's order: transforms first, then the device, then what.
         std::string text = context.transforms.empty()
                                ? std::string()
                                : "transforms: " + describe_transforms(context.transforms) + " ";

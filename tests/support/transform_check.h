@@ -1,6 +1,6 @@
 // Shared by the transformation tests: the widest float dtype the default device has (f64 for
 // finite differences where it can), random arrays of it, checks against central finite
-// differences, and the seed's power3.
+// differences, and JAX host_callback documentation's power3.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -89,7 +89,7 @@ inline void expect_grad_matches_differences(const ArrayFunction& f,
   }
 }
 
-// The host-callback seed's example: prints "what: x,x² : (x, x²)" and returns x³.
+// JAX host_callback documentation's example: prints "what: x,x² : (x, x²)" and returns x³.
 inline Array power3(const Array& x) {
   const Array y = x * x;
   hcb::id_print({x, y}, {.what = "x,x²"});

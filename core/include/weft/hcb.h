@@ -1,4 +1,4 @@
-// The host_callback API of the seed (jax.experimental.host_callback), in C++. Every call here
+// The host_callback API of JAX (jax.experimental.host_callback), in C++. Every call here
 // has the ordered effect "host_callback": taps and calls run in program order per thread.
 //
 //   Array y = hcb::call(host_eig, m, ShapeDtype{DType::F32, {4}});
@@ -60,7 +60,7 @@ Array call(F fn, const Array& arg, OneResult result_shape, CallOptions options =
 // Calls `fn` on the host with the values of `args` and returns `args` (or options.result).
 // fn: void(const std::vector<HostArray>&), or with tap_with_device also the device name, or
 // with the whole HostCallbackContext (device and `transforms`: under vmap the values are
-// batched and transforms lists ("batch", {"batch_dims": ...}), as the host-callback seed says).
+// batched and transforms lists ("batch", {"batch_dims": ...}), as JAX's host_callback says).
 std::vector<Array> id_tap(
     const std::function<void(const std::vector<HostArray>&, const HostCallbackContext&)>& fn,
     const std::vector<Array>& args, TapOptions options = {},

@@ -1,6 +1,6 @@
 // A numpy-like layer over weft::lax: broadcasting, dtype promotion, C++ scalars as weakly
 // typed constants, and operator overloads, following jax.numpy (docs/semantics.md lists the
-// few deliberate departures). The seed's select_tril reads:
+// few deliberate departures). JAX's omnistaging example select_tril reads:
 //
 //   auto select_tril = [](const Array& x) {
 //     auto mask = np::arange(x.shape()[0]).reshape({-1, 1}) > np::arange(x.shape()[1]);

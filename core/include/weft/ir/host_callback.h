@@ -13,13 +13,13 @@
 
 namespace weft {
 
-// A transformation a callback was staged under (the host-callback seed's `transforms`): vmap
+// A transformation a callback was staged under (host_callback's `transforms` in JAX): vmap
 // adds ("batch", {"batch_dims": ...}), one entry per argument, nullopt for one that is not
 // batched.
 struct CallbackTransform {
   std::string name;
   std::vector<std::optional<int>> batch_dims;
-  // "('batch', {'batch_dims': (0, None)})", as the seed prints it.
+  // "('batch', {'batch_dims': (0, None)})", as JAX's host_callback prints it.
   std::string describe() const;
 };
 // "[('batch', {'batch_dims': (0, 0)})]".

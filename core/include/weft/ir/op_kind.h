@@ -1,19 +1,19 @@
 // The primitive set of the IR. Names are the spelling used in the canonical text form.
 //
-// Adding a primitive (each step has a test that fails until it is done):
-//  1. An enumerator below and its row in kOps (op_kind.cpp), in enum order.
-//  2. Its type rule in infer_type (shape_rules.cpp); ops with regions also get their region
-//     signatures in region_signatures (regions.cpp), which verify, the tracer and the
-//     interpreter share.
-//  3. Its attributes and operands in docs/ir-text.md (the parser needs nothing more: it
-//     reads any op by name and checks it with verify).
-//  4. The reference interpreter: its op class's evaluator (core/src/interp/).
-//  5. The tracer-facing function in ops.h/ops.cpp (lax level) and, where numpy has it, np.h.
-//  6. Code generation: the expression emitter for elementwise and layout ops
-//     (opencl/src/codegen/expr_emitter.cpp), a kernel kind for anything else; fusion's op
-//     cost (core/src/compile/fusion.cpp) when it is not a cheap elementwise op.
-//  7. Tests: ir_text_test (round trip of every op), interpreter_test, ops_device_test
-//     (device against interpreter), and a line in the fuzzer dictionary tests/fuzz/weft.dict.
+// Adding a primitive (docs/architecture.md, "Adding a primitive"; the primitive walk test,
+// tests/primitive_walk_test.cpp, fails naming each part still missing):
+//  1. An enumerator below (kNumOpKinds follows the last one).
+//  2. Its one definition, in its family file under core/src/primitives/: its row (name, class,
+//     arity, fusion cost, math call, lane work), type and dtype rule, reference evaluator, and
+//     jvp, transpose and batching rules or an explicit none("...") with the message users get;
+//     a family helper gives the family's defaults. A control op also states its regions, its
+//     control flow and where effect tokens go.
+//  3. The tracer-facing function in ops.h (lax level) and, where numpy has it, np.h.
+//  4. Its OpenCL lowering: an emitter (and math-library function) in its family file under
+//     opencl/src/codegen/lowerings/, or the kernel kind that runs it.
+//  5. Its attributes in docs/ir-text.md, its name in the fuzzer dictionary tests/fuzz/weft.dict,
+//     a sample graph in tests/support/primitive_samples.h, and oracle data from JAX
+//     (tools/oracles/) checked on the interpreter and the device.
 #pragma once
 
 #include <cstdint>

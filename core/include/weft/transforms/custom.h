@@ -12,7 +12,7 @@
 // the traced graph with its rules: jvp and grad (through its linearisation) call the custom_jvp
 // rule, grad calls fwd in its forward part and bwd in its backward part, and checkpoint's values
 // are recomputed in the backward part rather than stored (a callback inside runs again there,
-// as the host-callback seed shows). vmap batches the function and its rules together.
+// as JAX's host_callback documentation shows). vmap batches the function and its rules together.
 //
 // The rules get the function's arguments (not the values it closes over: those are constants
 // to its derivative; a closed-over value that is being differentiated or batched raises
