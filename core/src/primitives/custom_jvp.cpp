@@ -1,6 +1,7 @@
 // custom_jvp: a function with its own forward-mode rule. jvp calls the rule; linearize traces
 // it and partially evaluates it (the ops without a tangent go to the primal part); vmap batches
 // the body and the rule together.
+#include "ir/graph_evaluator.h"
 #include "primitives/custom_function.h"
 #include "primitives/families.h"
 #include "transforms/staging.h"
@@ -31,6 +32,55 @@ ControlTangents jvp_custom_jvp(const Graph&, const Node& n, std::span<const Arra
 
 // The rule traced, then partially evaluated: the ops that do not depend on a tangent go to the
 // primal part (the enclosing trace), the others to the linear part.
+
+// A value of the traced rule, and whether it is known without the tangents (its ops then go to
+// the primal part, out of the innermost trace).
+struct PartlyKnown {
+  std::optional<Array> value;
+  bool known = true;
+};
+
+// Partial evaluation of the traced rule: its parameters are the primals, their tangents and
+// what the rule closes over; an op all of whose operands are known is staged one trace out.
+struct RuleHooks {
+  const Graph& rule;
+  std::span<const Array> primals;
+  const std::vector<Array>& arg_tangents;
+  const std::vector<Array>& captured;
+  std::size_t inputs;
+  const std::source_location& loc;
+
+  PartlyKnown on_parameter(std::size_t i, const Node&) {
+    if (i < inputs) return {primals[i], true};
+    if (i < 2 * inputs) return {arg_tangents[i - inputs], false};
+    return {captured[i - 2 * inputs], true};
+  }
+  std::vector<PartlyKnown> apply(const Node& m, OperandValues<PartlyKnown> operands) {
+    std::vector<Array> ops;
+    bool all_known = true;
+    for (const PartlyKnown* v : operands) {
+      ops.push_back(*v->value);
+      all_known = all_known && v->known;
+    }
+    std::vector<Array> applied;
+    if (all_known) {
+      detail::SuspendInnermostTrace outer;
+      applied = detail::apply_node(rule, m, ops, loc);
+    } else {
+      applied = detail::apply_node(rule, m, ops, loc);
+    }
+    std::vector<PartlyKnown> out;
+    for (Array& a : applied) out.push_back({std::move(a), all_known});
+    return out;
+  }
+  PartlyKnown on_value_node(ValueId, const Node& m, OperandValues<PartlyKnown> operands) {
+    return std::move(apply(m, operands).at(0));
+  }
+  std::vector<PartlyKnown> on_multi_result_node(ValueId, const Node& m,
+                                                OperandValues<PartlyKnown> operands) {
+    return apply(m, operands);
+  }
+};
 ControlTangents linearize_custom_jvp(const Graph&, const Node& n, std::span<const Array> operands,
                                      std::span<const Tangent> tangents, const std::string& api,
                                      const std::source_location& loc) {
@@ -63,62 +113,19 @@ ControlTangents linearize_custom_jvp(const Graph&, const Node& n, std::span<cons
         return out;
       });
   const Graph& rg = rule.graph;
-  std::vector<std::optional<Array>> value(rg.nodes.size());
-  std::vector<bool> known(rg.nodes.size(), true);
   const std::vector<Array> arg_tangents = argument_tangents(primals, tangents, loc);
-  for (std::size_t i = 0; i < rg.params.size(); ++i) {
-    const auto id = static_cast<std::size_t>(rg.params[i]);
-    if (i < inputs) {
-      value[id] = primals[i];
-    } else if (i < 2 * inputs) {
-      value[id] = arg_tangents[i - inputs];
-      known[id] = false;
-    } else {
-      value[id] = rule.captured[i - 2 * inputs];
-    }
-  }
-  std::vector<Array> results;
-  bool results_known = true;
-  for (std::size_t id = 0; id < rg.nodes.size(); ++id) {
-    const Node& m = rg.nodes[id];
-    if (m.op == OpKind::Parameter) continue;
-    if (m.op == OpKind::Result) {
-      value[id] = results.at(static_cast<std::size_t>(m.attrs.get_int("index")));
-      known[id] = results_known;
-      continue;
-    }
-    std::vector<Array> ops;
-    bool all_known = true;
-    for (ValueId input : m.inputs) {
-      ops.push_back(*value[static_cast<std::size_t>(input)]);
-      all_known = all_known && known[static_cast<std::size_t>(input)];
-    }
-    std::vector<Array> applied;
-    if (all_known) {
-      detail::SuspendInnermostTrace outer;
-      applied = detail::apply_node(rg, m, ops, loc);
-    } else {
-      applied = detail::apply_node(rg, m, ops, loc);
-    }
-    if (is_multi_result(m.op)) {
-      results = std::move(applied);
-      results_known = all_known;
-    } else {
-      value[id] = std::move(applied.at(0));
-      known[id] = all_known;
-    }
-  }
+  RuleHooks hooks{rg, primals, arg_tangents, rule.captured, inputs, loc};
+  const std::vector<PartlyKnown> values = evaluate_graph<PartlyKnown>(rg, hooks);
   std::vector<Array> outputs, out_tangents;
-  for (std::size_t k = 0; k < rg.outputs.size(); ++k) {
-    const auto o = static_cast<std::size_t>(rg.outputs[k]);
+  for (std::size_t k = 0; k < values.size(); ++k) {
     if (k < n.results.size()) {
-      if (!known[o])
+      if (!values[k].known)
         throw TransformError(api + ": the rule of the " + rules.describe +
                              " function computes its output " + std::to_string(k) +
                              " from the tangents; a rule's outputs are f's values");
-      outputs.push_back(*value[o]);
+      outputs.push_back(*values[k].value);
     } else {
-      out_tangents.push_back(*value[o]);
+      out_tangents.push_back(*values[k].value);
     }
   }
   return from_rule_outputs(n, std::move(outputs), std::move(out_tangents));
