@@ -1,4 +1,4 @@
-// Unary, binary and comparison ops and select, element by element. Floats compute in double
+// Unary, binary and comparison ops, element by element. Floats compute in double
 // and round to the node dtype; integers compute in two's complement and wrap.
 #include <cmath>
 #include <cstdint>
@@ -223,23 +223,6 @@ Value eval_binary(const Node& node, Operands operands) {
       out.f[k] = round_to(node.dtype, binary_float(node.op, a.f[k], b.f[k]));
   } else {
     for (std::int64_t k = 0; k < n; ++k) out.i[k] = binary_int(node.op, node.dtype, a.i[k], b.i[k]);
-  }
-  return out;
-}
-
-Value eval_select(const Node& node, Operands operands) {
-  const Value& pred = *operands[0];
-  const Value& on_true = *operands[1];
-  const Value& on_false = *operands[2];
-  Value out = make_value(node.dtype, node.shape);
-  const std::int64_t n = out.size();
-  for (std::int64_t k = 0; k < n; ++k) {
-    const Value& chosen = pred.i[k] ? on_true : on_false;
-    if (is_float(node.dtype)) {
-      out.f[k] = chosen.f[k];
-    } else {
-      out.i[k] = chosen.i[k];
-    }
   }
   return out;
 }

@@ -34,17 +34,11 @@ interp::Value evaluate(const Node& node, interp::Operands operands) {
   // Migration to core/src/primitives/: a definition's evaluator wins over the switch below.
   if (auto fn = prim::primitive(node.op).evaluate) return fn(node, operands);
   switch (op_info(node.op).op_class) {
-    case OpClass::Leaf:
-      return eval_leaf(node);
     case OpClass::Unary:
       return eval_unary(node, operands);
     case OpClass::Binary:
     case OpClass::Compare:
       return eval_binary(node, operands);
-    case OpClass::Select:
-      return eval_select(node, operands);
-    case OpClass::Convert:
-      return eval_convert(node, operands);
     case OpClass::Layout:
       return eval_layout(node, operands);
     case OpClass::Reduce:
@@ -57,6 +51,10 @@ interp::Value evaluate(const Node& node, interp::Operands operands) {
     case OpClass::Control:
     case OpClass::Host:
       break;  // run_graph handles them
+    case OpClass::Leaf:
+    case OpClass::Select:
+    case OpClass::Convert:
+      break;  // their definitions give their evaluators
   }
   throw InvalidGraphError("interpret: no evaluator for " + std::string(op_name(node.op)));
 }

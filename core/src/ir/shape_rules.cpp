@@ -174,33 +174,6 @@ TensorType infer_type(OpKind op, std::span<const TensorType> operands, const Att
   // Migration to core/src/primitives/: a definition's type rule wins over the switch below.
   if (auto rule = prim::primitive(op).type) return rule(op, operands, attrs, declared);
   switch (info.op_class) {
-    case OpClass::Leaf: {
-      if (op == OpKind::Parameter) {
-        if (attrs.get_int("index") < 0) shape_fail(op, operands, "negative parameter index");
-        return declared;
-      }
-      if (op == OpKind::Constant) {
-        if (!declared.shape.empty())
-          shape_fail(
-              op, operands,
-              "constants are scalars; broadcast_in_dim them to " + shape_to_string(declared.shape));
-        attrs.get_float("value");
-        if (!is_float(declared.dtype) &&
-            !std::holds_alternative<std::int64_t>(*attrs.find("value")))
-          dtype_fail(
-              op, operands,
-              "a " + std::string(dtype_name(declared.dtype)) + " constant needs an integer value");
-        return declared;
-      }
-      // Iota.
-      if (declared.dtype == DType::Bool) dtype_fail(op, operands, "iota cannot produce bool");
-      std::int64_t dim = attrs.get_int("dimension");
-      if (dim < 0 || dim >= static_cast<std::int64_t>(declared.shape.size()))
-        shape_fail(op, operands,
-                   "dimension=" + std::to_string(dim) + " is outside the result shape " +
-                       shape_to_string(declared.shape));
-      return declared;
-    }
     case OpClass::Unary: {
       check_elementwise_dtype(op, operands, operands[0].dtype);
       return operands[0];
@@ -219,16 +192,6 @@ TensorType infer_type(OpKind op, std::span<const TensorType> operands, const Att
       check_elementwise_dtype(op, operands, operands[0].dtype);
       return operands[0];
     }
-    case OpClass::Select: {
-      if (operands[0].dtype != DType::Bool) dtype_fail(op, operands, "the predicate must be bool");
-      if (operands[0].shape != operands[1].shape || operands[1].shape != operands[2].shape)
-        shape_fail(op, operands, "predicate and both branches must have one shape");
-      if (operands[1].dtype != operands[2].dtype)
-        dtype_fail(op, operands, "both branches must have the same dtype");
-      return operands[1];
-    }
-    case OpClass::Convert:
-      return {declared.dtype, operands[0].shape};
     case OpClass::Layout:
       break;
     case OpClass::Reduce: {
@@ -261,6 +224,10 @@ TensorType infer_type(OpKind op, std::span<const TensorType> operands, const Att
     case OpClass::Host:
       throw InvalidGraphError(std::string(op_name(op)) +
                               " has several results: verify checks them with the op's rules");
+    case OpClass::Leaf:
+    case OpClass::Select:
+    case OpClass::Convert:
+      shape_fail(op, operands, "has no shape rule");  // their definitions give it
     case OpClass::Token:
       for (const TensorType& t : operands)
         if (t.dtype != DType::Token)

@@ -116,9 +116,7 @@ Batched batch_rule(const Node& n, std::span<const Batched> operands, std::int64_
   // Migration to core/src/primitives/: a definition's rule wins over the switch below.
   const auto& rule = prim::primitive(n.op).batch;
   if (rule.fn) return rule.fn(n, operands, batch_size, api, loc);
-  if (!rule.refusal.empty())
-    throw TransformError(api + ": " + std::string(rule.refusal) + " (" +
-                         std::string(op_name(n.op)) + " at " + n.origin.describe() + ")");
+  if (!rule.refusal.empty()) unsupported(n, api, std::string(rule.refusal));
   const TensorType result{n.dtype, with_leading(batch_size, n.shape)};
   auto all_batched = [&] {
     std::vector<Array> out;
@@ -128,10 +126,8 @@ Batched batch_rule(const Node& n, std::span<const Batched> operands, std::int64_
   Attrs attrs = n.attrs;
   switch (op_info(n.op).op_class) {
     case OpClass::Unary:
-    case OpClass::Convert:
     case OpClass::Binary:
     case OpClass::Compare:
-    case OpClass::Select:
       return {bind(n.op, all_batched(), attrs, result, loc), true};
     case OpClass::Reduce:
       attrs.set("axes", shifted(n.attrs.get_ints("axes")));

@@ -220,14 +220,6 @@ Tangent jvp_rule(const Node& n, std::span<const Array> primals, std::span<const 
       return binary_rule(n.op, primals[0], primals[1], tangents[0], tangents[1], result, loc);
     case OpClass::Compare:
       return std::nullopt;
-    case OpClass::Select: {
-      const Array on_true = or_zeros(tangents[1], primals[1], loc);
-      const Array on_false = or_zeros(tangents[2], primals[2], loc);
-      return select(primals[0], on_true, on_false, loc);
-    }
-    case OpClass::Convert:
-      if (!has_tangent(primals[0].dtype())) return std::nullopt;
-      return convert_element_type(*tangents[0], n.dtype, loc);
     case OpClass::Layout: {
       // Linear in the array operands; start indices (dynamic slices) stay primal.
       std::vector<bool> replaced(primals.size(), false);
@@ -267,8 +259,6 @@ Tangent jvp_rule(const Node& n, std::span<const Array> primals, std::span<const 
       }
       return sum(from_lhs, from_rhs, loc);
     }
-    case OpClass::Leaf:
-      return std::nullopt;  // constants and iota
     default:
       throw TransformError("jvp: " + std::string(op_name(n.op)) + " at " + n.origin.describe() +
                            " is not a value primitive; this is a bug in weft's jvp");

@@ -127,8 +127,8 @@ std::vector<Tangent> transpose_rule(const Node& n, const Array& ct,
   const auto& rule = prim::primitive(n.op).transpose;
   if (rule.fn) return rule.fn(n, ct, values, types, linear, api, loc);
   if (!rule.refusal.empty())
-    throw TransformError(api + ": " + std::string(rule.refusal) + " (" +
-                         std::string(op_name(n.op)) + " at " + n.origin.describe() + ")");
+    throw TransformError(api + ": " + std::string(op_name(n.op)) + " at " + n.origin.describe() +
+                         " " + std::string(rule.refusal));
   std::vector<Tangent> out(n.inputs.size());
   auto other = [&](std::size_t i) -> const Array& { return *values[i]; };
   switch (n.op) {
@@ -152,16 +152,6 @@ std::vector<Tangent> transpose_rule(const Node& n, const Array& ct,
       if (linear[1]) not_linear(n, api);
       out[0] = div(ct, other(1), loc);
       break;
-    case OpKind::Convert:
-      out[0] = convert_element_type(ct, types[0].dtype, loc);
-      break;
-    case OpKind::Select: {
-      if (linear[0]) not_linear(n, api);
-      const Array zero = zeros_of({ct.dtype(), ct.shape()}, loc);
-      if (linear[1]) out[1] = select(other(0), ct, zero, loc);
-      if (linear[2]) out[2] = select(other(0), zero, ct, loc);
-      break;
-    }
     case OpKind::BroadcastInDim:
       out[0] = unbroadcast(ct, types[0].shape, n.attrs.get_ints("dims"), loc);
       break;
