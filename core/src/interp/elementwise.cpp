@@ -1,4 +1,4 @@
-// Unary, binary and comparison ops, element by element. Floats compute in double
+// Binary and comparison ops, element by element. Floats compute in double
 // and round to the node dtype; integers compute in two's complement and wrap.
 #include <cmath>
 #include <cstdint>
@@ -10,73 +10,6 @@ namespace weft::interp {
 namespace {
 
 using U64 = std::uint64_t;
-
-double unary_float(OpKind op, double x) {
-  switch (op) {
-    case OpKind::Neg:
-      return -x;
-    case OpKind::Abs:
-      return std::fabs(x);
-    case OpKind::Sign:
-      // Zeros and NaN return themselves, so sign(-0) is -0.
-      if (x > 0) return 1.0;
-      if (x < 0) return -1.0;
-      return x;
-    case OpKind::Floor:
-      return std::floor(x);
-    case OpKind::Ceil:
-      return std::ceil(x);
-    case OpKind::Round:
-      return std::round(x);
-    case OpKind::Exp:
-      return std::exp(x);
-    case OpKind::Exp2:
-      return std::exp2(x);
-    case OpKind::Log:
-      return std::log(x);
-    case OpKind::Log1p:
-      return std::log1p(x);
-    case OpKind::Expm1:
-      return std::expm1(x);
-    case OpKind::Sqrt:
-      return std::sqrt(x);
-    case OpKind::Rsqrt:
-      return 1.0 / std::sqrt(x);
-    case OpKind::Sin:
-      return std::sin(x);
-    case OpKind::Cos:
-      return std::cos(x);
-    case OpKind::Tan:
-      return std::tan(x);
-    case OpKind::Tanh:
-      return std::tanh(x);
-    case OpKind::Logistic:
-      return 1.0 / (1.0 + std::exp(-x));
-    case OpKind::Erf:
-      return std::erf(x);
-    default:
-      break;
-  }
-  throw InvalidGraphError("interpret: " + std::string(op_name(op)) + " is not defined for floats");
-}
-
-std::int64_t unary_int(OpKind op, DType t, std::int64_t x) {
-  switch (op) {
-    case OpKind::Neg:
-      return wrap_to(t, U64{0} - static_cast<U64>(x));
-    // Canonical u32 values are never negative, so u32 abs is the identity.
-    case OpKind::Abs:
-      return x < 0 ? wrap_to(t, U64{0} - static_cast<U64>(x)) : x;
-    case OpKind::Sign:
-      return (x > 0) - (x < 0);
-    case OpKind::Not:
-      return t == DType::Bool ? (x == 0 ? 1 : 0) : wrap_to(t, ~static_cast<U64>(x));
-    default:
-      break;
-  }
-  throw InvalidGraphError("interpret: " + std::string(op_name(op)) + " is not defined for " +
-                          std::string(dtype_name(t)));
-}
 
 // IEEE 754-2019 maximum/minimum: NaN if either operand is, and +0 > -0.
 double float_max(double a, double b) {
@@ -194,19 +127,6 @@ bool compare(OpKind op, T a, T b) {
 }
 
 }  // namespace
-
-Value eval_unary(const Node& node, Operands operands) {
-  const Value& x = *operands[0];
-  Value out = make_value(node.dtype, node.shape);
-  const std::int64_t n = out.size();
-  if (is_float(node.dtype)) {
-    for (std::int64_t k = 0; k < n; ++k)
-      out.f[k] = round_to(node.dtype, unary_float(node.op, x.f[k]));
-  } else {
-    for (std::int64_t k = 0; k < n; ++k) out.i[k] = unary_int(node.op, node.dtype, x.i[k]);
-  }
-  return out;
-}
 
 Value eval_binary(const Node& node, Operands operands) {
   const Value& a = *operands[0];

@@ -34,8 +34,6 @@ interp::Value evaluate(const Node& node, interp::Operands operands) {
   // Migration to core/src/primitives/: a definition's evaluator wins over the switch below.
   if (auto fn = prim::primitive(node.op).evaluate) return fn(node, operands);
   switch (op_info(node.op).op_class) {
-    case OpClass::Unary:
-      return eval_unary(node, operands);
     case OpClass::Binary:
     case OpClass::Compare:
       return eval_binary(node, operands);
@@ -52,6 +50,7 @@ interp::Value evaluate(const Node& node, interp::Operands operands) {
     case OpClass::Host:
       break;  // run_graph handles them
     case OpClass::Leaf:
+    case OpClass::Unary:
     case OpClass::Select:
     case OpClass::Convert:
       break;  // their definitions give their evaluators

@@ -48,22 +48,6 @@ void expect_arity(OpKind op, std::span<const TensorType> operands, std::size_t n
 
 bool needs_float(OpKind op) {
   switch (op) {
-    case OpKind::Floor:
-    case OpKind::Ceil:
-    case OpKind::Round:
-    case OpKind::Exp:
-    case OpKind::Exp2:
-    case OpKind::Log:
-    case OpKind::Log1p:
-    case OpKind::Expm1:
-    case OpKind::Sqrt:
-    case OpKind::Rsqrt:
-    case OpKind::Sin:
-    case OpKind::Cos:
-    case OpKind::Tan:
-    case OpKind::Tanh:
-    case OpKind::Logistic:
-    case OpKind::Erf:
     case OpKind::Atan2:
       return true;
     default:
@@ -72,7 +56,7 @@ bool needs_float(OpKind op) {
 }
 
 bool is_logical(OpKind op) {
-  return op == OpKind::Not || op == OpKind::And || op == OpKind::Or || op == OpKind::Xor;
+  return op == OpKind::And || op == OpKind::Or || op == OpKind::Xor;
 }
 
 void check_elementwise_dtype(OpKind op, std::span<const TensorType> operands, DType t) {
@@ -174,10 +158,6 @@ TensorType infer_type(OpKind op, std::span<const TensorType> operands, const Att
   // Migration to core/src/primitives/: a definition's type rule wins over the switch below.
   if (auto rule = prim::primitive(op).type) return rule(op, operands, attrs, declared);
   switch (info.op_class) {
-    case OpClass::Unary: {
-      check_elementwise_dtype(op, operands, operands[0].dtype);
-      return operands[0];
-    }
     case OpClass::Binary:
     case OpClass::Compare: {
       if (operands[0].shape != operands[1].shape)
@@ -225,6 +205,7 @@ TensorType infer_type(OpKind op, std::span<const TensorType> operands, const Att
       throw InvalidGraphError(std::string(op_name(op)) +
                               " has several results: verify checks them with the op's rules");
     case OpClass::Leaf:
+    case OpClass::Unary:
     case OpClass::Select:
     case OpClass::Convert:
       shape_fail(op, operands, "has no shape rule");  // their definitions give it

@@ -125,7 +125,6 @@ Batched batch_rule(const Node& n, std::span<const Batched> operands, std::int64_
   };
   Attrs attrs = n.attrs;
   switch (op_info(n.op).op_class) {
-    case OpClass::Unary:
     case OpClass::Binary:
     case OpClass::Compare:
       return {bind(n.op, all_batched(), attrs, result, loc), true};

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <numbers>
 #include <vector>
 
 #include "primitives/primitive.h"
@@ -60,52 +59,6 @@ Axes kept_dims(const Node& n, std::size_t rank) {
     if (std::find(axes.begin(), axes.end(), static_cast<std::int64_t>(d)) == axes.end())
       kept.push_back(static_cast<std::int64_t>(d));
   return kept;
-}
-
-Tangent unary_rule(OpKind op, const Array& x, const Array& t, const Array& z,
-                   const std::source_location& loc) {
-  switch (op) {
-    case OpKind::Neg:
-      return neg(t, loc);
-    case OpKind::Abs:
-      return mul(t, sign(x, loc), loc);
-    case OpKind::Sign:
-    case OpKind::Floor:
-    case OpKind::Ceil:
-    case OpKind::Round:
-      return std::nullopt;  // piecewise constant
-    case OpKind::Exp:
-      return mul(t, z, loc);
-    case OpKind::Exp2:
-      return mul(t, mul(z, full(z, std::numbers::ln2, loc), loc), loc);
-    case OpKind::Log:
-      return div(t, x, loc);
-    case OpKind::Log1p:
-      return div(t, add(x, full(x, 1, loc), loc), loc);
-    case OpKind::Expm1:
-      return mul(t, add(z, full(z, 1, loc), loc), loc);
-    case OpKind::Sqrt:
-      return div(t, mul(z, full(z, 2, loc), loc), loc);
-    case OpKind::Rsqrt:  // d/dx x^-1/2 = -1/2 x^-3/2 = -1/2 z / x
-      return mul(t, div(mul(z, full(z, -0.5, loc), loc), x, loc), loc);
-    case OpKind::Sin:
-      return mul(t, cos(x, loc), loc);
-    case OpKind::Cos:
-      return neg(mul(t, sin(x, loc), loc), loc);
-    case OpKind::Tan:
-      return mul(t, add(full(z, 1, loc), mul(z, z, loc), loc), loc);
-    case OpKind::Tanh:
-      return mul(t, sub(full(z, 1, loc), mul(z, z, loc), loc), loc);
-    case OpKind::Logistic:
-      return mul(t, mul(z, sub(full(z, 1, loc), z, loc), loc), loc);
-    case OpKind::Erf:  // 2/sqrt(pi) exp(-x^2)
-      return mul(t,
-                 mul(full(x, 2.0 * std::numbers::inv_sqrtpi, loc),
-                     exp(neg(mul(x, x, loc), loc), loc), loc),
-                 loc);
-    default:
-      throw TransformError(std::string("jvp: no rule for unary ") + std::string(op_name(op)));
-  }
 }
 
 Tangent binary_rule(OpKind op, const Array& x, const Array& y, const Tangent& tx, const Tangent& ty,
@@ -214,8 +167,6 @@ Tangent jvp_rule(const Node& n, std::span<const Array> primals, std::span<const 
   if (!rule.refusal.empty()) throw TransformError(std::string(rule.refusal));
 
   switch (op_info(n.op).op_class) {
-    case OpClass::Unary:
-      return unary_rule(n.op, primals[0], *tangents[0], result, loc);
     case OpClass::Binary:
       return binary_rule(n.op, primals[0], primals[1], tangents[0], tangents[1], result, loc);
     case OpClass::Compare:

@@ -132,9 +132,6 @@ std::vector<Tangent> transpose_rule(const Node& n, const Array& ct,
   std::vector<Tangent> out(n.inputs.size());
   auto other = [&](std::size_t i) -> const Array& { return *values[i]; };
   switch (n.op) {
-    case OpKind::Neg:
-      out[0] = neg(ct, loc);
-      break;
     case OpKind::Add:
       for (std::size_t i = 0; i < 2; ++i)
         if (linear[i]) out[i] = ct;
