@@ -1,5 +1,5 @@
-// Binary and comparison ops, element by element. Floats compute in double
-// and round to the node dtype; integers compute in two's complement and wrap.
+// Binary ops, element by element. Floats compute in double and round to the node dtype;
+// integers compute in two's complement and wrap.
 #include <cmath>
 #include <cstdint>
 
@@ -105,27 +105,6 @@ std::int64_t binary_int(OpKind op, DType t, std::int64_t a, std::int64_t b) {
                           std::string(dtype_name(t)));
 }
 
-template <typename T>
-bool compare(OpKind op, T a, T b) {
-  switch (op) {
-    case OpKind::Eq:
-      return a == b;
-    case OpKind::Ne:
-      return a != b;
-    case OpKind::Lt:
-      return a < b;
-    case OpKind::Le:
-      return a <= b;
-    case OpKind::Gt:
-      return a > b;
-    case OpKind::Ge:
-      return a >= b;
-    default:
-      break;
-  }
-  throw InvalidGraphError("interpret: " + std::string(op_name(op)) + " is not a comparison");
-}
-
 }  // namespace
 
 Value eval_binary(const Node& node, Operands operands) {
@@ -133,12 +112,7 @@ Value eval_binary(const Node& node, Operands operands) {
   const Value& b = *operands[1];
   Value out = make_value(node.dtype, node.shape);
   const std::int64_t n = out.size();
-  const bool float_operands = is_float(a.dtype);
-  if (op_info(node.op).op_class == OpClass::Compare) {
-    for (std::int64_t k = 0; k < n; ++k)
-      out.i[k] =
-          float_operands ? compare(node.op, a.f[k], b.f[k]) : compare(node.op, a.i[k], b.i[k]);
-  } else if (float_operands) {
+  if (is_float(a.dtype)) {
     for (std::int64_t k = 0; k < n; ++k)
       out.f[k] = round_to(node.dtype, binary_float(node.op, a.f[k], b.f[k]));
   } else {

@@ -35,7 +35,6 @@ interp::Value evaluate(const Node& node, interp::Operands operands) {
   if (auto fn = prim::primitive(node.op).evaluate) return fn(node, operands);
   switch (op_info(node.op).op_class) {
     case OpClass::Binary:
-    case OpClass::Compare:
       return eval_binary(node, operands);
     case OpClass::Layout:
       return eval_layout(node, operands);
@@ -51,6 +50,7 @@ interp::Value evaluate(const Node& node, interp::Operands operands) {
       break;  // run_graph handles them
     case OpClass::Leaf:
     case OpClass::Unary:
+    case OpClass::Compare:
     case OpClass::Select:
     case OpClass::Convert:
       break;  // their definitions give their evaluators

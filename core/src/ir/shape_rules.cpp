@@ -158,17 +158,11 @@ TensorType infer_type(OpKind op, std::span<const TensorType> operands, const Att
   // Migration to core/src/primitives/: a definition's type rule wins over the switch below.
   if (auto rule = prim::primitive(op).type) return rule(op, operands, attrs, declared);
   switch (info.op_class) {
-    case OpClass::Binary:
-    case OpClass::Compare: {
+    case OpClass::Binary: {
       if (operands[0].shape != operands[1].shape)
         shape_fail(op, operands, "operand shapes differ; broadcast them to one shape first");
       if (operands[0].dtype != operands[1].dtype)
         dtype_fail(op, operands, "operand dtypes differ; convert one of them");
-      if (info.op_class == OpClass::Compare) {
-        if (operands[0].dtype == DType::Bool && op != OpKind::Eq && op != OpKind::Ne)
-          dtype_fail(op, operands, "ordering comparisons are not defined for bool");
-        return {DType::Bool, operands[0].shape};
-      }
       check_elementwise_dtype(op, operands, operands[0].dtype);
       return operands[0];
     }
@@ -206,6 +200,7 @@ TensorType infer_type(OpKind op, std::span<const TensorType> operands, const Att
                               " has several results: verify checks them with the op's rules");
     case OpClass::Leaf:
     case OpClass::Unary:
+    case OpClass::Compare:
     case OpClass::Select:
     case OpClass::Convert:
       shape_fail(op, operands, "has no shape rule");  // their definitions give it

@@ -169,8 +169,6 @@ Tangent jvp_rule(const Node& n, std::span<const Array> primals, std::span<const 
   switch (op_info(n.op).op_class) {
     case OpClass::Binary:
       return binary_rule(n.op, primals[0], primals[1], tangents[0], tangents[1], result, loc);
-    case OpClass::Compare:
-      return std::nullopt;
     case OpClass::Layout: {
       // Linear in the array operands; start indices (dynamic slices) stay primal.
       std::vector<bool> replaced(primals.size(), false);
