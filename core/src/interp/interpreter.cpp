@@ -34,8 +34,6 @@ interp::Value evaluate(const Node& node, interp::Operands operands) {
   // Migration to core/src/primitives/: a definition's evaluator wins over the switch below.
   if (auto fn = prim::primitive(node.op).evaluate) return fn(node, operands);
   switch (op_info(node.op).op_class) {
-    case OpClass::Binary:
-      return eval_binary(node, operands);
     case OpClass::Layout:
       return eval_layout(node, operands);
     case OpClass::Reduce:
@@ -50,6 +48,7 @@ interp::Value evaluate(const Node& node, interp::Operands operands) {
       break;  // run_graph handles them
     case OpClass::Leaf:
     case OpClass::Unary:
+    case OpClass::Binary:
     case OpClass::Compare:
     case OpClass::Select:
     case OpClass::Convert:

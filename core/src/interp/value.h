@@ -58,7 +58,6 @@ std::int64_t int_highest(DType t);
 using Operands = std::span<const Value* const>;
 
 // One evaluator per op class; each returns the node's value from its operands' values.
-Value eval_binary(const Node& node, Operands operands);
 Value eval_layout(const Node& node, Operands operands);
 Value eval_reduce(const Node& node, Operands operands);
 Value eval_dot(const Node& node, Operands operands);

@@ -46,32 +46,6 @@ void expect_arity(OpKind op, std::span<const TensorType> operands, std::size_t n
         "expects " + std::to_string(n) + " operand(s), got " + std::to_string(operands.size()));
 }
 
-bool needs_float(OpKind op) {
-  switch (op) {
-    case OpKind::Atan2:
-      return true;
-    default:
-      return false;
-  }
-}
-
-bool is_logical(OpKind op) {
-  return op == OpKind::And || op == OpKind::Or || op == OpKind::Xor;
-}
-
-void check_elementwise_dtype(OpKind op, std::span<const TensorType> operands, DType t) {
-  if (needs_float(op) && !is_float(t))
-    dtype_fail(op, operands,
-               "needs a floating-point operand (f32 or f64), got " + std::string(dtype_name(t)) +
-                   "; convert the operand first");
-  if (is_logical(op) && is_float(t))
-    dtype_fail(op, operands, "needs a bool or integer operand, got " + std::string(dtype_name(t)));
-  if (!is_logical(op) && t == DType::Bool)
-    dtype_fail(
-        op, operands,
-        "is not defined for bool operands; convert to an integer type or use and/or/xor/not");
-}
-
 void check_axes_list(OpKind op, std::span<const TensorType> operands,
                      const std::vector<std::int64_t>& axes, std::size_t rank, const char* attr) {
   for (std::size_t i = 0; i < axes.size(); ++i) {
@@ -158,14 +132,6 @@ TensorType infer_type(OpKind op, std::span<const TensorType> operands, const Att
   // Migration to core/src/primitives/: a definition's type rule wins over the switch below.
   if (auto rule = prim::primitive(op).type) return rule(op, operands, attrs, declared);
   switch (info.op_class) {
-    case OpClass::Binary: {
-      if (operands[0].shape != operands[1].shape)
-        shape_fail(op, operands, "operand shapes differ; broadcast them to one shape first");
-      if (operands[0].dtype != operands[1].dtype)
-        dtype_fail(op, operands, "operand dtypes differ; convert one of them");
-      check_elementwise_dtype(op, operands, operands[0].dtype);
-      return operands[0];
-    }
     case OpClass::Layout:
       break;
     case OpClass::Reduce: {
@@ -200,6 +166,7 @@ TensorType infer_type(OpKind op, std::span<const TensorType> operands, const Att
                               " has several results: verify checks them with the op's rules");
     case OpClass::Leaf:
     case OpClass::Unary:
+    case OpClass::Binary:
     case OpClass::Compare:
     case OpClass::Select:
     case OpClass::Convert:

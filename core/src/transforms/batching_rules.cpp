@@ -125,8 +125,6 @@ Batched batch_rule(const Node& n, std::span<const Batched> operands, std::int64_
   };
   Attrs attrs = n.attrs;
   switch (op_info(n.op).op_class) {
-    case OpClass::Binary:
-      return {bind(n.op, all_batched(), attrs, result, loc), true};
     case OpClass::Reduce:
       attrs.set("axes", shifted(n.attrs.get_ints("axes")));
       return {bind(n.op, all_batched(), attrs, result, loc), true};

@@ -61,62 +61,6 @@ Axes kept_dims(const Node& n, std::size_t rank) {
   return kept;
 }
 
-Tangent binary_rule(OpKind op, const Array& x, const Array& y, const Tangent& tx, const Tangent& ty,
-                    const Array& z, const std::source_location& loc) {
-  switch (op) {
-    case OpKind::Add:
-      return sum(tx, ty, loc);
-    case OpKind::Sub:
-      return sum(tx, ty ? Tangent(neg(*ty, loc)) : std::nullopt, loc);
-    case OpKind::Mul:
-      return sum(tx ? Tangent(mul(*tx, y, loc)) : std::nullopt,
-                 ty ? Tangent(mul(x, *ty, loc)) : std::nullopt, loc);
-    case OpKind::Div:  // tx / y - ty x / y^2 = (tx - ty z) / y
-      return sum(tx ? Tangent(div(*tx, y, loc)) : std::nullopt,
-                 ty ? Tangent(neg(div(mul(*ty, z, loc), y, loc), loc)) : std::nullopt, loc);
-    case OpKind::Rem: {  // x - y trunc(x / y)
-      Tangent from_y;
-      if (ty) {
-        const Array q = div(x, y, loc);
-        const Array trunc = select(lt(q, full(q, 0, loc), loc), ceil(q, loc), floor(q, loc), loc);
-        from_y = neg(mul(*ty, trunc, loc), loc);
-      }
-      return sum(tx, from_y, loc);
-    }
-    case OpKind::Pow: {
-      Tangent from_x, from_y;
-      if (tx) {  // y x^(y-1), and 0 where y == 0 (not 0 * inf at x == 0)
-        const Array d = mul(y, pow(x, sub(y, full(y, 1, loc), loc), loc), loc);
-        from_x = mul(*tx, select(eq(y, full(y, 0, loc), loc), full(y, 0, loc), d, loc), loc);
-      }
-      if (ty) {  // log(x) z, and 0 where x == 0 (JAX's convention)
-        const Array d = mul(log(x, loc), z, loc);
-        from_y = mul(*ty, select(eq(x, full(x, 0, loc), loc), full(x, 0, loc), d, loc), loc);
-      }
-      return sum(from_x, from_y, loc);
-    }
-    case OpKind::Max:
-    case OpKind::Min: {
-      // The tangent of the operand that wins; half of each on a tie (as JAX).
-      const Array x_wins = op == OpKind::Max ? gt(x, y, loc) : lt(x, y, loc);
-      const Array weight_x =
-          add(as_float(x_wins, x.dtype(), loc),
-              mul(full(x, 0.5, loc), as_float(eq(x, y, loc), x.dtype(), loc), loc), loc);
-      return sum(tx ? Tangent(mul(*tx, weight_x, loc)) : std::nullopt,
-                 ty ? Tangent(mul(*ty, sub(full(x, 1, loc), weight_x, loc), loc)) : std::nullopt,
-                 loc);
-    }
-    case OpKind::Atan2: {  // (tx y - ty x) / (x^2 + y^2)
-      const Array denominator = add(mul(x, x, loc), mul(y, y, loc), loc);
-      return sum(tx ? Tangent(div(mul(*tx, y, loc), denominator, loc)) : std::nullopt,
-                 ty ? Tangent(neg(div(mul(*ty, x, loc), denominator, loc), loc)) : std::nullopt,
-                 loc);
-    }
-    default:
-      throw TransformError(std::string("jvp: no rule for binary ") + std::string(op_name(op)));
-  }
-}
-
 // d prod(x) / dx_i = prod of the others, exact with zeros: no zero in the row: prod / x_i; one
 // zero: the product of the non-zeros at that zero, 0 elsewhere; two or more: 0.
 Array reduce_prod_rule(const Node& n, const Array& x, const Array& t, const Array& z,
@@ -167,8 +111,6 @@ Tangent jvp_rule(const Node& n, std::span<const Array> primals, std::span<const 
   if (!rule.refusal.empty()) throw TransformError(std::string(rule.refusal));
 
   switch (op_info(n.op).op_class) {
-    case OpClass::Binary:
-      return binary_rule(n.op, primals[0], primals[1], tangents[0], tangents[1], result, loc);
     case OpClass::Layout: {
       // Linear in the array operands; start indices (dynamic slices) stay primal.
       std::vector<bool> replaced(primals.size(), false);

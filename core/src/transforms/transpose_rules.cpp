@@ -132,23 +132,6 @@ std::vector<Tangent> transpose_rule(const Node& n, const Array& ct,
   std::vector<Tangent> out(n.inputs.size());
   auto other = [&](std::size_t i) -> const Array& { return *values[i]; };
   switch (n.op) {
-    case OpKind::Add:
-      for (std::size_t i = 0; i < 2; ++i)
-        if (linear[i]) out[i] = ct;
-      break;
-    case OpKind::Sub:
-      if (linear[0]) out[0] = ct;
-      if (linear[1]) out[1] = neg(ct, loc);
-      break;
-    case OpKind::Mul:
-      if (linear[0] && linear[1]) not_linear(n, api);
-      if (linear[0]) out[0] = mul(ct, other(1), loc);
-      if (linear[1]) out[1] = mul(other(0), ct, loc);
-      break;
-    case OpKind::Div:
-      if (linear[1]) not_linear(n, api);
-      out[0] = div(ct, other(1), loc);
-      break;
     case OpKind::BroadcastInDim:
       out[0] = unbroadcast(ct, types[0].shape, n.attrs.get_ints("dims"), loc);
       break;
