@@ -43,6 +43,8 @@ enum class Domain {
 void check_domain(OpKind op, std::span<const TensorType> operands, Domain domain);
 // Binary ops and comparisons: one shape and one dtype for both operands.
 void check_same_type(OpKind op, std::span<const TensorType> operands);
+// Comparisons: one shape and one dtype; ordering comparisons reject bool.
+void check_comparable(OpKind op, std::span<const TensorType> operands, bool ordering);
 
 template <Domain D>
 TensorType unary_type(OpKind op, std::span<const TensorType> operands, const Attrs&,
@@ -50,9 +52,6 @@ TensorType unary_type(OpKind op, std::span<const TensorType> operands, const Att
   check_domain(op, operands, D);
   return operands[0];
 }
-
-// Comparisons: one shape and one dtype; ordering comparisons reject bool.
-void check_comparable(OpKind op, std::span<const TensorType> operands, bool ordering);
 
 template <Domain D>
 TensorType binary_type(OpKind op, std::span<const TensorType> operands, const Attrs&,
@@ -254,36 +253,38 @@ Primitive binary(OpKind kind, std::string_view name) {
 
 // Defined on floats only, and differentiable.
 template <typename Op>
-requires UnaryOnFloats<Op> && UnaryJvp<Op> Primitive float_unary(OpKind kind,
-                                                                 std::string_view name) {
+Primitive float_unary(OpKind kind, std::string_view name) {
+  static_assert(UnaryOnFloats<Op> && UnaryJvp<Op>, "needs on_float(x) and jvp");
   return unary<Op, Domain::Float>(kind, name);
 }
 // Defined on integers and floats, differentiable on floats.
 template <typename Op>
-requires UnaryOnFloats<Op> && UnaryOnIntegers<Op> && UnaryJvp<Op> Primitive
-numeric_unary(OpKind kind, std::string_view name) {
+Primitive numeric_unary(OpKind kind, std::string_view name) {
+  static_assert(UnaryOnFloats<Op> && UnaryOnIntegers<Op> && UnaryJvp<Op>,
+                "needs on_float(x), on_int(t, x) and jvp");
   return unary<Op, Domain::Numeric>(kind, name);
 }
 // Defined on bool and integers: no tangents.
 template <typename Op>
-requires UnaryOnIntegers<Op> &&(!UnaryOnFloats<Op>)Primitive
-    logical_unary(OpKind kind, std::string_view name) {
+Primitive logical_unary(OpKind kind, std::string_view name) {
+  static_assert(UnaryOnIntegers<Op> && !UnaryOnFloats<Op>, "needs on_int(t, x) only");
   return unary<Op, Domain::Logical>(kind, name);
 }
 
 template <typename Op>
-requires BinaryOnFloats<Op> && BinaryJvp<Op> Primitive float_binary(OpKind kind,
-                                                                    std::string_view name) {
+Primitive float_binary(OpKind kind, std::string_view name) {
+  static_assert(BinaryOnFloats<Op> && BinaryJvp<Op>, "needs on_float(a, b) and jvp");
   return binary<Op, Domain::Float>(kind, name);
 }
 template <typename Op>
-requires BinaryOnFloats<Op> && BinaryOnIntegers<Op> && BinaryJvp<Op> Primitive
-numeric_binary(OpKind kind, std::string_view name) {
+Primitive numeric_binary(OpKind kind, std::string_view name) {
+  static_assert(BinaryOnFloats<Op> && BinaryOnIntegers<Op> && BinaryJvp<Op>,
+                "needs on_float(a, b), on_int(t, a, b) and jvp");
   return binary<Op, Domain::Numeric>(kind, name);
 }
 template <typename Op>
-requires BinaryOnIntegers<Op> &&(!BinaryOnFloats<Op>)Primitive
-    logical_binary(OpKind kind, std::string_view name) {
+Primitive logical_binary(OpKind kind, std::string_view name) {
+  static_assert(BinaryOnIntegers<Op> && !BinaryOnFloats<Op>, "needs on_int(t, a, b) only");
   return binary<Op, Domain::Logical>(kind, name);
 }
 
