@@ -1,5 +1,5 @@
 // The interpreter's driver: checks the inputs, evaluates every node in order and returns the
-// outputs. The per-op semantics live beside it, one file per op class.
+// outputs. Each op's semantics are in its definition (core/src/primitives/).
 #include "weft/interp/interpreter.h"
 
 #include <string>
@@ -30,32 +30,10 @@ void check_inputs(const Graph& graph, std::span<const HostArray> inputs) {
   }
 }
 
+// A value op's semantics, from its definition (core/src/primitives/); multi-result ops are
+// run_graph's.
 interp::Value evaluate(const Node& node, interp::Operands operands) {
-  using namespace interp;
-  // Migration to core/src/primitives/: a definition's evaluator wins over the switch below.
-  if (auto fn = prim::primitive(node.op).evaluate) return fn(node, operands);
-  switch (op_info(node.op).op_class) {
-    case OpClass::Leaf:
-      return eval_leaf(node);
-    case OpClass::Unary:
-      return eval_unary(node, operands);
-    case OpClass::Binary:
-    case OpClass::Compare:
-      return eval_binary(node, operands);
-    case OpClass::Select:
-      return eval_select(node, operands);
-    case OpClass::Convert:
-      return eval_convert(node, operands);
-    case OpClass::Layout:
-    case OpClass::Reduce:
-    case OpClass::Dot:
-    case OpClass::Token:
-      break;  // their definitions under core/src/primitives/ evaluate them
-    case OpClass::Result:
-    case OpClass::Control:
-    case OpClass::Host:
-      break;  // run_graph handles them
-  }
+  if (const auto fn = prim::primitive(node.op).evaluate) return fn(node, operands);
   throw InvalidGraphError("interpret: no evaluator for " + std::string(op_name(node.op)));
 }
 

@@ -55,18 +55,7 @@ inline std::int64_t wrap_to(DType t, std::int64_t x) {
 std::int64_t int_lowest(DType t);
 std::int64_t int_highest(DType t);
 
-// Converts one element between dtypes with the semantics of the convert op.
-double convert_to_float(DType to, DType from, double f, std::int64_t i);
-std::int64_t convert_to_int(DType to, DType from, double f, std::int64_t i);
-
 using Operands = std::span<const Value* const>;
-
-// One evaluator per op class; each returns the node's value from its operands' values.
-Value eval_leaf(const Node& node);  // constant and iota
-Value eval_unary(const Node& node, Operands operands);
-Value eval_binary(const Node& node, Operands operands);  // binary arithmetic and comparisons
-Value eval_select(const Node& node, Operands operands);
-Value eval_convert(const Node& node, Operands operands);
 
 // debug_print and host_call; returns the node's results in order (host_call runs
 // its callback from `callbacks`, the function's table).

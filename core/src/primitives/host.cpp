@@ -47,23 +47,23 @@ detail::Tangent jvp_after_all(const Node&, std::span<const Array>, std::span<con
 void define_host_primitives(Definitions& defs) {
   Primitive print = host_op(OpKind::DebugPrint, "debug_print");
   print.jvp = none<JvpRule>(
-      "jvp: debug_print is not a value primitive; the jvp graph walker handles it, so this is a "
+      "is not a value primitive; the jvp graph walker handles it, so this is a "
       "bug in weft's jvp");
   print.transpose = none<TransposeRule>(
-      "debug_print has no transpose rule, so reverse mode cannot pass through it");
+      "has no transpose rule, so reverse mode cannot pass through it");
   print.batch = none<BatchRule>(
-      "debug_print is not a value primitive; the vmap graph walker handles it, so this is a bug "
+      "is not a value primitive; the vmap graph walker handles it, so this is a bug "
       "in weft's vmap");
   defs.add(std::move(print));
 
   Primitive call = host_op(OpKind::HostCall, "host_call");
   call.jvp = none<JvpRule>(
-      "jvp: host_call is not a value primitive; the jvp graph walker handles it, so this is a "
+      "is not a value primitive; the jvp graph walker handles it, so this is a "
       "bug in weft's jvp");
   call.transpose = none<TransposeRule>(
-      "host_call has no transpose rule, so reverse mode cannot pass through it");
+      "has no transpose rule, so reverse mode cannot pass through it");
   call.batch = none<BatchRule>(
-      "host_call is not a value primitive; the vmap graph walker handles it, so this is a bug "
+      "is not a value primitive; the vmap graph walker handles it, so this is a bug "
       "in weft's vmap");
   defs.add(std::move(call));
 
@@ -72,9 +72,9 @@ void define_host_primitives(Definitions& defs) {
   after_all.evaluate = evaluate_after_all;
   after_all.jvp = Rule<JvpRule>{jvp_after_all, {}};
   after_all.transpose = none<TransposeRule>(
-      "after_all has no transpose rule, so reverse mode cannot pass through it");
+      "has no transpose rule, so reverse mode cannot pass through it");
   after_all.batch =
-      none<BatchRule>("after_all is not a value primitive; this is a bug in weft's vmap");
+      none<BatchRule>("is not a value primitive; this is a bug in weft's vmap");
   defs.add(std::move(after_all));
 }
 

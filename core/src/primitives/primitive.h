@@ -25,7 +25,8 @@
 namespace weft::prim {
 
 // A rule, or an explicit "none": `refusal` is then the message users get (a TransformError)
-// when a transformation meets the op. The primitive walk test fails on a rule that is neither.
+// when a transformation meets the op; see refuse_value_rule and, for control ops, refuse in
+// transforms/control_rules.h. The primitive walk test fails on a rule that is neither.
 template <typename Fn>
 struct Rule {
   Fn fn = nullptr;
@@ -139,6 +140,12 @@ struct Primitive {
   ControlFlow control_flow = ControlFlow::none;
   TokenPlacementRule token_placement = nullptr;
 };
+
+// Throws the TransformError a value rule's refusal gives users: "<api>: <op> at <where>
+// <refusal>" (a refusal reads on from the op: "has no transpose rule, so ..."); with no refusal
+// either, that the op has no `what` rule (a bug in weft, which the primitive walk test catches).
+[[noreturn]] void refuse_value_rule(std::string_view refusal, const Node& n, const std::string& api,
+                                    const char* what);
 
 // The definition of `kind`. Every OpKind has exactly one (checked when the table is built).
 const Primitive& primitive(OpKind kind);

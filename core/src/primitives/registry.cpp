@@ -4,6 +4,7 @@
 #include <string>
 
 #include "primitives/families.h"
+#include "weft/error.h"
 
 namespace weft::prim {
 
@@ -54,6 +55,13 @@ Table build_table() {
 }
 
 }  // namespace
+
+void refuse_value_rule(std::string_view refusal, const Node& n, const std::string& api,
+                       const char* what) {
+  const std::string where = api + ": " + std::string(op_name(n.op)) + " at " + n.origin.describe();
+  if (!refusal.empty()) throw TransformError(where + " " + std::string(refusal));
+  throw TransformError(where + " has no " + what + " rule; this is a bug in weft");
+}
 
 const Primitive& primitive(OpKind kind) {
   static const Table table = build_table();

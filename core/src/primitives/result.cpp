@@ -21,13 +21,13 @@ void define_result_primitive(Definitions& defs) {
   Primitive result = row(OpKind::Result, "result", OpClass::Result, 1);
   result.type = result_type;
   result.jvp = none<JvpRule>(
-      "jvp: result is not a value primitive; the graph walker reads it from its node's "
+      "is not a value primitive; the graph walker reads it from its node's "
       "results, so this is a bug in weft's jvp");
   result.transpose = none<TransposeRule>(
-      "result is not a value primitive; the graph walker reads it from its node's results, so "
+      "is not a value primitive; the graph walker reads it from its node's results, so "
       "this is a bug in weft's transpose");
   result.batch = none<BatchRule>(
-      "result is not a value primitive; the graph walker reads it from its node's results, so "
+      "is not a value primitive; the graph walker reads it from its node's results, so "
       "this is a bug in weft's vmap");
   defs.add(std::move(result));
 }

@@ -1,14 +1,8 @@
+// Forward mode through a value primitive: its definition's rule (core/src/primitives/).
 #include "transforms/jvp_rules.h"
 
-#include <algorithm>
-#include <cmath>
-#include <numbers>
-#include <vector>
-
 #include "primitives/primitive.h"
-#include "weft/error.h"
 #include "weft/ops.h"
-#include "weft/trace/trace.h"
 
 namespace weft::detail {
 
@@ -16,137 +10,10 @@ bool has_tangent(DType dtype) {
   return is_float(dtype);
 }
 
-namespace {
-
-using namespace lax;
-
-// A constant of `like`'s dtype and shape.
-Array full(const Array& like, double value, const std::source_location& loc) {
-  const Array scalar = constant(value, like.dtype(), loc);
-  if (like.shape().empty()) return scalar;
-  return broadcast_in_dim(scalar, like.shape(), {}, loc);
-}
-
-Array as_float(const Array& mask, DType dtype, const std::source_location& loc) {
-  return convert_element_type(mask, dtype, loc);
-}
-
-Tangent sum(Tangent a, Tangent b, const std::source_location& loc) {
-  if (!a) return b;
-  if (!b) return a;
-  return add(*a, *b, loc);
-}
-
-Array or_zeros(const Tangent& t, const Array& primal, const std::source_location& loc) {
-  return t ? *t : zeros_like_value(primal, loc);
-}
-
-Tangent unary_rule(OpKind op, const Array& x, const Array& t, const Array& z,
-                   const std::source_location& loc) {
-  switch (op) {
-    case OpKind::Neg:
-      return neg(t, loc);
-    case OpKind::Abs:
-      return mul(t, sign(x, loc), loc);
-    case OpKind::Sign:
-    case OpKind::Floor:
-    case OpKind::Ceil:
-    case OpKind::Round:
-      return std::nullopt;  // piecewise constant
-    case OpKind::Exp:
-      return mul(t, z, loc);
-    case OpKind::Exp2:
-      return mul(t, mul(z, full(z, std::numbers::ln2, loc), loc), loc);
-    case OpKind::Log:
-      return div(t, x, loc);
-    case OpKind::Log1p:
-      return div(t, add(x, full(x, 1, loc), loc), loc);
-    case OpKind::Expm1:
-      return mul(t, add(z, full(z, 1, loc), loc), loc);
-    case OpKind::Sqrt:
-      return div(t, mul(z, full(z, 2, loc), loc), loc);
-    case OpKind::Rsqrt:  // d/dx x^-1/2 = -1/2 x^-3/2 = -1/2 z / x
-      return mul(t, div(mul(z, full(z, -0.5, loc), loc), x, loc), loc);
-    case OpKind::Sin:
-      return mul(t, cos(x, loc), loc);
-    case OpKind::Cos:
-      return neg(mul(t, sin(x, loc), loc), loc);
-    case OpKind::Tan:
-      return mul(t, add(full(z, 1, loc), mul(z, z, loc), loc), loc);
-    case OpKind::Tanh:
-      return mul(t, sub(full(z, 1, loc), mul(z, z, loc), loc), loc);
-    case OpKind::Logistic:
-      return mul(t, mul(z, sub(full(z, 1, loc), z, loc), loc), loc);
-    case OpKind::Erf:  // 2/sqrt(pi) exp(-x^2)
-      return mul(t,
-                 mul(full(x, 2.0 * std::numbers::inv_sqrtpi, loc),
-                     exp(neg(mul(x, x, loc), loc), loc), loc),
-                 loc);
-    default:
-      throw TransformError(std::string("jvp: no rule for unary ") + std::string(op_name(op)));
-  }
-}
-
-Tangent binary_rule(OpKind op, const Array& x, const Array& y, const Tangent& tx, const Tangent& ty,
-                    const Array& z, const std::source_location& loc) {
-  switch (op) {
-    case OpKind::Add:
-      return sum(tx, ty, loc);
-    case OpKind::Sub:
-      return sum(tx, ty ? Tangent(neg(*ty, loc)) : std::nullopt, loc);
-    case OpKind::Mul:
-      return sum(tx ? Tangent(mul(*tx, y, loc)) : std::nullopt,
-                 ty ? Tangent(mul(x, *ty, loc)) : std::nullopt, loc);
-    case OpKind::Div:  // tx / y - ty x / y^2 = (tx - ty z) / y
-      return sum(tx ? Tangent(div(*tx, y, loc)) : std::nullopt,
-                 ty ? Tangent(neg(div(mul(*ty, z, loc), y, loc), loc)) : std::nullopt, loc);
-    case OpKind::Rem: {  // x - y trunc(x / y)
-      Tangent from_y;
-      if (ty) {
-        const Array q = div(x, y, loc);
-        const Array trunc = select(lt(q, full(q, 0, loc), loc), ceil(q, loc), floor(q, loc), loc);
-        from_y = neg(mul(*ty, trunc, loc), loc);
-      }
-      return sum(tx, from_y, loc);
-    }
-    case OpKind::Pow: {
-      Tangent from_x, from_y;
-      if (tx) {  // y x^(y-1), and 0 where y == 0 (not 0 * inf at x == 0)
-        const Array d = mul(y, pow(x, sub(y, full(y, 1, loc), loc), loc), loc);
-        from_x = mul(*tx, select(eq(y, full(y, 0, loc), loc), full(y, 0, loc), d, loc), loc);
-      }
-      if (ty) {  // log(x) z, and 0 where x == 0 (JAX's convention)
-        const Array d = mul(log(x, loc), z, loc);
-        from_y = mul(*ty, select(eq(x, full(x, 0, loc), loc), full(x, 0, loc), d, loc), loc);
-      }
-      return sum(from_x, from_y, loc);
-    }
-    case OpKind::Max:
-    case OpKind::Min: {
-      // The tangent of the operand that wins; half of each on a tie (as JAX).
-      const Array x_wins = op == OpKind::Max ? gt(x, y, loc) : lt(x, y, loc);
-      const Array weight_x =
-          add(as_float(x_wins, x.dtype(), loc),
-              mul(full(x, 0.5, loc), as_float(eq(x, y, loc), x.dtype(), loc), loc), loc);
-      return sum(tx ? Tangent(mul(*tx, weight_x, loc)) : std::nullopt,
-                 ty ? Tangent(mul(*ty, sub(full(x, 1, loc), weight_x, loc), loc)) : std::nullopt,
-                 loc);
-    }
-    case OpKind::Atan2: {  // (tx y - ty x) / (x^2 + y^2)
-      const Array denominator = add(mul(x, x, loc), mul(y, y, loc), loc);
-      return sum(tx ? Tangent(div(mul(*tx, y, loc), denominator, loc)) : std::nullopt,
-                 ty ? Tangent(neg(div(mul(*ty, x, loc), denominator, loc), loc)) : std::nullopt,
-                 loc);
-    }
-    default:
-      throw TransformError(std::string("jvp: no rule for binary ") + std::string(op_name(op)));
-  }
-}
-
-}  // namespace
-
 Array zeros_like_value(const Array& like, const std::source_location& loc) {
-  return full(like, 0, loc);
+  const Array zero = lax::constant(0, like.dtype(), loc);
+  if (like.shape().empty()) return zero;
+  return lax::broadcast_in_dim(zero, like.shape(), {}, loc);
 }
 
 Tangent jvp_rule(const Node& n, std::span<const Array> primals, std::span<const Tangent> tangents,
@@ -155,32 +22,9 @@ Tangent jvp_rule(const Node& n, std::span<const Array> primals, std::span<const 
   bool any = false;
   for (const Tangent& t : tangents) any = any || t.has_value();
   if (!any) return std::nullopt;
-  // Migration to core/src/primitives/: a definition's rule wins over the switch below.
   const auto& rule = prim::primitive(n.op).jvp;
-  if (rule.fn) return rule.fn(n, primals, tangents, result, loc);
-  if (!rule.refusal.empty()) throw TransformError(std::string(rule.refusal));
-
-  switch (op_info(n.op).op_class) {
-    case OpClass::Unary:
-      return unary_rule(n.op, primals[0], *tangents[0], result, loc);
-    case OpClass::Binary:
-      return binary_rule(n.op, primals[0], primals[1], tangents[0], tangents[1], result, loc);
-    case OpClass::Compare:
-      return std::nullopt;
-    case OpClass::Select: {
-      const Array on_true = or_zeros(tangents[1], primals[1], loc);
-      const Array on_false = or_zeros(tangents[2], primals[2], loc);
-      return select(primals[0], on_true, on_false, loc);
-    }
-    case OpClass::Convert:
-      if (!has_tangent(primals[0].dtype())) return std::nullopt;
-      return convert_element_type(*tangents[0], n.dtype, loc);
-    case OpClass::Leaf:
-      return std::nullopt;  // constants and iota
-    default:
-      throw TransformError("jvp: " + std::string(op_name(n.op)) + " at " + n.origin.describe() +
-                           " is not a value primitive; this is a bug in weft's jvp");
-  }
+  if (!rule.fn) prim::refuse_value_rule(rule.refusal, n, "jvp", "forward-mode");
+  return rule.fn(n, primals, tangents, result, loc);
 }
 
 }  // namespace weft::detail
