@@ -280,22 +280,22 @@ void define_reduce_primitives(Definitions& defs) {
   Primitive prod =
       reduction(OpKind::ReduceProd, "reduce_prod", evaluate_reduction<prod_floats, prod_ints>);
   prod.jvp = rule_from(jvp_reduce_prod);
-  prod.transpose = none<TransposeRule>(
-      "has no transpose rule, so reverse mode cannot pass through it");
+  prod.transpose =
+      none<TransposeRule>("has no transpose rule, so reverse mode cannot pass through it");
   defs.add(std::move(prod));
 
   Primitive max =
       reduction(OpKind::ReduceMax, "reduce_max", evaluate_reduction<max_floats, max_ints>);
   max.jvp = rule_from(jvp_reduce_extremum);
-  max.transpose = none<TransposeRule>(
-      "has no transpose rule, so reverse mode cannot pass through it");
+  max.transpose =
+      none<TransposeRule>("has no transpose rule, so reverse mode cannot pass through it");
   defs.add(std::move(max));
 
   Primitive min =
       reduction(OpKind::ReduceMin, "reduce_min", evaluate_reduction<min_floats, min_ints>);
   min.jvp = rule_from(jvp_reduce_extremum);
-  min.transpose = none<TransposeRule>(
-      "has no transpose rule, so reverse mode cannot pass through it");
+  min.transpose =
+      none<TransposeRule>("has no transpose rule, so reverse mode cannot pass through it");
   defs.add(std::move(min));
 
   Primitive argmax = arg_reduction(OpKind::ArgMax, "argmax", evaluate_arg_reduction<true>);

@@ -12,7 +12,7 @@ Array with_batch_axis(const Array& value, std::int64_t batch_size,
                       const std::source_location& loc) {
   Shape shape{batch_size};
   shape.insert(shape.end(), value.shape().begin(), value.shape().end());
-  Axes dims(value.shape().size());
+  lax::Axes dims(value.shape().size());
   std::iota(dims.begin(), dims.end(), 1);
   return lax::broadcast_in_dim(value, shape, dims, loc);
 }

@@ -6,9 +6,9 @@ namespace weft::opencl::lowerings {
 
 void define_custom_lowerings(Lowerings& table) {
   constexpr const char* kInlined = "inlined or rewritten before anything compiles";
-  for (OpKind kind : {OpKind::CustomJvp, OpKind::CustomVjp, OpKind::Checkpoint, OpKind::CustomLin,
-                      OpKind::Psum, OpKind::Pmean, OpKind::Pmax, OpKind::AllGather,
-                      OpKind::AxisIndex})
+  for (OpKind kind :
+       {OpKind::CustomJvp, OpKind::CustomVjp, OpKind::Checkpoint, OpKind::CustomLin, OpKind::Psum,
+        OpKind::Pmean, OpKind::Pmax, OpKind::AllGather, OpKind::AxisIndex})
     table.add(never(kind, kInlined));
 }
 
