@@ -6,6 +6,18 @@
 #include "compile/group_size_limit.h"
 
 namespace weft {
+
+const char* FusionGroup::kind_name(Kind kind) {
+  switch (kind) {
+    case Kind::Loop:
+      return "loop";
+    case Kind::Reduce:
+      return "reduce";
+    case Kind::Dot:
+      return "dot";
+  }
+  return "?";
+}
 namespace {
 
 // Duplicating a producer into several kernels is cheaper than a buffer round trip only while

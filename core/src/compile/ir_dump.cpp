@@ -42,18 +42,6 @@ std::string node_list(const std::vector<ValueId>& nodes) {
   return s;
 }
 
-const char* group_kind_name(FusionGroup::Kind kind) {
-  switch (kind) {
-    case FusionGroup::Kind::Loop:
-      return "loop";
-    case FusionGroup::Kind::Reduce:
-      return "reduce";
-    case FusionGroup::Kind::Dot:
-      return "dot";
-  }
-  return "?";
-}
-
 std::string region_title(const ScheduleBlock& parent, const ScheduleStep& step, std::size_t r) {
   const Node& node = parent.fusion.graph.node(step.node);
   return "region " + std::to_string(r) + " of " + std::string(op_name(node.op)) + " node " +
@@ -67,9 +55,9 @@ void describe_groups(const ScheduleBlock& block, const std::string& title,
   for (std::size_t i = 0; i < fusion.groups.size(); ++i) {
     const FusionGroup& group = fusion.groups[i];
     const Node& root = fusion.graph.node(group.root);
-    out << "# " << indent << "  kernel " << i << ": " << group_kind_name(group.kind) << ", root "
-        << op_name(root.op) << " node " << group.root << ", size " << group.size << "; nodes"
-        << node_list(group.members) << "; reads"
+    out << "# " << indent << "  kernel " << i << ": " << FusionGroup::kind_name(group.kind)
+        << ", root " << op_name(root.op) << " node " << group.root << ", size " << group.size
+        << "; nodes" << node_list(group.members) << "; reads"
         << (group.inputs.empty() ? " nothing" : node_list(group.inputs));
     if (!group.side_outputs.empty()) out << "; also writes" << node_list(group.side_outputs);
     out << "\n";
@@ -86,7 +74,7 @@ void describe_steps(const ScheduleBlock& block, const std::string& title, const 
     out << "# " << indent << "  " << step_kind_name(step.kind);
     if (step.kind == ScheduleStep::Kind::Kernel) {
       const FusionGroup& group = block.fusion.groups[static_cast<std::size_t>(step.group)];
-      out << " " << step.group << " (" << group_kind_name(group.kind) << ", root node "
+      out << " " << step.group << " (" << FusionGroup::kind_name(group.kind) << ", root node "
           << group.root << ")";
     } else {
       out << " node " << step.node << " (" << op_name(block.fusion.graph.node(step.node).op) << ")";

@@ -3,6 +3,7 @@
 #include "weft/ir/shape_rules.h"
 
 #include "primitives/primitive.h"
+#include "primitives/type_rule_checks.h"
 #include "weft/error.h"
 
 namespace weft {
@@ -13,20 +14,7 @@ std::string type_to_string(const TensorType& t) {
 
 namespace {
 
-std::string operands_to_string(std::span<const TensorType> operands) {
-  std::string s;
-  for (std::size_t i = 0; i < operands.size(); ++i) {
-    if (i) s += ", ";
-    s += type_to_string(operands[i]);
-  }
-  return s;
-}
-
-[[noreturn]] void shape_fail(OpKind op, std::span<const TensorType> operands,
-                             const std::string& what) {
-  throw ShapeError(std::string(op_name(op)) + ": " + what +
-                   " (operands: " + operands_to_string(operands) + ")");
-}
+using prim::shape_fail;
 
 void expect_arity(OpKind op, std::span<const TensorType> operands, std::size_t n) {
   if (operands.size() != n)

@@ -1,35 +1,19 @@
 #include "primitives/elementwise_family.h"
 
+#include "primitives/type_rule_checks.h"
+
 #include "weft/error.h"
 #include "weft/ops.h"
 #include "weft/trace/trace.h"
 
 namespace weft::prim::elementwise {
 
-namespace {
-
-std::string operands_to_string(std::span<const TensorType> operands) {
-  std::string s;
-  for (std::size_t i = 0; i < operands.size(); ++i) {
-    if (i) s += ", ";
-    s += type_to_string(operands[i]);
-  }
-  return s;
-}
-
-std::string describe(OpKind op, std::span<const TensorType> operands, const std::string& what) {
-  return std::string(op_name(op)) + ": " + what + " (operands: " + operands_to_string(operands) +
-         ")";
-}
-
-}  // namespace
-
 void shape_error(OpKind op, std::span<const TensorType> operands, const std::string& what) {
-  throw ShapeError(describe(op, operands, what));
+  shape_fail(op, operands, what);
 }
 
 void dtype_error(OpKind op, std::span<const TensorType> operands, const std::string& what) {
-  throw DTypeError(describe(op, operands, what));
+  dtype_fail(op, operands, what);
 }
 
 void check_domain(OpKind op, std::span<const TensorType> operands, Domain domain) {
@@ -84,10 +68,6 @@ Array or_zeros(const Tangent& t, const Array& primal, const Loc& loc) {
 Tangent zero_tangent(const Node&, std::span<const Array>, std::span<const Tangent>, const Array&,
                      const Loc&) {
   return std::nullopt;
-}
-
-Rule<TransposeRule> no_transpose() {
-  return none<TransposeRule>("has no transpose rule, so reverse mode cannot pass through it");
 }
 
 void not_linear(const Node& n, const std::string& api) {

@@ -205,8 +205,6 @@ template <typename Op>
 concept Transposable = requires {
   { &Op::transpose } -> std::convertible_to<TransposeRule>;
 };
-// What reverse mode says about an op without one.
-Rule<TransposeRule> no_transpose();
 // `n` multiplies two linear values: a bug in the rules that built the linear part.
 [[noreturn]] void not_linear(const Node& n, const std::string& api);
 

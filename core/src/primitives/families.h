@@ -43,6 +43,11 @@ inline Primitive transformation_only(Primitive p) {
   return p;
 }
 
+// The transpose of a primitive that is not linear in any operand.
+inline Rule<TransposeRule> no_transpose() {
+  return none<TransposeRule>("has no transpose rule, so reverse mode cannot pass through it");
+}
+
 // Each family file adds its primitives (registry.cpp calls them all).
 void define_leaf_primitives(Definitions& defs);
 void define_unary_primitives(Definitions& defs);

@@ -49,8 +49,7 @@ void define_host_primitives(Definitions& defs) {
   print.jvp = none<JvpRule>(
       "is not a value primitive; the jvp graph walker handles it, so this is a "
       "bug in weft's jvp");
-  print.transpose =
-      none<TransposeRule>("has no transpose rule, so reverse mode cannot pass through it");
+  print.transpose = no_transpose();
   print.batch = none<BatchRule>(
       "is not a value primitive; the vmap graph walker handles it, so this is a bug "
       "in weft's vmap");
@@ -60,8 +59,7 @@ void define_host_primitives(Definitions& defs) {
   call.jvp = none<JvpRule>(
       "is not a value primitive; the jvp graph walker handles it, so this is a "
       "bug in weft's jvp");
-  call.transpose =
-      none<TransposeRule>("has no transpose rule, so reverse mode cannot pass through it");
+  call.transpose = no_transpose();
   call.batch = none<BatchRule>(
       "is not a value primitive; the vmap graph walker handles it, so this is a bug "
       "in weft's vmap");
@@ -71,8 +69,7 @@ void define_host_primitives(Definitions& defs) {
   after_all.type = after_all_type;
   after_all.evaluate = evaluate_after_all;
   after_all.jvp = Rule<JvpRule>{jvp_after_all, {}};
-  after_all.transpose =
-      none<TransposeRule>("has no transpose rule, so reverse mode cannot pass through it");
+  after_all.transpose = no_transpose();
   after_all.batch = none<BatchRule>("is not a value primitive; this is a bug in weft's vmap");
   defs.add(std::move(after_all));
 }

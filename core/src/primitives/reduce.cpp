@@ -258,6 +258,7 @@ Primitive reduction(OpKind kind, std::string_view name, Evaluator evaluate) {
   p.type = reduction_type;
   p.evaluate = evaluate;
   p.batch = rule_from(batch_reduction);
+  p.transpose = no_transpose();  // only reduce_sum is linear
   return p;
 }
 
@@ -280,32 +281,22 @@ void define_reduce_primitives(Definitions& defs) {
   Primitive prod =
       reduction(OpKind::ReduceProd, "reduce_prod", evaluate_reduction<prod_floats, prod_ints>);
   prod.jvp = rule_from(jvp_reduce_prod);
-  prod.transpose =
-      none<TransposeRule>("has no transpose rule, so reverse mode cannot pass through it");
   defs.add(std::move(prod));
 
   Primitive max =
       reduction(OpKind::ReduceMax, "reduce_max", evaluate_reduction<max_floats, max_ints>);
   max.jvp = rule_from(jvp_reduce_extremum);
-  max.transpose =
-      none<TransposeRule>("has no transpose rule, so reverse mode cannot pass through it");
   defs.add(std::move(max));
 
   Primitive min =
       reduction(OpKind::ReduceMin, "reduce_min", evaluate_reduction<min_floats, min_ints>);
   min.jvp = rule_from(jvp_reduce_extremum);
-  min.transpose =
-      none<TransposeRule>("has no transpose rule, so reverse mode cannot pass through it");
   defs.add(std::move(min));
 
   Primitive argmax = arg_reduction(OpKind::ArgMax, "argmax", evaluate_arg_reduction<true>);
-  argmax.transpose =
-      none<TransposeRule>("has no transpose rule, so reverse mode cannot pass through it");
   defs.add(std::move(argmax));
 
   Primitive argmin = arg_reduction(OpKind::ArgMin, "argmin", evaluate_arg_reduction<false>);
-  argmin.transpose =
-      none<TransposeRule>("has no transpose rule, so reverse mode cannot pass through it");
   defs.add(std::move(argmin));
 }
 

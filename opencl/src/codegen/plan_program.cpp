@@ -28,18 +28,6 @@ void check_dtypes(const Graph& graph, const DeviceCaps& caps) {
   });
 }
 
-std::string describe_kind(FusionGroup::Kind k) {
-  switch (k) {
-    case FusionGroup::Kind::Loop:
-      return "loop";
-    case FusionGroup::Kind::Reduce:
-      return "reduce";
-    case FusionGroup::Kind::Dot:
-      return "dot";
-  }
-  return "?";
-}
-
 // What precedes the kernels: extensions, pragmas and the helpers the kernels call. The
 // generated program must build without a diagnostic (codegen_warnings_test): a warning makes
 // the OpenCL compiler print "N warnings generated." on the user's stderr.
@@ -132,7 +120,7 @@ void emit_row_chain(KernelContext& ctx, const std::vector<const FusionGroup*>& g
   ctx.source << "// " << name << ": " << groups.size()
              << " kernels over the same rows as one, each row's phases in turn:";
   for (const FusionGroup* group : groups)
-    ctx.source << " " << describe_kind(group->kind) << " %" << group->root;
+    ctx.source << " " << FusionGroup::kind_name(group->kind) << " %" << group->root;
   ctx.source << "\n";
   emit_row_chain_kernel(ctx, groups, name);
   KernelSummary& summary = program.kernels[static_cast<std::size_t>(ctx.summary)];
@@ -146,9 +134,9 @@ void emit_row_chain(KernelContext& ctx, const std::vector<const FusionGroup*>& g
   summary.elements = elements;
   summary.launches = static_cast<int>(ctx.block.steps.size() - first_step);
   summary.why_buffer = "its " + std::to_string(groups.size()) + " row phases (" +
-                       std::string(describe_kind(groups.front()->kind));
+                       std::string(FusionGroup::kind_name(groups.front()->kind));
   for (std::size_t i = 1; i < groups.size(); ++i)
-    summary.why_buffer += ", " + describe_kind(groups[i]->kind);
+    summary.why_buffer += std::string(", ") + FusionGroup::kind_name(groups[i]->kind);
   summary.why_buffer +=
       ") run in one kernel, each row's later phases reading the earlier "
       "ones' results from cache; the last: " +
@@ -323,7 +311,7 @@ BlockPlan plan_block(const ScheduleBlock& schedule, ProgramContext& program, boo
     }
     KernelSummary& summary = program.kernels[static_cast<std::size_t>(ctx.summary)];
     summary.name = name;
-    summary.kind = describe_kind(group.kind);
+    summary.kind = FusionGroup::kind_name(group.kind);
     for (ValueId m : group.members) summary.fused_ops.emplace_back(op_name(g.node(m).op));
     summary.elements = num_elements(root.shape);
     summary.launches = static_cast<int>(block.steps.size() - first_step);

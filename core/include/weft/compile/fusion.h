@@ -30,6 +30,7 @@ int kernel_size_weight(const Graph& graph, const Node& node);
 
 struct FusionGroup {
   enum class Kind { Loop, Reduce, Dot };
+  static const char* kind_name(Kind kind);  // "loop", "reduce", "dot"
   Kind kind = Kind::Loop;
   ValueId root = -1;             // the node the kernel writes to its buffer
   std::vector<ValueId> members;  // nodes computed inside the kernel, topological, root last
