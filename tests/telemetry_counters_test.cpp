@@ -113,6 +113,9 @@ TEST(TelemetryCounters, TheCallbackQueueFillsAndEmptiesAgain) {
   Array x = Array::from_vector<float>({2}, {1, 2});
   for (int i = 0; i < 3; ++i) x = f(x);
   EXPECT_EQ(x.to_vector<float>(), (std::vector<float>{1, 2}));
+  // The result is ready as soon as the last callback wrote it, a moment before its task leaves
+  // the queue; the barrier waits for that too.
+  effects_barrier();
   const Trace trace = recording.finish();
 
   const auto depth = samples(trace, "callback_queue_depth", "");
