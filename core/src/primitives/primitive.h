@@ -1,9 +1,9 @@
 // One definition per primitive: its table row (name, class, arity and properties), type rule,
 // reference evaluator and transformation rules, written next to each other in the family file
 // under core/src/primitives/ (docs/architecture.md, "Adding a primitive"). Families (unary
-// float, binary arithmetic, comparisons, reductions, layout ops) take their defaults from the
-// helpers in families.h, as JAX's unop/naryop do. Passes reach a primitive only through
-// primitive(kind), or op_info(kind) for what is public.
+// float, binary arithmetic, comparisons, reductions, layout ops) take their defaults from
+// family helpers (families.h, elementwise_family.h, structural_rules.h), as JAX's unop/naryop
+// do. Passes reach a primitive only through primitive(kind), or op_info(kind) for what is public.
 #pragma once
 
 #include <cstdint>
