@@ -39,7 +39,7 @@ ValueId arrange(Graph& g, ValueId operand, const Ints& order, const Shape& targe
     t.dtype = src.dtype;
     for (auto d : order) t.shape.push_back(src.shape[d]);
     t.inputs = {v};
-    t.attrs.set(TransposeAttrs::kPermutation, order);
+    t.attrs = TransposeAttrs{order}.write();
     t.origin = origin;
     v = g.add(std::move(t));
   }

@@ -57,7 +57,7 @@ class Threader {
     n.op = OpKind::Parameter;
     n.dtype = type.dtype;
     n.shape = type.shape;
-    n.attrs.set(IndexAttrs::kIndex, static_cast<std::int64_t>(out.params.size()));
+    n.attrs = IndexAttrs{static_cast<std::int64_t>(out.params.size())}.write();
     const ValueId id = out.add(std::move(n));
     out.params.push_back(id);
     return id;

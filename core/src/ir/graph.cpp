@@ -43,7 +43,7 @@ ValueId Graph::add_control(Node node) {
     r.dtype = results[k].dtype;
     r.shape = results[k].shape;
     r.inputs = {control};
-    r.attrs.set(IndexAttrs::kIndex, static_cast<std::int64_t>(k));
+    r.attrs = IndexAttrs{static_cast<std::int64_t>(k)}.write();
     r.origin = origin;
     add(std::move(r));
   }

@@ -356,7 +356,7 @@ class Parser {
         n.op = OpKind::Parameter;
         n.dtype = t.dtype;
         n.shape = t.shape;
-        n.attrs.set(IndexAttrs::kIndex, static_cast<std::int64_t>(g.params.size()));
+        n.attrs = IndexAttrs{static_cast<std::int64_t>(g.params.size())}.write();
         n.origin.text_line = name.line;
         const ValueId id = g.add(std::move(n));
         g.params.push_back(id);

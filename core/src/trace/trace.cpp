@@ -118,7 +118,7 @@ Array TraceScope::add_parameter(const TensorType& type) {
   n.op = OpKind::Parameter;
   n.dtype = type.dtype;
   n.shape = type.shape;
-  n.attrs.set(IndexAttrs::kIndex, static_cast<std::int64_t>(state_->graph.params.size()));
+  n.attrs = IndexAttrs{static_cast<std::int64_t>(state_->graph.params.size())}.write();
   n.origin.cpp = state_->jit_location;
   ValueId id = state_->graph.add(std::move(n));
   state_->graph.params.push_back(id);
@@ -301,7 +301,7 @@ ValueId capture(TraceState& t, const Array& a, const std::source_location& loc) 
   n.op = OpKind::Parameter;
   n.dtype = impl.dtype;
   n.shape = impl.shape;
-  n.attrs.set(IndexAttrs::kIndex, static_cast<std::int64_t>(t.graph.params.size()));
+  n.attrs = IndexAttrs{static_cast<std::int64_t>(t.graph.params.size())}.write();
   n.origin.cpp = loc;
   ValueId id = t.graph.add(std::move(n));
   t.graph.params.push_back(id);
@@ -371,7 +371,7 @@ Array run_eagerly(OpKind op, std::span<const Array> operands, const Attrs& attrs
     leaf.shape = impl.shape;
     if (impl.kind == ArrayImpl::Kind::Concrete) {
       leaf.op = OpKind::Parameter;
-      leaf.attrs.set(IndexAttrs::kIndex, static_cast<std::int64_t>(g.params.size()));
+      leaf.attrs = IndexAttrs{static_cast<std::int64_t>(g.params.size())}.write();
       inputs.push_back(impl.buffer);
       ValueId id = g.add(std::move(leaf));
       g.params.push_back(id);
