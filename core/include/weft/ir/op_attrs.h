@@ -14,6 +14,13 @@
 
 namespace weft {
 
+// `base` with each of `typed`'s attributes set: a rule that rewrites an op's attributes keeps
+// those the op does not use (docs/ir-text.md keeps and prints them).
+inline Attrs updated_attrs(Attrs base, const Attrs& typed) {
+  for (const auto& [name, value] : typed.items()) base.set(name, value);
+  return base;
+}
+
 // parameter, result: the position among the graph's parameters or results.
 struct IndexAttrs {
   static constexpr const char* kIndex = "index";

@@ -70,7 +70,7 @@ ControlTangents jvp(const Graph& g, const Node& n, std::span<const Array> operan
   ScanAttrs new_scan = scan;
   new_scan.carries = static_cast<std::int64_t>(new_carries);
   new_scan.xs = static_cast<std::int64_t>(new_xs);
-  const Attrs attrs = new_scan.write();
+  const Attrs attrs = updated_attrs(n.attrs, new_scan.write());
   const std::vector<TensorType> carry_types(n.results.begin(),
                                             n.results.begin() + static_cast<std::ptrdiff_t>(nc));
   const std::vector<TensorType> ys_types(n.results.begin() + static_cast<std::ptrdiff_t>(nc),

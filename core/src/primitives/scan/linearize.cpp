@@ -126,7 +126,7 @@ ControlTangents linearize(const Graph& g, const Node& n, std::span<const Array> 
   ScanAttrs new_scan = scan;
   new_scan.carries = static_cast<std::int64_t>(tc);
   new_scan.xs = static_cast<std::int64_t>(tx + ns);
-  const Attrs attrs = new_scan.write();
+  const Attrs attrs = updated_attrs(n.attrs, new_scan.write());
   const std::span<const TensorType> result_types(n.results);
   std::vector<TensorType> results = pick<TensorType>(result_types.subspan(0, nc), pc);
   const std::vector<TensorType> ys_types = pick<TensorType>(result_types.subspan(nc), py);

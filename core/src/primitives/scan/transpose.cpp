@@ -102,7 +102,7 @@ std::vector<Tangent> transpose(const Graph& g, const Node& n,
   new_scan.carries = static_cast<std::int64_t>(nc + nlk);
   new_scan.xs = static_cast<std::int64_t>(new_xs);
   new_scan.reverse = !scan.reverse;
-  const Attrs attrs = new_scan.write();
+  const Attrs attrs = updated_attrs(n.attrs, new_scan.write());
   std::vector<TensorType> results(types.begin() + 1,
                                   types.begin() + static_cast<std::ptrdiff_t>(1 + nc + nlk));
   for (std::size_t i : linear_xs) results.push_back(operand_type(g, n, i));
