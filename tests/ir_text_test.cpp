@@ -21,6 +21,7 @@
 #include "weft/host_array.h"
 #include "weft/interp/interpreter.h"
 #include "weft/ir/graph.h"
+#include "weft/ir/op_attrs.h"
 #include "weft/ir/regions.h"
 #include "weft/ir/text.h"
 
@@ -229,6 +230,41 @@ TEST(IrText, ParserAcceptsFlexibleForms) {
   EXPECT_EQ(g.node(0).attrs.get_int("index"), 0);
   EXPECT_EQ(g.node(1).attrs.get_int("index"), 1);
   EXPECT_EQ(g.node(3).origin.text_line, 7);
+}
+
+// The typed attributes read what the text form writes, under the same names, and a missing or
+// mistyped attribute is refused as Attrs' getters refuse it.
+TEST(IrText, TypedAttributesUseTheTextFormsNames) {
+  const Graph g = parse_graph(
+      "func @f(%0: f32[2,3]) -> (f32[2,3]) {\n"
+      "  %1 = slice[limit=[2,3], start=[0,0], stride=[1,1]] %0 : f32[2,3]\n"
+      "  return %1\n"
+      "}\n");
+  const SliceAttrs slice = SliceAttrs::read(g.node(1).attrs);
+  EXPECT_EQ(slice.start, (std::vector<std::int64_t>{0, 0}));
+  EXPECT_EQ(slice.limit, (std::vector<std::int64_t>{2, 3}));
+  EXPECT_EQ(slice.stride, (std::vector<std::int64_t>{1, 1}));
+  EXPECT_TRUE(slice.write() == g.node(1).attrs);
+  EXPECT_EQ(IndexAttrs::read(g.node(0).attrs).index, 0);
+
+  const Attrs scan = ScanAttrs{.carries = 1, .xs = 2, .length = 5, .reverse = true}.write();
+  EXPECT_EQ(scan.get_int("carries"), 1);
+  EXPECT_EQ(scan.get_int("xs"), 2);
+  EXPECT_EQ(scan.get_int("length"), 5);
+  EXPECT_EQ(scan.get_int("reverse"), 1);
+
+  try {
+    PadAttrs::read(Attrs{{"low", std::vector<std::int64_t>{0}}, {"high", std::int64_t{1}}});
+    FAIL() << "a mistyped attribute was read";
+  } catch (const InvalidGraphError& e) {
+    EXPECT_STREQ(e.what(),
+                 "attribute 'high' is missing or is not an integer list; check the op's "
+                 "attributes");
+  }
+  EXPECT_THROW(DotGeneralAttrs::read(Attrs{}), InvalidGraphError);
+  EXPECT_FALSE(HostEffectAttrs::ordered(Attrs{}));
+  EXPECT_TRUE(HostEffectAttrs::ordered(DebugPrintAttrs{"{}", true}.write()));
+  EXPECT_EQ(HostCallAttrs::effect(Attrs{}), nullptr);
 }
 
 TEST(IrText, FloatConstantsRoundTripBitExactly) {

@@ -1,6 +1,7 @@
 // lax::scan (and lax::fori_loop with static bounds): one scan op with a body region.
 #include "control_flow_internal.h"
 #include "weft/error.h"
+#include "weft/ir/op_attrs.h"
 
 namespace weft::detail {
 namespace {
@@ -78,11 +79,11 @@ std::vector<Array> scan_flat(const std::vector<Array>& init, const std::string& 
   std::vector<Array> operands = init;
   operands.insert(operands.end(), xs.begin(), xs.end());
   operands.insert(operands.end(), captured.begin(), captured.end());
-  Attrs attrs;
-  attrs.set("carries", static_cast<std::int64_t>(init.size()));
-  attrs.set("xs", static_cast<std::int64_t>(xs.size()));
-  attrs.set("length", length);
-  attrs.set("reverse", static_cast<std::int64_t>(options.reverse ? 1 : 0));
+  const Attrs attrs = ScanAttrs{.carries = static_cast<std::int64_t>(init.size()),
+                                .xs = static_cast<std::int64_t>(xs.size()),
+                                .length = length,
+                                .reverse = options.reverse}
+                          .write();
   return bind_control(OpKind::Scan, operands, attrs, {std::move(region[0].graph)}, results, api,
                       loc);
 }

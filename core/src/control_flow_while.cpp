@@ -3,6 +3,7 @@
 
 #include "control_flow_internal.h"
 #include "weft/error.h"
+#include "weft/ir/op_attrs.h"
 
 namespace weft::detail {
 
@@ -44,8 +45,7 @@ std::vector<Array> while_loop_flat(const std::vector<Array>& init, const std::st
   std::vector<Array> operands = init;
   const std::vector<Array> captured = unify_captures(regions);
   operands.insert(operands.end(), captured.begin(), captured.end());
-  Attrs attrs;
-  attrs.set("carries", static_cast<std::int64_t>(init.size()));
+  const Attrs attrs = WhileAttrs{static_cast<std::int64_t>(init.size())}.write();
   return bind_control(OpKind::While, operands, attrs,
                       {std::move(regions[0].graph), std::move(regions[1].graph)}, carries, api,
                       loc);

@@ -4,6 +4,7 @@
 
 #include "trace/array_impl.h"
 #include "weft/debug.h"
+#include "weft/ir/op_attrs.h"
 #include "weft/print_format.h"
 
 namespace weft::hcb {
@@ -22,8 +23,8 @@ std::vector<Array> host_callback(const char* api, HostCallback::Function functio
   for (const ShapeDtype& r : results) callback->result_types.push_back({r.dtype, r.shape});
   callback->function = std::move(function);
   Attrs attrs;
-  attrs.set("effect", std::string(kEffect));
-  attrs.set("ordered", std::int64_t{1});
+  attrs.set(HostCallAttrs::kEffect, std::string(kEffect));
+  attrs.set(HostEffectAttrs::kOrdered, std::int64_t{1});
   return detail::bind_host(OpKind::HostCall, std::move(args), std::move(attrs),
                            callback->result_types, callback, api, loc);
 }

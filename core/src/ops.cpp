@@ -5,6 +5,7 @@
 #include <string>
 
 #include "weft/error.h"
+#include "weft/ir/op_attrs.h"
 #include "weft/trace/trace.h"
 
 namespace weft::lax {
@@ -26,7 +27,7 @@ Array binary(OpKind op, const Array& x, const Array& y, const std::source_locati
 Array reduce(OpKind op, const Array& x, const Axes& axes, DType index_dtype,
              const std::source_location& loc) {
   const Array operands[] = {x};
-  return bind(op, operands, {{"axes", axes}}, {index_dtype, {}}, loc);
+  return bind(op, operands, ReduceAttrs{axes}.write(), {index_dtype, {}}, loc);
 }
 
 }  // namespace
@@ -97,13 +98,14 @@ Array constant(double value, DType dtype, std::source_location) {
 }
 
 Array iota(DType dtype, const Shape& shape, std::int64_t dimension, std::source_location loc) {
-  return bind(OpKind::Iota, {}, {{"dimension", dimension}}, {dtype, shape}, loc);
+  return bind(OpKind::Iota, {}, DimensionAttrs{dimension}.write(), {dtype, shape}, loc);
 }
 
 Array broadcast_in_dim(const Array& x, const Shape& shape, const Axes& dims,
                        std::source_location loc) {
   const Array operands[] = {x};
-  return bind(OpKind::BroadcastInDim, operands, {{"dims", dims}}, {x.dtype(), shape}, loc);
+  return bind(OpKind::BroadcastInDim, operands, BroadcastAttrs{dims}.write(), {x.dtype(), shape},
+              loc);
 }
 
 Array reshape(const Array& x, const Shape& shape, std::source_location loc) {
@@ -113,15 +115,14 @@ Array reshape(const Array& x, const Shape& shape, std::source_location loc) {
 
 Array transpose(const Array& x, const Axes& permutation, std::source_location loc) {
   const Array operands[] = {x};
-  return bind(OpKind::Transpose, operands, {{"permutation", permutation}}, {}, loc);
+  return bind(OpKind::Transpose, operands, TransposeAttrs{permutation}.write(), {}, loc);
 }
 
 Array slice(const Array& x, const Axes& start, const Axes& limit, const Axes& stride,
             std::source_location loc) {
   const Array operands[] = {x};
   Axes strides = stride.empty() ? Axes(start.size(), 1) : stride;
-  return bind(OpKind::Slice, operands, {{"start", start}, {"limit", limit}, {"stride", strides}},
-              {}, loc);
+  return bind(OpKind::Slice, operands, SliceAttrs{start, limit, strides}.write(), {}, loc);
 }
 
 namespace {
@@ -152,8 +153,8 @@ std::optional<StartAxis> start_axis(const std::vector<Array>& operands, std::siz
   if (leading == 2) {
     const Array& update = operands[1];
     if (update.valid() && update.shape().size() == x.shape().size()) size = update.shape()[axis];
-  } else if (attrs.find("sizes")) {
-    const auto& sizes = attrs.get_ints("sizes");
+  } else if (attrs.find(DynamicSliceAttrs::kSizes)) {
+    const Axes sizes = DynamicSliceAttrs::read(attrs).sizes;
     if (axis < sizes.size()) size = sizes[axis];
   }
   const std::int64_t dim = x.shape()[axis];
@@ -210,7 +211,8 @@ Array dynamic_slice(const Array& x, const std::vector<Array>& starts, const Shap
                     std::source_location loc) {
   std::vector<Array> operands{x};
   operands.insert(operands.end(), starts.begin(), starts.end());
-  return bind_with_prepared_starts(OpKind::DynamicSlice, operands, 1, {{"sizes", sizes}}, loc);
+  return bind_with_prepared_starts(OpKind::DynamicSlice, operands, 1,
+                                   DynamicSliceAttrs{sizes}.write(), loc);
 }
 
 Array dynamic_update_slice(const Array& x, const Array& update, const std::vector<Array>& starts,
@@ -221,14 +223,14 @@ Array dynamic_update_slice(const Array& x, const Array& update, const std::vecto
 }
 
 Array concatenate(const std::vector<Array>& xs, std::int64_t dimension, std::source_location loc) {
-  return bind(OpKind::Concatenate, xs, {{"dimension", dimension}}, {}, loc);
+  return bind(OpKind::Concatenate, xs, DimensionAttrs{dimension}.write(), {}, loc);
 }
 
 Array pad(const Array& x, const Array& pad_value, const Axes& low, const Axes& high,
           const Axes& interior, std::source_location loc) {
   const Array operands[] = {x, pad_value};
   Axes inner = interior.empty() ? Axes(low.size(), 0) : interior;
-  return bind(OpKind::Pad, operands, {{"low", low}, {"high", high}, {"interior", inner}}, {}, loc);
+  return bind(OpKind::Pad, operands, PadAttrs{low, high, inner}.write(), {}, loc);
 }
 
 Array reduce_sum(const Array& x, const Axes& axes, std::source_location loc) {
@@ -253,12 +255,11 @@ Array argmin(const Array& x, const Axes& axes, DType index_dtype, std::source_lo
 Array dot_general(const Array& lhs, const Array& rhs, const DotDims& dims,
                   std::source_location loc) {
   const Array operands[] = {lhs, rhs};
-  return bind(OpKind::DotGeneral, operands,
-              {{"lhs_contracting", dims.lhs_contracting},
-               {"rhs_contracting", dims.rhs_contracting},
-               {"lhs_batch", dims.lhs_batch},
-               {"rhs_batch", dims.rhs_batch}},
-              {}, loc);
+  return bind(
+      OpKind::DotGeneral, operands,
+      DotGeneralAttrs{dims.lhs_contracting, dims.rhs_contracting, dims.lhs_batch, dims.rhs_batch}
+          .write(),
+      {}, loc);
 }
 
 }  // namespace weft::lax

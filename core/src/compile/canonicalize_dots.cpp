@@ -2,6 +2,7 @@
 #include <numeric>
 
 #include "weft/compile/fusion.h"
+#include "weft/ir/op_attrs.h"
 #include "weft/ir/walk.h"
 
 namespace weft {
@@ -38,7 +39,7 @@ ValueId arrange(Graph& g, ValueId operand, const Ints& order, const Shape& targe
     t.dtype = src.dtype;
     for (auto d : order) t.shape.push_back(src.shape[d]);
     t.inputs = {v};
-    t.attrs.set("permutation", order);
+    t.attrs = TransposeAttrs{order}.write();
     t.origin = origin;
     v = g.add(std::move(t));
   }
@@ -54,13 +55,15 @@ ValueId arrange(Graph& g, ValueId operand, const Ints& order, const Shape& targe
   return v;
 }
 
+// [B, M, K] x [B, K, N] -> [B, M, N]: the one dot the kernels lower.
+const DotGeneralAttrs kBatchedMatmul{
+    .lhs_contracting = {2}, .rhs_contracting = {1}, .lhs_batch = {0}, .rhs_batch = {0}};
+
 }  // namespace
 
 bool is_canonical_dot(const Node& n) {
   return n.op == OpKind::DotGeneral && n.shape.size() == 3 &&
-         n.attrs.get_ints("lhs_batch") == Ints{0} && n.attrs.get_ints("rhs_batch") == Ints{0} &&
-         n.attrs.get_ints("lhs_contracting") == Ints{2} &&
-         n.attrs.get_ints("rhs_contracting") == Ints{1};
+         DotGeneralAttrs::read(n.attrs) == kBatchedMatmul;
 }
 
 namespace {
@@ -78,8 +81,7 @@ Graph canonicalize_dots_flat(Graph graph) {
     }
     const Shape ls = out.node(n.inputs[0]).shape;
     const Shape rs = out.node(n.inputs[1]).shape;
-    const Ints lc = n.attrs.get_ints("lhs_contracting"), rc = n.attrs.get_ints("rhs_contracting");
-    const Ints lb = n.attrs.get_ints("lhs_batch"), rb = n.attrs.get_ints("rhs_batch");
+    const auto [lc, rc, lb, rb] = DotGeneralAttrs::read(n.attrs);
     const Ints lf = free_dims(ls.size(), lc, lb), rf = free_dims(rs.size(), rc, rb);
     const std::int64_t B = product(ls, lb), M = product(ls, lf), K = product(ls, lc),
                        N = product(rs, rf);
@@ -96,10 +98,7 @@ Graph canonicalize_dots_flat(Graph graph) {
     dot.dtype = n.dtype;
     dot.shape = {B, M, N};
     dot.inputs = {lhs, rhs};
-    dot.attrs.set("lhs_batch", Ints{0});
-    dot.attrs.set("rhs_batch", Ints{0});
-    dot.attrs.set("lhs_contracting", Ints{2});
-    dot.attrs.set("rhs_contracting", Ints{1});
+    dot.attrs = kBatchedMatmul.write();
     dot.origin = n.origin;
     ValueId d = out.add(std::move(dot));
     if (n.shape != Shape{B, M, N}) {

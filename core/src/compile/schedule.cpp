@@ -5,6 +5,7 @@
 #include "primitives/primitive.h"
 #include "weft/error.h"
 #include "weft/ir/effects.h"
+#include "weft/ir/op_attrs.h"
 
 namespace weft {
 namespace {
@@ -87,8 +88,9 @@ bool is_elementwise_loop(const Node& scan, int max_body_ops) {
   if (prim::primitive(scan.op).control_flow != prim::ControlFlow::counted_loop ||
       scan.regions.size() != 1)
     return false;
-  const auto carries = static_cast<std::size_t>(scan.attrs.get_int("carries"));
-  if (carries == 0 || scan.attrs.get_int("xs") != 0 || scan.results.size() != carries) return false;
+  const ScanAttrs attrs = ScanAttrs::read(scan.attrs);
+  const auto carries = static_cast<std::size_t>(attrs.carries);
+  if (carries == 0 || attrs.xs != 0 || scan.results.size() != carries) return false;
   const Graph& body = scan.regions[0];
   if (max_body_ops > 0 && body.nodes.size() > static_cast<std::size_t>(max_body_ops)) return false;
   // Parameters: the iteration, the carries, then captured values.

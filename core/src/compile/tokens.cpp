@@ -5,6 +5,7 @@
 #include "primitives/primitive.h"
 #include "weft/error.h"
 #include "weft/ir/effects.h"
+#include "weft/ir/op_attrs.h"
 #include "weft/ir/walk.h"
 
 namespace weft {
@@ -56,7 +57,7 @@ class Threader {
     n.op = OpKind::Parameter;
     n.dtype = type.dtype;
     n.shape = type.shape;
-    n.attrs.set("index", static_cast<std::int64_t>(out.params.size()));
+    n.attrs = IndexAttrs{static_cast<std::int64_t>(out.params.size())}.write();
     const ValueId id = out.add(std::move(n));
     out.params.push_back(id);
     return id;
@@ -198,7 +199,8 @@ class Threader {
     copy.inputs.insert(copy.inputs.begin() + static_cast<std::ptrdiff_t>(at.operands_at),
                        tokens.begin(), tokens.end());
     if (at.as_carries)
-      copy.attrs.set("carries", n.attrs.get_int("carries") + static_cast<std::int64_t>(t));
+      copy.attrs.set(WhileAttrs::kCarries,
+                     WhileAttrs::read(n.attrs).carries + static_cast<std::int64_t>(t));
     for (std::size_t k = 0; k < n.regions.size(); ++k)
       copy.regions.push_back(region_with_tokens(n.regions[k], at.regions.at(k).params_at, streams,
                                                 at.regions.at(k).outputs_at));
@@ -224,7 +226,7 @@ class Threader {
   void emit_loop_with_effectful_condition(const Node& n, std::size_t i, std::vector<ValueId> inputs,
                                           Graph& out, State& state, std::vector<ValueId>& map,
                                           const Streams& streams) {
-    const auto carries = static_cast<std::size_t>(n.attrs.get_int("carries"));
+    const auto carries = static_cast<std::size_t>(WhileAttrs::read(n.attrs).carries);
     const Graph& cond = n.regions[0];
     const Graph& body = n.regions[1];
     std::vector<ValueId> carried(inputs.begin(),
@@ -283,7 +285,7 @@ class Threader {
     loop.op = n.op;
     loop.origin = n.origin;
     loop.attrs = n.attrs;
-    loop.attrs.set("carries", static_cast<std::int64_t>(carry_types.size()));
+    loop.attrs.set(WhileAttrs::kCarries, static_cast<std::int64_t>(carry_types.size()));
     loop.inputs = {first_predicate};
     loop.inputs.insert(loop.inputs.end(), carried.begin(), carried.end());
     loop.inputs.insert(loop.inputs.end(), tokens.begin(), tokens.end());

@@ -7,6 +7,7 @@
 #include "weft/error.h"
 #include "weft/ir/effects.h"
 #include "weft/ir/host_callback.h"
+#include "weft/ir/op_attrs.h"
 #include "weft/print_format.h"
 
 namespace weft::interp {
@@ -23,10 +24,10 @@ std::vector<Value> eval_host(const Node& node, Operands operands,
   if (node.op == OpKind::DebugPrint) {
     std::vector<std::string> texts;
     for (const HostArray& a : args) texts.push_back(format_for_print(a));
-    write_debug_print(apply_format(node.attrs.get_string("format"), texts));
+    write_debug_print(apply_format(DebugPrintAttrs::read(node.attrs).format, texts));
     return results;
   }
-  const std::int64_t slot = node.attrs.get_int("callback");
+  const std::int64_t slot = HostCallAttrs::callback(node.attrs);
   if (slot < 0 || static_cast<std::size_t>(slot) >= callbacks.size() || !callbacks[slot])
     throw InvalidArgumentError(
         "interpret: host_call at " + node.origin.describe() + " names callback slot " +

@@ -3,21 +3,20 @@
 #include <algorithm>
 
 #include "weft/error.h"
+#include "weft/ir/op_attrs.h"
 #include "weft/ir/walk.h"
 
 namespace weft {
 
 std::optional<Effect> node_effect(const Node& node) {
-  const AttrValue* ordered = node.attrs.find("ordered");
-  const bool is_ordered = ordered && std::holds_alternative<std::int64_t>(*ordered) &&
-                          std::get<std::int64_t>(*ordered) != 0;
+  const bool is_ordered = HostEffectAttrs::ordered(node.attrs);
   switch (node.op) {
     case OpKind::DebugPrint:
       return Effect{"debug_print", is_ordered};
     case OpKind::HostCall: {
-      const AttrValue* effect = node.attrs.find("effect");
-      if (!effect || !std::holds_alternative<std::string>(*effect)) return std::nullopt;
-      return Effect{std::get<std::string>(*effect), is_ordered};
+      const std::string* effect = HostCallAttrs::effect(node.attrs);
+      if (!effect) return std::nullopt;
+      return Effect{*effect, is_ordered};
     }
     default:
       return std::nullopt;
@@ -89,14 +88,14 @@ void check_host_op(OpKind op, std::span<const TensorType> operands, const Attrs&
     host_fail(op, "takes a token but returns none; an op that waits on a token returns one");
 
   bool ordered = false;
-  if (const AttrValue* value = attrs.find("ordered")) {
+  if (const AttrValue* value = attrs.find(HostEffectAttrs::kOrdered)) {
     const auto* flag = std::get_if<std::int64_t>(value);
     if (!flag || (*flag != 0 && *flag != 1)) host_fail(op, "attribute 'ordered' must be 0 or 1");
     ordered = *flag == 1;
   }
   bool effectful = true;
   if (op == OpKind::DebugPrint) {
-    const std::string& format = attrs.get_string("format");
+    const std::string& format = attrs.get_string(DebugPrintAttrs::kFormat);
     std::size_t placeholders = 0;
     try {
       placeholders = count_format_placeholders(format);
@@ -109,8 +108,9 @@ void check_host_op(OpKind op, std::span<const TensorType> operands, const Attrs&
                         std::to_string(arrays) + " array(s) are printed");
     if (results.size() > (token_out ? 1u : 0u)) host_fail(op, "returns no arrays (only a token)");
   } else {
-    if (attrs.get_int("callback") < 0) host_fail(op, "attribute 'callback' must be a slot >= 0");
-    if (const AttrValue* effect = attrs.find("effect")) {
+    if (attrs.get_int(HostCallAttrs::kCallback) < 0)
+      host_fail(op, "attribute 'callback' must be a slot >= 0");
+    if (const AttrValue* effect = attrs.find(HostCallAttrs::kEffect)) {
       const auto* name = std::get_if<std::string>(effect);
       if (!name || !is_effect_name(*name))
         host_fail(op, "attribute 'effect' must name the effect ([A-Za-z0-9_.], at most 64 bytes)");

@@ -4,6 +4,7 @@
 
 #include "weft/error.h"
 #include "weft/ir/effects.h"
+#include "weft/ir/op_attrs.h"
 #include "weft/ir/regions.h"
 #include "weft/ir/shape_rules.h"
 #include "weft/ir/walk.h"
@@ -42,7 +43,7 @@ ValueId Graph::add_control(Node node) {
     r.dtype = results[k].dtype;
     r.shape = results[k].shape;
     r.inputs = {control};
-    r.attrs.set("index", static_cast<std::int64_t>(k));
+    r.attrs = IndexAttrs{static_cast<std::int64_t>(k)}.write();
     r.origin = origin;
     add(std::move(r));
   }
@@ -148,7 +149,7 @@ void verify_graph(const Graph& graph, const std::string& context) {
     if (p < 0 || static_cast<std::size_t>(p) >= count || graph.nodes[p].op != OpKind::Parameter)
       throw InvalidGraphError(context + "parameter " + std::to_string(i) +
                               " does not name a param node");
-    if (graph.nodes[p].attrs.get_int("index") != static_cast<std::int64_t>(i))
+    if (IndexAttrs::read(graph.nodes[p].attrs).index != static_cast<std::int64_t>(i))
       throw InvalidGraphError(where(p) + ": index attribute does not match its position " +
                               std::to_string(i));
     is_param[p] = true;
@@ -190,7 +191,7 @@ void verify_graph(const Graph& graph, const std::string& context) {
         throw InvalidGraphError(where(i) +
                                 ": takes exactly one operand, a control or host op node");
       const Node& control = graph.nodes[c];
-      const std::int64_t k = n.attrs.get_int("index");
+      const std::int64_t k = IndexAttrs::read(n.attrs).index;
       if (k < 0 || static_cast<std::size_t>(k) >= control.results.size() ||
           static_cast<std::size_t>(c + 1 + k) != i)
         throw InvalidGraphError(where(i) + ": result index " + std::to_string(k) +

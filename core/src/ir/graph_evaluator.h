@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "weft/ir/graph.h"
+#include "weft/ir/op_attrs.h"
 
 namespace weft {
 
@@ -100,7 +101,8 @@ class GraphEvaluator {
       const Node& n = graph_.nodes[id];
       if (n.op == OpKind::Parameter) continue;
       if (n.op == OpKind::Result) {
-        values_[id] = std::move(results_.at(static_cast<std::size_t>(n.attrs.get_int("index"))));
+        values_[id] =
+            std::move(results_.at(static_cast<std::size_t>(IndexAttrs::read(n.attrs).index)));
         continue;
       }
       operands.clear();
@@ -161,8 +163,8 @@ std::vector<C> propagate_backwards(const Graph& graph, std::vector<C> cotangents
       for (std::size_t r = id + 1; r < count && graph.nodes[r].op == OpKind::Result &&
                                    graph.nodes[r].inputs.at(0) == node_id;
            ++r)
-        result_cotangents.at(static_cast<std::size_t>(graph.nodes[r].attrs.get_int("index"))) =
-            cotangents[r];
+        result_cotangents.at(
+            static_cast<std::size_t>(IndexAttrs::read(graph.nodes[r].attrs).index)) = cotangents[r];
       operand_cotangents =
           hooks.on_multi_result_node(node_id, n, std::span<const C>(result_cotangents));
     } else {

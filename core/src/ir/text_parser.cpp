@@ -1,6 +1,7 @@
 // Parsing the text form back into a graph, with errors that name line and column.
 #include "ir/text_syntax.h"
 #include "primitives/primitive.h"
+#include "weft/ir/op_attrs.h"
 #include "weft/ir/regions.h"
 #include "weft/ir/text.h"
 
@@ -247,8 +248,10 @@ class Parser {
   static const char* count_attr_meaning(OpKind op, std::string_view name) {
     for (const prim::CountAttr& attr : prim::primitive(op).count_attrs)
       if (attr.name == name) return attr.meaning;
-    if (op == OpKind::HostCall && name == "callback") return "a slot in the callback table";
-    if ((op == OpKind::Iota || op == OpKind::Concatenate) && name == "dimension") return "an axis";
+    if (op == OpKind::HostCall && name == HostCallAttrs::kCallback)
+      return "a slot in the callback table";
+    if ((op == OpKind::Iota || op == OpKind::Concatenate) && name == DimensionAttrs::kDimension)
+      return "an axis";
     return nullptr;
   }
 
@@ -284,7 +287,7 @@ class Parser {
       if (tok_.kind != Tok::Equals)
         expected("'=' after attribute name '" + truncated(name.text) + "'");
       advance();
-      if (name.text == "value") value_token = tok_;
+      if (name.text == ConstantAttrs::kValue) value_token = tok_;
       check_count_attr(op, name);
       attrs.set(std::string(name.text), parse_attr_value());
       if (tok_.kind == Tok::RBracket) break;
@@ -353,7 +356,7 @@ class Parser {
         n.op = OpKind::Parameter;
         n.dtype = t.dtype;
         n.shape = t.shape;
-        n.attrs.set("index", static_cast<std::int64_t>(g.params.size()));
+        n.attrs = IndexAttrs{static_cast<std::int64_t>(g.params.size())}.write();
         n.origin.text_line = name.line;
         const ValueId id = g.add(std::move(n));
         g.params.push_back(id);
@@ -582,11 +585,11 @@ class Parser {
   // A float-dtype constant always holds a double, however its literal was written, so that
   // printing and parsing again is stable; an integer or bool constant needs an integer.
   void normalize_constant(Node& n, const std::optional<Token>& value_token) const {
-    const AttrValue* value = n.attrs.find("value");
+    const AttrValue* value = n.attrs.find(ConstantAttrs::kValue);
     if (!value || !value_token) return;  // verify reports the missing value
     if (is_float(n.dtype)) {
       if (const auto* i = std::get_if<std::int64_t>(value))
-        n.attrs.set("value", static_cast<double>(*i));
+        n.attrs.set(ConstantAttrs::kValue, static_cast<double>(*i));
     } else if (std::holds_alternative<double>(*value)) {
       fail_at(*value_token, "a constant of dtype " + std::string(dtype_name(n.dtype)) +
                                 " needs an integer value, found " + truncated(value_token->text));

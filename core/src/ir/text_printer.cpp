@@ -1,6 +1,7 @@
 // Printing graphs in the canonical text form.
 #include "ir/text_syntax.h"
 #include "weft/ir/effects.h"
+#include "weft/ir/op_attrs.h"
 #include "weft/ir/regions.h"
 #include "weft/ir/text.h"
 
@@ -145,7 +146,7 @@ class Printer {
   static bool is_result_of(const Graph& g, std::size_t r, std::size_t i, std::size_t k) {
     if (r >= g.nodes.size()) return false;
     const Node& n = g.nodes[r];
-    const AttrValue* index = n.attrs.find("index");
+    const AttrValue* index = n.attrs.find(IndexAttrs::kIndex);
     const auto* value = index ? std::get_if<std::int64_t>(index) : nullptr;
     return n.op == OpKind::Result && n.inputs.size() == 1 &&
            n.inputs[0] == static_cast<ValueId>(i) && value &&

@@ -7,6 +7,7 @@
 #include "primitives/families.h"
 #include "primitives/structural_rules.h"
 #include "primitives/type_rule_checks.h"
+#include "weft/ir/op_attrs.h"
 #include "weft/ops.h"
 #include "weft/trace/trace.h"
 
@@ -25,10 +26,11 @@ TensorType dot_general_type(OpKind op, std::span<const TensorType> operands, con
   if (lhs.dtype != rhs.dtype)
     dtype_fail(op, operands, "operands must have the same dtype; convert one of them");
   if (lhs.dtype == DType::Bool) dtype_fail(op, operands, "is not defined for bool operands");
-  const auto& lc = attrs.get_ints("lhs_contracting");
-  const auto& rc = attrs.get_ints("rhs_contracting");
-  const auto& lb = attrs.get_ints("lhs_batch");
-  const auto& rb = attrs.get_ints("rhs_batch");
+  const DotGeneralAttrs dot_general_attrs = DotGeneralAttrs::read(attrs);
+  const auto& lc = dot_general_attrs.lhs_contracting;
+  const auto& rc = dot_general_attrs.rhs_contracting;
+  const auto& lb = dot_general_attrs.lhs_batch;
+  const auto& rb = dot_general_attrs.rhs_batch;
   if (lc.size() != rc.size() || lb.size() != rb.size())
     shape_fail(op, operands,
                "contracting and batch dimension lists must pair up: lhs_contracting=" +
@@ -99,11 +101,12 @@ MatrixLayout batch_free_contracting(const Shape& shape, const std::vector<std::i
 Value evaluate_dot_general(const Node& node, Operands operands) {
   const Value& lhs = *operands[0];
   const Value& rhs = *operands[1];
-  const auto& lb = node.attrs.get_ints("lhs_batch");
-  const auto& lc = node.attrs.get_ints("lhs_contracting");
+  const DotGeneralAttrs dot_general_attrs = DotGeneralAttrs::read(node.attrs);
+  const auto& lb = dot_general_attrs.lhs_batch;
+  const auto& lc = dot_general_attrs.lhs_contracting;
   const MatrixLayout ll = batch_free_contracting(lhs.shape, lb, lc);
-  const MatrixLayout rl = batch_free_contracting(rhs.shape, node.attrs.get_ints("rhs_batch"),
-                                                 node.attrs.get_ints("rhs_contracting"));
+  const MatrixLayout rl = batch_free_contracting(rhs.shape, dot_general_attrs.rhs_batch,
+                                                 dot_general_attrs.rhs_contracting);
   std::int64_t batch = 1, depth = 1;
   for (auto d : lb) batch *= lhs.shape[d];
   for (auto d : lc) depth *= lhs.shape[d];
@@ -198,10 +201,11 @@ std::vector<Tangent> transpose_dot_general(const Node& n, const Array& ct,
                                            const std::vector<bool>& linear, const std::string& api,
                                            const std::source_location& loc) {
   if (linear[0] && linear[1]) not_linear(n, api);
-  const Axes& lc = n.attrs.get_ints("lhs_contracting");
-  const Axes& rc = n.attrs.get_ints("rhs_contracting");
-  const Axes& lb = n.attrs.get_ints("lhs_batch");
-  const Axes& rb = n.attrs.get_ints("rhs_batch");
+  const DotGeneralAttrs dot_general_attrs = DotGeneralAttrs::read(n.attrs);
+  const auto& lc = dot_general_attrs.lhs_contracting;
+  const auto& rc = dot_general_attrs.rhs_contracting;
+  const auto& lb = dot_general_attrs.lhs_batch;
+  const auto& rb = dot_general_attrs.rhs_batch;
   std::vector<Tangent> out(2);
   if (linear[0]) out[0] = dot_transpose_lhs(ct, *values[1], types[0], lc, rc, lb, rb, false, loc);
   if (linear[1]) out[1] = dot_transpose_lhs(ct, *values[0], types[1], rc, lc, rb, lb, true, loc);
@@ -210,19 +214,20 @@ std::vector<Tangent> transpose_dot_general(const Node& n, const Array& ct,
 
 Batched batch_dot_general(const Node& n, std::span<const Batched> operands, std::int64_t batch_size,
                           const std::string&, const std::source_location& loc) {
-  const Axes& lc = n.attrs.get_ints("lhs_contracting");
-  const Axes& rc = n.attrs.get_ints("rhs_contracting");
-  const Axes& lb = n.attrs.get_ints("lhs_batch");
-  const Axes& rb = n.attrs.get_ints("rhs_batch");
+  const DotGeneralAttrs dot_general_attrs = DotGeneralAttrs::read(n.attrs);
+  const auto& lc = dot_general_attrs.lhs_contracting;
+  const auto& rc = dot_general_attrs.rhs_contracting;
+  const auto& lb = dot_general_attrs.lhs_batch;
+  const auto& rb = dot_general_attrs.rhs_batch;
   const Batched& lhs = operands[0];
   const Batched& rhs = operands[1];
   Attrs attrs = n.attrs;
   const Array both[] = {lhs.value, rhs.value};
   if (lhs.batched && rhs.batched) {
-    attrs.set("lhs_contracting", shifted(lc));
-    attrs.set("rhs_contracting", shifted(rc));
-    attrs.set("lhs_batch", with_leading_axis(0, shifted(lb)));
-    attrs.set("rhs_batch", with_leading_axis(0, shifted(rb)));
+    attrs.set(DotGeneralAttrs::kLhsContracting, shifted(lc));
+    attrs.set(DotGeneralAttrs::kRhsContracting, shifted(rc));
+    attrs.set(DotGeneralAttrs::kLhsBatch, with_leading_axis(0, shifted(lb)));
+    attrs.set(DotGeneralAttrs::kRhsBatch, with_leading_axis(0, shifted(rb)));
     return {detail::bind(n.op, both, attrs, {n.dtype, with_leading(batch_size, n.shape)}, loc),
             true};
   }
@@ -230,11 +235,11 @@ Batched batch_dot_general(const Node& n, std::span<const Batched> operands, std:
   const auto nb = static_cast<std::int64_t>(lb.size());
   std::int64_t position = nb;
   if (lhs.batched) {
-    attrs.set("lhs_contracting", shifted(lc));
-    attrs.set("lhs_batch", shifted(lb));
+    attrs.set(DotGeneralAttrs::kLhsContracting, shifted(lc));
+    attrs.set(DotGeneralAttrs::kLhsBatch, shifted(lb));
   } else {
-    attrs.set("rhs_contracting", shifted(rc));
-    attrs.set("rhs_batch", shifted(rb));
+    attrs.set(DotGeneralAttrs::kRhsContracting, shifted(rc));
+    attrs.set(DotGeneralAttrs::kRhsBatch, shifted(rb));
     position += static_cast<std::int64_t>(lhs.value.shape().size() - lc.size() - lb.size());
   }
   Shape shape = n.shape;

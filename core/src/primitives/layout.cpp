@@ -10,6 +10,7 @@
 #include "primitives/structural_rules.h"
 #include "primitives/type_rule_checks.h"
 #include "weft/control_flow.h"
+#include "weft/ir/op_attrs.h"
 #include "weft/ops.h"
 #include "weft/trace/trace.h"
 
@@ -34,11 +35,11 @@ TensorType broadcast_in_dim_type(OpKind op, std::span<const TensorType> operands
                                  const Attrs& attrs, const TensorType& declared) {
   const TensorType& in = operands[0];
   const std::size_t rank = in.shape.size();
-  const auto& dims = attrs.get_ints("dims");
+  const Axes dims = BroadcastAttrs::read(attrs).dims;
   if (dims.size() != rank)
     shape_fail(op, operands,
                "dims=" + list_to_string(dims) + " must name one result axis per operand axis");
-  check_axes_list(op, operands, dims, declared.shape.size(), "dims");
+  check_axes_list(op, operands, dims, declared.shape.size(), BroadcastAttrs::kDims);
   for (std::size_t i = 0; i < rank; ++i)
     if (in.shape[i] != 1 && in.shape[i] != declared.shape[dims[i]])
       shape_fail(op, operands,
@@ -50,7 +51,7 @@ TensorType broadcast_in_dim_type(OpKind op, std::span<const TensorType> operands
 
 Value evaluate_broadcast_in_dim(const Node& node, Operands operands) {
   const Value& x = *operands[0];
-  const auto& dims = node.attrs.get_ints("dims");
+  const Axes dims = BroadcastAttrs::read(node.attrs).dims;
   const auto in_strides = row_major_strides(x.shape);
   // Result axes that no operand axis maps to, and operand axes of extent 1, repeat.
   std::vector<std::int64_t> strides(node.shape.size(), 0);
@@ -99,14 +100,15 @@ std::vector<Tangent> transpose_broadcast_in_dim(const Node& n, const Array& ct,
                                                 std::span<const TensorType> types,
                                                 const std::vector<bool>&, const std::string&,
                                                 const std::source_location& loc) {
-  return {unbroadcast(ct, types[0].shape, n.attrs.get_ints("dims"), loc)};
+  return {unbroadcast(ct, types[0].shape, BroadcastAttrs::read(n.attrs).dims, loc)};
 }
 
 Batched batch_broadcast_in_dim(const Node& n, std::span<const Batched> operands,
                                std::int64_t batch_size, const std::string&,
                                const std::source_location& loc) {
   Attrs attrs = n.attrs;
-  attrs.set("dims", with_leading_axis(0, shifted(n.attrs.get_ints("dims"))));
+  attrs.set(BroadcastAttrs::kDims,
+            with_leading_axis(0, shifted(BroadcastAttrs::read(n.attrs).dims)));
   return rebind_batched(n, operands, batch_size, attrs, loc);
 }
 
@@ -148,7 +150,7 @@ TensorType transpose_type(OpKind op, std::span<const TensorType> operands, const
                           const TensorType&) {
   const TensorType& in = operands[0];
   const std::size_t rank = in.shape.size();
-  const auto& perm = attrs.get_ints("permutation");
+  const Axes perm = TransposeAttrs::read(attrs).permutation;
   std::vector<std::int64_t> sorted = perm;
   std::sort(sorted.begin(), sorted.end());
   std::vector<std::int64_t> iota(rank);
@@ -163,20 +165,21 @@ TensorType transpose_type(OpKind op, std::span<const TensorType> operands, const
 }
 
 Value evaluate_transpose(const Node& node, Operands operands) {
-  return interp::transposed(*operands[0], node.attrs.get_ints("permutation"));
+  return interp::transposed(*operands[0], TransposeAttrs::read(node.attrs).permutation);
 }
 
 std::vector<Tangent> transpose_transpose(const Node& n, const Array& ct,
                                          std::span<const std::optional<Array>>,
                                          std::span<const TensorType>, const std::vector<bool>&,
                                          const std::string&, const std::source_location& loc) {
-  return {transpose(ct, inverse_permutation(n.attrs.get_ints("permutation")), loc)};
+  return {transpose(ct, inverse_permutation(TransposeAttrs::read(n.attrs).permutation), loc)};
 }
 
 Batched batch_transpose(const Node& n, std::span<const Batched> operands, std::int64_t batch_size,
                         const std::string&, const std::source_location& loc) {
   Attrs attrs = n.attrs;
-  attrs.set("permutation", with_leading_axis(0, shifted(n.attrs.get_ints("permutation"))));
+  attrs.set(TransposeAttrs::kPermutation,
+            with_leading_axis(0, shifted(TransposeAttrs::read(n.attrs).permutation)));
   return rebind_batched(n, operands, batch_size, attrs, loc);
 }
 
@@ -186,9 +189,10 @@ TensorType slice_type(OpKind op, std::span<const TensorType> operands, const Att
                       const TensorType&) {
   const TensorType& in = operands[0];
   const std::size_t rank = in.shape.size();
-  const auto& start = attrs.get_ints("start");
-  const auto& limit = attrs.get_ints("limit");
-  const auto& stride = attrs.get_ints("stride");
+  const SliceAttrs slice_attrs = SliceAttrs::read(attrs);
+  const auto& start = slice_attrs.start;
+  const auto& limit = slice_attrs.limit;
+  const auto& stride = slice_attrs.stride;
   if (start.size() != rank || limit.size() != rank || stride.size() != rank)
     shape_fail(op, operands, "start, limit and stride need one entry per axis");
   Shape out(rank);
@@ -205,8 +209,9 @@ TensorType slice_type(OpKind op, std::span<const TensorType> operands, const Att
 
 Value evaluate_slice(const Node& node, Operands operands) {
   const Value& x = *operands[0];
-  const auto& start = node.attrs.get_ints("start");
-  const auto& stride = node.attrs.get_ints("stride");
+  const SliceAttrs slice_attrs = SliceAttrs::read(node.attrs);
+  const auto& start = slice_attrs.start;
+  const auto& stride = slice_attrs.stride;
   const auto in_strides = row_major_strides(x.shape);
   std::vector<std::int64_t> strides(x.shape.size());
   std::int64_t offset = 0;
@@ -224,8 +229,9 @@ std::vector<Tangent> transpose_slice(const Node& n, const Array& ct,
                                      std::span<const TensorType> types, const std::vector<bool>&,
                                      const std::string&, const std::source_location& loc) {
   const Shape& in = types[0].shape;
-  const Axes& start = n.attrs.get_ints("start");
-  const Axes& stride = n.attrs.get_ints("stride");
+  const SliceAttrs slice_attrs = SliceAttrs::read(n.attrs);
+  const auto& start = slice_attrs.start;
+  const auto& stride = slice_attrs.stride;
   Axes low(in.size()), high(in.size()), interior(in.size());
   bool empty = false;
   for (std::size_t d = 0; d < in.size(); ++d) {
@@ -242,9 +248,10 @@ std::vector<Tangent> transpose_slice(const Node& n, const Array& ct,
 Batched batch_slice(const Node& n, std::span<const Batched> operands, std::int64_t batch_size,
                     const std::string&, const std::source_location& loc) {
   Attrs attrs = n.attrs;
-  attrs.set("start", with_leading_axis(0, n.attrs.get_ints("start")));
-  attrs.set("limit", with_leading_axis(batch_size, n.attrs.get_ints("limit")));
-  attrs.set("stride", with_leading_axis(1, n.attrs.get_ints("stride")));
+  const SliceAttrs slice_attrs = SliceAttrs::read(n.attrs);
+  attrs.set(SliceAttrs::kStart, with_leading_axis(0, slice_attrs.start));
+  attrs.set(SliceAttrs::kLimit, with_leading_axis(batch_size, slice_attrs.limit));
+  attrs.set(SliceAttrs::kStride, with_leading_axis(1, slice_attrs.stride));
   return rebind_batched(n, operands, batch_size, attrs, loc);
 }
 
@@ -268,7 +275,7 @@ TensorType dynamic_slice_type(OpKind op, std::span<const TensorType> operands, c
   const TensorType& in = operands.empty() ? declared : operands[0];
   const std::size_t rank = in.shape.size();
   check_start_indices(op, operands, 1, rank);
-  const auto& sizes = attrs.get_ints("sizes");
+  const Axes sizes = DynamicSliceAttrs::read(attrs).sizes;
   if (sizes.size() != rank)
     shape_fail(op, operands, "sizes=" + list_to_string(sizes) + " needs one entry per axis");
   for (std::size_t i = 0; i < rank; ++i)
@@ -417,7 +424,8 @@ Batched batch_dynamic_slices(const Node& n, std::span<const Batched> operands,
   for (std::size_t i = first_start; i < operands.size(); ++i) args.push_back(operands[i].value);
   Attrs attrs = n.attrs;
   if (n.op == OpKind::DynamicSlice)
-    attrs.set("sizes", with_leading_axis(batch_size, n.attrs.get_ints("sizes")));
+    attrs.set(DynamicSliceAttrs::kSizes,
+              with_leading_axis(batch_size, DynamicSliceAttrs::read(n.attrs).sizes));
   return {detail::bind(n.op, args, attrs, {n.dtype, with_leading(batch_size, n.shape)}, loc), true};
 }
 
@@ -440,7 +448,7 @@ TensorType concatenate_type(OpKind op, std::span<const TensorType> operands, con
   const TensorType& in = operands.empty() ? declared : operands[0];
   const std::size_t rank = in.shape.size();
   if (operands.empty()) shape_fail(op, operands, "needs at least one operand");
-  const std::int64_t dim = attrs.get_int("dimension");
+  const std::int64_t dim = DimensionAttrs::read(attrs).dimension;
   if (dim < 0 || dim >= static_cast<std::int64_t>(rank))
     shape_fail(op, operands,
                "dimension=" + std::to_string(dim) + " is outside rank " + std::to_string(rank));
@@ -460,7 +468,7 @@ TensorType concatenate_type(OpKind op, std::span<const TensorType> operands, con
 }
 
 Value evaluate_concatenate(const Node& node, Operands operands) {
-  const auto dim = static_cast<std::size_t>(node.attrs.get_int("dimension"));
+  const auto dim = static_cast<std::size_t>(DimensionAttrs::read(node.attrs).dimension);
   std::int64_t outer = 1;
   for (std::size_t d = 0; d < dim; ++d) outer *= node.shape[d];
   // Seen as [outer, block] matrices, the result's rows are the operands' rows side by side.
@@ -485,7 +493,7 @@ std::vector<Tangent> transpose_concatenate(const Node& n, const Array& ct,
                                            const std::vector<bool>& linear, const std::string&,
                                            const std::source_location& loc) {
   std::vector<Tangent> out(n.inputs.size());
-  const auto axis = static_cast<std::size_t>(n.attrs.get_int("dimension"));
+  const auto axis = static_cast<std::size_t>(DimensionAttrs::read(n.attrs).dimension);
   std::int64_t offset = 0;
   for (std::size_t i = 0; i < n.inputs.size(); ++i) {
     const Shape& s = types[i].shape;
@@ -503,7 +511,7 @@ std::vector<Tangent> transpose_concatenate(const Node& n, const Array& ct,
 Batched batch_concatenate(const Node& n, std::span<const Batched> operands, std::int64_t batch_size,
                           const std::string&, const std::source_location& loc) {
   Attrs attrs = n.attrs;
-  attrs.set("dimension", n.attrs.get_int("dimension") + 1);
+  attrs.set(DimensionAttrs::kDimension, DimensionAttrs::read(n.attrs).dimension + 1);
   return rebind_batched(n, operands, batch_size, attrs, loc);
 }
 
@@ -515,9 +523,10 @@ TensorType pad_type(OpKind op, std::span<const TensorType> operands, const Attrs
   const std::size_t rank = in.shape.size();
   if (!operands[1].shape.empty() || operands[1].dtype != in.dtype)
     dtype_fail(op, operands, "the pad value must be a scalar of the operand's dtype");
-  const auto& low = attrs.get_ints("low");
-  const auto& high = attrs.get_ints("high");
-  const auto& interior = attrs.get_ints("interior");
+  const PadAttrs pad_attrs = PadAttrs::read(attrs);
+  const auto& low = pad_attrs.low;
+  const auto& high = pad_attrs.high;
+  const auto& interior = pad_attrs.interior;
   if (low.size() != rank || high.size() != rank || interior.size() != rank)
     shape_fail(op, operands, "low, high and interior need one entry per axis");
   Shape out(rank);
@@ -533,8 +542,9 @@ TensorType pad_type(OpKind op, std::span<const TensorType> operands, const Attrs
 
 Value evaluate_pad(const Node& node, Operands operands) {
   const Value& x = *operands[0];
-  const auto& low = node.attrs.get_ints("low");
-  const auto& interior = node.attrs.get_ints("interior");
+  const PadAttrs pad_attrs = PadAttrs::read(node.attrs);
+  const auto& low = pad_attrs.low;
+  const auto& interior = pad_attrs.interior;
   const std::size_t rank = x.shape.size();
   // axis_map[d][o]: the operand index on axis d that result index o copies, or -1 for padding.
   std::vector<std::vector<std::int64_t>> axis_map(rank);
@@ -571,9 +581,10 @@ std::vector<Tangent> transpose_pad(const Node& n, const Array& ct,
                                    const std::source_location& loc) {
   std::vector<Tangent> out(n.inputs.size());
   const Shape& in = types[0].shape;
-  const Axes& low = n.attrs.get_ints("low");
-  const Axes& high = n.attrs.get_ints("high");
-  const Axes& interior = n.attrs.get_ints("interior");
+  const PadAttrs pad_attrs = PadAttrs::read(n.attrs);
+  const auto& low = pad_attrs.low;
+  const auto& high = pad_attrs.high;
+  const auto& interior = pad_attrs.interior;
   // Undo cropping (negative padding) with zeros, then take every (interior+1)-th element.
   Axes grow_low(in.size()), grow_high(in.size()), none(in.size(), 0), start(in.size()),
       limit(in.size()), step(in.size());
@@ -603,9 +614,10 @@ Batched batch_pad(const Node& n, std::span<const Batched> operands, std::int64_t
                   const std::string&, const std::source_location& loc) {
   const TensorType result{n.dtype, with_leading(batch_size, n.shape)};
   Attrs attrs = n.attrs;
-  attrs.set("low", with_leading_axis(0, n.attrs.get_ints("low")));
-  attrs.set("high", with_leading_axis(0, n.attrs.get_ints("high")));
-  attrs.set("interior", with_leading_axis(0, n.attrs.get_ints("interior")));
+  const PadAttrs pad_attrs = PadAttrs::read(n.attrs);
+  attrs.set(PadAttrs::kLow, with_leading_axis(0, pad_attrs.low));
+  attrs.set(PadAttrs::kHigh, with_leading_axis(0, pad_attrs.high));
+  attrs.set(PadAttrs::kInterior, with_leading_axis(0, pad_attrs.interior));
   const Array x = batched_value(operands[0], batch_size, loc);
   if (!operands[1].batched) {
     const Array padded[] = {x, operands[1].value};

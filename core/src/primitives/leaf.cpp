@@ -3,6 +3,7 @@
 #include <variant>
 
 #include "primitives/elementwise_family.h"
+#include "weft/ir/op_attrs.h"
 
 namespace weft::prim {
 
@@ -22,7 +23,7 @@ namespace parameter_op {
 
 TensorType type(OpKind op, std::span<const TensorType> operands, const Attrs& attrs,
                 const TensorType& declared) {
-  if (attrs.get_int("index") < 0) shape_error(op, operands, "negative parameter index");
+  if (IndexAttrs::read(attrs).index < 0) shape_error(op, operands, "negative parameter index");
   return declared;
 }
 
@@ -36,8 +37,9 @@ TensorType type(OpKind op, std::span<const TensorType> operands, const Attrs& at
     shape_error(
         op, operands,
         "constants are scalars; broadcast_in_dim them to " + shape_to_string(declared.shape));
-  attrs.get_float("value");
-  if (!is_float(declared.dtype) && !std::holds_alternative<std::int64_t>(*attrs.find("value")))
+  ConstantAttrs::float_value(attrs);
+  if (!is_float(declared.dtype) &&
+      !std::holds_alternative<std::int64_t>(*attrs.find(ConstantAttrs::kValue)))
     dtype_error(
         op, operands,
         "a " + std::string(dtype_name(declared.dtype)) + " constant needs an integer value");
@@ -47,9 +49,9 @@ TensorType type(OpKind op, std::span<const TensorType> operands, const Attrs& at
 interp::Value evaluate(const Node& node, interp::Operands) {
   interp::Value out = interp::make_value(node.dtype, node.shape);
   if (is_float(node.dtype)) {
-    out.f[0] = interp::round_to(node.dtype, node.attrs.get_float("value"));
+    out.f[0] = interp::round_to(node.dtype, ConstantAttrs::float_value(node.attrs));
   } else {
-    out.i[0] = interp::wrap_to(node.dtype, node.attrs.get_int("value"));
+    out.i[0] = interp::wrap_to(node.dtype, ConstantAttrs::int_value(node.attrs));
   }
   return out;
 }
@@ -61,7 +63,7 @@ namespace iota_op {
 TensorType type(OpKind op, std::span<const TensorType> operands, const Attrs& attrs,
                 const TensorType& declared) {
   if (declared.dtype == DType::Bool) dtype_error(op, operands, "iota cannot produce bool");
-  std::int64_t dim = attrs.get_int("dimension");
+  std::int64_t dim = DimensionAttrs::read(attrs).dimension;
   if (dim < 0 || dim >= static_cast<std::int64_t>(declared.shape.size()))
     shape_error(op, operands,
                 "dimension=" + std::to_string(dim) + " is outside the result shape " +
@@ -72,7 +74,7 @@ TensorType type(OpKind op, std::span<const TensorType> operands, const Attrs& at
 // Each element is its index along `dimension`.
 interp::Value evaluate(const Node& node, interp::Operands) {
   interp::Value out = interp::make_value(node.dtype, node.shape);
-  const auto dim = static_cast<std::size_t>(node.attrs.get_int("dimension"));
+  const auto dim = static_cast<std::size_t>(DimensionAttrs::read(node.attrs).dimension);
   const std::int64_t stride = row_major_strides(node.shape)[dim];
   const std::int64_t extent = node.shape[dim];
   const std::int64_t n = out.size();

@@ -10,6 +10,7 @@
 #include "primitives/families.h"
 #include "primitives/structural_rules.h"
 #include "primitives/type_rule_checks.h"
+#include "weft/ir/op_attrs.h"
 #include "weft/ops.h"
 #include "weft/trace/trace.h"
 
@@ -27,8 +28,8 @@ using U64 = std::uint64_t;
 // The operand's shape without the reduced axes.
 Shape reduced_shape(OpKind op, std::span<const TensorType> operands, const Attrs& attrs) {
   const TensorType& in = operands[0];
-  const auto& axes = attrs.get_ints("axes");
-  check_axes_list(op, operands, axes, in.shape.size(), "axes");
+  const Axes axes = ReduceAttrs::read(attrs).axes;
+  check_axes_list(op, operands, axes, in.shape.size(), ReduceAttrs::kAxes);
   if (in.dtype == DType::Bool) dtype_fail(op, operands, "is not defined for bool; convert first");
   Shape out;
   for (std::int64_t d = 0; d < static_cast<std::int64_t>(in.shape.size()); ++d)
@@ -48,7 +49,7 @@ TensorType arg_reduction_type(OpKind op, std::span<const TensorType> operands, c
   if (declared.dtype != DType::I32 && declared.dtype != DType::I64)
     dtype_fail(op, operands, "the index dtype must be i32 or i64");
   std::int64_t reduced = 1;
-  for (auto a : attrs.get_ints("axes")) reduced *= operands[0].shape[a];
+  for (auto a : ReduceAttrs::read(attrs).axes) reduced *= operands[0].shape[a];
   if (reduced == 0) shape_fail(op, operands, "cannot take an arg-reduction over zero elements");
   return {declared.dtype, out};
 }
@@ -63,7 +64,7 @@ struct Blocks {
 };
 
 Blocks reduction_blocks(const Node& node, const Value& x) {
-  const auto& axes = node.attrs.get_ints("axes");
+  const Axes axes = ReduceAttrs::read(node.attrs).axes;
   std::vector<std::int64_t> perm;
   std::int64_t block = 1;
   for (std::int64_t d = 0; d < static_cast<std::int64_t>(x.shape.size()); ++d)
@@ -177,7 +178,7 @@ Value evaluate_arg_reduction(const Node& node, Operands operands) {
 
 // The operand dims a reduction keeps, in order (its result's dims).
 Axes kept_dims(const Node& n, std::size_t rank) {
-  const auto& axes = n.attrs.get_ints("axes");
+  const Axes axes = ReduceAttrs::read(n.attrs).axes;
   Axes kept;
   for (std::size_t d = 0; d < rank; ++d)
     if (std::find(axes.begin(), axes.end(), static_cast<std::int64_t>(d)) == axes.end())
@@ -198,7 +199,7 @@ Tangent jvp_reduce_prod(const Node& n, std::span<const Array> primals,
   const Array& x = primals[0];
   const Array& t = *tangents[0];
   const Axes kept = kept_dims(n, x.shape().size());
-  const Axes& axes = n.attrs.get_ints("axes");
+  const Axes axes = ReduceAttrs::read(n.attrs).axes;
   const Array zero = full(x, 0, loc);
   const Array is_zero = eq(x, zero, loc);
   const Array zeros_in_row = broadcast_in_dim(
@@ -221,7 +222,7 @@ Tangent jvp_reduce_extremum(const Node& n, std::span<const Array> primals,
   const Array& x = primals[0];
   const Array& t = *tangents[0];
   const Axes kept = kept_dims(n, x.shape().size());
-  const Axes& axes = n.attrs.get_ints("axes");
+  const Axes axes = ReduceAttrs::read(n.attrs).axes;
   const Array at_extremum =
       as_float(eq(x, broadcast_in_dim(z, x.shape(), kept, loc), loc), x.dtype(), loc);
   return div(reduce_sum(mul(t, at_extremum, loc), axes, loc), reduce_sum(at_extremum, axes, loc),
@@ -248,7 +249,7 @@ std::vector<Tangent> transpose_reduce_sum(const Node& n, const Array& ct,
 Batched batch_reduction(const Node& n, std::span<const Batched> operands, std::int64_t batch_size,
                         const std::string&, const std::source_location& loc) {
   Attrs attrs = n.attrs;
-  attrs.set("axes", shifted(n.attrs.get_ints("axes")));
+  attrs.set(ReduceAttrs::kAxes, shifted(ReduceAttrs::read(n.attrs).axes));
   return rebind_batched(n, operands, batch_size, attrs, loc);
 }
 

@@ -3,6 +3,7 @@
 // no evaluator, and its transformation rules are refusals no walker reaches.
 #include "primitives/families.h"
 #include "primitives/type_rule_checks.h"
+#include "weft/ir/op_attrs.h"
 
 namespace weft::prim {
 
@@ -11,7 +12,7 @@ namespace {
 // The type is the control node's result `index`; verify checks it there.
 TensorType result_type(OpKind op, std::span<const TensorType> operands, const Attrs& attrs,
                        const TensorType& declared) {
-  if (attrs.get_int("index") < 0) shape_fail(op, operands, "negative result index");
+  if (IndexAttrs::read(attrs).index < 0) shape_fail(op, operands, "negative result index");
   return declared;
 }
 

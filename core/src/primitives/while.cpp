@@ -13,6 +13,7 @@
 #include "transforms/jvp_graph.h"
 #include "transforms/staging.h"
 #include "weft/error.h"
+#include "weft/ir/op_attrs.h"
 #include "weft/ops.h"
 
 namespace weft::prim {
@@ -31,18 +32,18 @@ std::vector<RegionSignature> while_signatures(std::span<const TensorType> operan
                                               std::size_t num_regions) {
   using namespace region_checks;
   expect_regions(OpKind::While, num_regions, 2);
-  const std::size_t n = count_attr(OpKind::While, attrs, "carries", operands.size());
+  const std::size_t n = count_attr(OpKind::While, attrs, WhileAttrs::kCarries, operands.size());
   std::vector<TensorType> params(operands.begin(), operands.end());
   std::vector<TensorType> carries(operands.begin(), operands.begin() + n);
   expect_results(OpKind::While, results, carries, "the carries");
   return {{"cond", params, {TensorType{DType::Bool, {}}}}, {"body", params, carries}};
 }
 
-constexpr CountAttr kCountAttrs[] = {{"carries", "a count of operands"}};
+constexpr CountAttr kCountAttrs[] = {{WhileAttrs::kCarries, "a count of operands"}};
 
 std::vector<interp::Value> evaluate_while(const Node& node, interp::Operands operands,
                                           const interp::RunGraph& run) {
-  const auto n = static_cast<std::size_t>(node.attrs.get_int("carries"));
+  const auto n = static_cast<std::size_t>(WhileAttrs::read(node.attrs).carries);
   std::vector<interp::Value> state;
   for (const interp::Value* v : operands) state.push_back(*v);
   while (true) {
@@ -57,7 +58,7 @@ std::vector<interp::Value> evaluate_while(const Node& node, interp::Operands ope
 // Effect tokens are extra carries, after the user's: both regions take them there, the body
 // returns them there.
 TokenPlacement while_tokens(const Node& node) {
-  const auto carries = static_cast<std::size_t>(node.attrs.get_int("carries"));
+  const auto carries = static_cast<std::size_t>(WhileAttrs::read(node.attrs).carries);
   return {.operands_at = carries,
           .results_at = carries,
           .as_carries = true,
@@ -67,7 +68,7 @@ TokenPlacement while_tokens(const Node& node) {
 ControlTangents jvp_while(const Graph& g, const Node& n, std::span<const Array> operands,
                           std::span<const Tangent> tangents, const std::string& api,
                           const std::source_location& loc) {
-  const auto nc = static_cast<std::size_t>(n.attrs.get_int("carries"));
+  const auto nc = static_cast<std::size_t>(WhileAttrs::read(n.attrs).carries);
   const Graph cond = region_of(g, n, 0);
   const Graph body = region_of(g, n, 1);
   std::vector<bool> marked = present(tangents);  // carries, then constants
@@ -99,7 +100,7 @@ ControlTangents jvp_while(const Graph& g, const Node& n, std::span<const Array> 
   const std::vector<Array> captured = unify_captures(regions);
   ops.insert(ops.end(), captured.begin(), captured.end());
   Attrs attrs = n.attrs;
-  attrs.set("carries", static_cast<std::int64_t>(new_carries));
+  attrs.set(WhileAttrs::kCarries, static_cast<std::int64_t>(new_carries));
   std::vector<TensorType> results(types.begin(),
                                   types.begin() + static_cast<std::ptrdiff_t>(new_carries));
   const std::vector<Array> out =
@@ -136,7 +137,7 @@ ControlTangents linearize_while(const Graph& g, const Node& n, std::span<const A
 std::vector<Batched> batch_while(const Graph& g, const Node& n, std::span<const Batched> operands,
                                  std::int64_t batch_size, const std::string& api,
                                  const std::source_location& loc) {
-  const auto nc = static_cast<std::size_t>(n.attrs.get_int("carries"));
+  const auto nc = static_cast<std::size_t>(WhileAttrs::read(n.attrs).carries);
   const Graph cond = region_of(g, n, 0);
   const Graph body = region_of(g, n, 1);
   std::vector<bool> flags = batched_flags(operands);  // carries, then constants

@@ -6,6 +6,7 @@
 #include "weft/callback.h"
 #include "weft/error.h"
 #include "weft/ir/effects.h"
+#include "weft/ir/op_attrs.h"
 #include "weft/trace/trace.h"
 
 namespace weft::detail {
@@ -22,7 +23,8 @@ std::vector<Array> bind_host(OpKind op, std::vector<Array> operands, Attrs attrs
     check_not_escaped(*operands[i].impl(), loc);
     types.push_back({operands[i].dtype(), operands[i].shape()});
   }
-  if (callback) attrs.set("callback", std::int64_t{0});  // the slot is set when staged
+  if (callback)
+    attrs.set(HostCallAttrs::kCallback, std::int64_t{0});  // the slot is set when staged
   try {
     check_host_op(op, types, attrs, results);
   } catch (const Error& e) {
@@ -31,7 +33,7 @@ std::vector<Array> bind_host(OpKind op, std::vector<Array> operands, Attrs attrs
 
   auto stage = [&](TraceState& t) {
     if (callback) {
-      attrs.set("callback", static_cast<std::int64_t>(t.graph.callbacks.size()));
+      attrs.set(HostCallAttrs::kCallback, static_cast<std::int64_t>(t.graph.callbacks.size()));
       t.graph.callbacks.push_back(callback);
     }
     Node n;
@@ -67,9 +69,7 @@ std::vector<Array> bind_host(OpKind op, std::vector<Array> operands, Attrs attrs
 
 void print_impl(const FormatString& format, std::vector<Array> args,
                 const DebugPrintOptions& options) {
-  Attrs attrs;
-  attrs.set("format", std::string(format.text));
-  attrs.set("ordered", std::int64_t{options.ordered ? 1 : 0});
+  Attrs attrs = DebugPrintAttrs{std::string(format.text), options.ordered}.write();
   bind_host(OpKind::DebugPrint, std::move(args), std::move(attrs), {}, nullptr, "debug_print",
             format.where);
 }
@@ -89,8 +89,8 @@ std::vector<Array> callback_impl(const char* api, HostCallback::Function functio
   callback->function = std::move(function);
   Attrs attrs;
   if (effect) {
-    attrs.set("effect", std::string(api));
-    attrs.set("ordered", std::int64_t{ordered ? 1 : 0});
+    attrs.set(HostCallAttrs::kEffect, std::string(api));
+    attrs.set(HostEffectAttrs::kOrdered, std::int64_t{ordered ? 1 : 0});
   }
   return bind_host(OpKind::HostCall, std::move(args), std::move(attrs), callback->result_types,
                    callback, api, loc);

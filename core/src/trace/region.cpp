@@ -7,6 +7,7 @@
 #include "weft/backend.h"
 #include "weft/compile/pipeline.h"
 #include "weft/error.h"
+#include "weft/ir/op_attrs.h"
 #include "weft/ir/regions.h"
 #include "weft/trace/trace.h"
 
@@ -61,7 +62,8 @@ std::vector<Array> unify_captures(std::span<TracedRegion> regions) {
       params.push_back(g.add(std::move(n)));
     }
     for (std::size_t i = 0; i < params.size(); ++i)
-      g.nodes[static_cast<std::size_t>(params[i])].attrs.set("index", static_cast<std::int64_t>(i));
+      g.nodes[static_cast<std::size_t>(params[i])].attrs.set(IndexAttrs::kIndex,
+                                                             static_cast<std::int64_t>(i));
     g.params = std::move(params);
     g = g.canonicalized();
     r.captured = all;
@@ -88,7 +90,8 @@ std::vector<TensorType> types_of(const Graph& g, const std::vector<ValueId>& ids
 // Adds `offset` to the callback slot of every host_call in `graph` and its regions.
 void renumber_callbacks(Graph& graph, std::int64_t offset) {
   for (Node& n : graph.nodes) {
-    if (n.op == OpKind::HostCall) n.attrs.set("callback", n.attrs.get_int("callback") + offset);
+    if (n.op == OpKind::HostCall)
+      n.attrs.set(HostCallAttrs::kCallback, HostCallAttrs::callback(n.attrs) + offset);
     for (Graph& region : n.regions) renumber_callbacks(region, offset);
   }
 }

@@ -8,6 +8,7 @@
 #include "trace/array_impl.h"
 #include "weft/backend.h"
 #include "weft/error.h"
+#include "weft/ir/op_attrs.h"
 
 namespace weft {
 
@@ -117,7 +118,7 @@ Array TraceScope::add_parameter(const TensorType& type) {
   n.op = OpKind::Parameter;
   n.dtype = type.dtype;
   n.shape = type.shape;
-  n.attrs.set("index", static_cast<std::int64_t>(state_->graph.params.size()));
+  n.attrs = IndexAttrs{static_cast<std::int64_t>(state_->graph.params.size())}.write();
   n.origin.cpp = state_->jit_location;
   ValueId id = state_->graph.add(std::move(n));
   state_->graph.params.push_back(id);
@@ -179,7 +180,7 @@ std::vector<ValueId> abstraction_chain(const TraceState& t, ValueId id) {
 
 // "argument 1 of the traced function"; in a region, what the control op passes in.
 std::string describe_argument(const TraceState& t, const Node& param) {
-  const std::string index = std::to_string(param.attrs.get_int("index"));
+  const std::string index = std::to_string(IndexAttrs::read(param.attrs).index);
   if (!t.region) return "argument " + index + " of the traced function";
   return "parameter " + index + " of the traced function (a carry, operand, row of xs or loop " +
          "index its control-flow function passes in)";
@@ -271,11 +272,11 @@ namespace {
 // the text form (which prints "nan") parses back to an equal graph.
 void set_constant_value(Node& n, const ArrayImpl& impl) {
   if (!is_float(impl.dtype)) {
-    n.attrs.set("value", impl.int_value);
+    n.attrs.set(ConstantAttrs::kValue, impl.int_value);
   } else if (std::isnan(impl.float_value)) {
-    n.attrs.set("value", std::numeric_limits<double>::quiet_NaN());
+    n.attrs.set(ConstantAttrs::kValue, std::numeric_limits<double>::quiet_NaN());
   } else {
-    n.attrs.set("value", impl.float_value);
+    n.attrs.set(ConstantAttrs::kValue, impl.float_value);
   }
 }
 
@@ -300,7 +301,7 @@ ValueId capture(TraceState& t, const Array& a, const std::source_location& loc) 
   n.op = OpKind::Parameter;
   n.dtype = impl.dtype;
   n.shape = impl.shape;
-  n.attrs.set("index", static_cast<std::int64_t>(t.graph.params.size()));
+  n.attrs = IndexAttrs{static_cast<std::int64_t>(t.graph.params.size())}.write();
   n.origin.cpp = loc;
   ValueId id = t.graph.add(std::move(n));
   t.graph.params.push_back(id);
@@ -370,7 +371,7 @@ Array run_eagerly(OpKind op, std::span<const Array> operands, const Attrs& attrs
     leaf.shape = impl.shape;
     if (impl.kind == ArrayImpl::Kind::Concrete) {
       leaf.op = OpKind::Parameter;
-      leaf.attrs.set("index", static_cast<std::int64_t>(g.params.size()));
+      leaf.attrs = IndexAttrs{static_cast<std::int64_t>(g.params.size())}.write();
       inputs.push_back(impl.buffer);
       ValueId id = g.add(std::move(leaf));
       g.params.push_back(id);
@@ -404,7 +405,7 @@ Array run_fused_eagerly(const std::function<Array()>& fn, const char* name,
     captured = scope.state()->captured;
   }
   const Node& out = graph.node(graph.outputs[0]);
-  if (out.op == OpKind::Parameter) return captured.at(out.attrs.get_int("index"));
+  if (out.op == OpKind::Parameter) return captured.at(IndexAttrs::read(out.attrs).index);
   Device* device = &common_device(captured, name, loc);
   std::vector<std::shared_ptr<Buffer>> inputs;
   for (const Array& a : captured) inputs.push_back(a.impl()->buffer);

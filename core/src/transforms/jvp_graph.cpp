@@ -8,14 +8,15 @@
 #include "transforms/staging.h"
 #include "weft/error.h"
 #include "weft/ir/host_callback.h"
+#include "weft/ir/op_attrs.h"
 #include "weft/trace/trace.h"
 
 namespace weft::detail {
 
 // The callback a host_call node names, for messages.
 std::string describe_host_node(const Graph& g, const Node& n) {
-  if (n.op == OpKind::HostCall && n.attrs.has("callback")) {
-    const auto slot = static_cast<std::size_t>(n.attrs.get_int("callback"));
+  if (n.op == OpKind::HostCall && n.attrs.has(HostCallAttrs::kCallback)) {
+    const auto slot = static_cast<std::size_t>(HostCallAttrs::callback(n.attrs));
     if (slot < g.callbacks.size() && g.callbacks[slot]) return g.callbacks[slot]->describe();
   }
   return std::string(op_name(n.op)) + " at " + n.origin.describe();

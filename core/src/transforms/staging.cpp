@@ -5,6 +5,7 @@
 #include "transforms/custom_rules.h"
 #include "weft/callback.h"
 #include "weft/error.h"
+#include "weft/ir/op_attrs.h"
 #include "weft/ops.h"
 
 namespace weft::detail {
@@ -107,7 +108,7 @@ std::vector<Array> apply_node(const Graph& g, const Node& n, std::span<const Arr
     case OpClass::Host: {
       std::shared_ptr<const HostCallback> callback;
       if (n.op == OpKind::HostCall) {
-        const auto slot = static_cast<std::size_t>(n.attrs.get_int("callback"));
+        const auto slot = static_cast<std::size_t>(HostCallAttrs::callback(n.attrs));
         if (slot >= g.callbacks.size())
           throw InvalidGraphError("host_call at " + n.origin.describe() + " names callback slot " +
                                   std::to_string(slot) + ", which its graph does not have");
@@ -118,9 +119,9 @@ std::vector<Array> apply_node(const Graph& g, const Node& n, std::span<const Arr
     }
     case OpClass::Leaf:
       if (n.op == OpKind::Constant) {
-        const double value = n.attrs.get_float("value");
+        const double value = ConstantAttrs::float_value(n.attrs);
         return {is_float(n.dtype) ? Array::scalar(value, n.dtype)
-                                  : Array::scalar_int(n.attrs.get_int("value"), n.dtype)};
+                                  : Array::scalar_int(ConstantAttrs::int_value(n.attrs), n.dtype)};
       }
       break;
     default:

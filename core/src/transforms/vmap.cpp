@@ -12,6 +12,7 @@
 #include "weft/callback.h"
 #include "weft/error.h"
 #include "weft/ir/host_callback.h"
+#include "weft/ir/op_attrs.h"
 #include "weft/ops.h"
 
 namespace weft {
@@ -75,7 +76,7 @@ struct VmapHooks {
     // carry the batch axis.
     Node batched = n;
     for (TensorType& t : batched.results) t.shape.insert(t.shape.begin(), batch_size);
-    const auto slot = static_cast<std::size_t>(n.attrs.get_int("callback"));
+    const auto slot = static_cast<std::size_t>(HostCallAttrs::callback(n.attrs));
     auto callback = std::make_shared<HostCallback>(*graph.callbacks.at(slot));
     CallbackTransform batch{.name = "batch", .batch_dims = {}};
     for (const Batched* o : operands)

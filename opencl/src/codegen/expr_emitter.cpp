@@ -6,6 +6,7 @@
 
 #include "codegen/cl_types.h"
 #include "weft/error.h"
+#include "weft/ir/op_attrs.h"
 
 namespace weft::opencl {
 namespace {
@@ -290,7 +291,7 @@ bool lane_vectorizable(const Graph& graph, ValueId start, const std::vector<Valu
       continue;
     }
     if (n.op != OpKind::BroadcastInDim) return false;
-    const auto& map = n.attrs.get_ints("dims");
+    const auto map = BroadcastAttrs::read(n.attrs).dims;
     const auto last = static_cast<std::int64_t>(n.shape.size()) - 1;
     // Only the input's last axis may feed the lanes' axis: then the lanes are contiguous.
     for (std::size_t i = 0; i + 1 < in.size(); ++i)

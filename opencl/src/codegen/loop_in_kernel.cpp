@@ -7,6 +7,7 @@
 
 #include "codegen/cl_types.h"
 #include "codegen/kernel_context.h"
+#include "weft/ir/op_attrs.h"
 
 namespace weft::opencl {
 
@@ -24,9 +25,10 @@ void emit_loop_in_kernel(KernelContext& ctx, ValueId scan_id, const std::string&
   const Graph& g = ctx.graph();
   const Node& scan = g.node(scan_id);
   const Graph& body = scan.regions.at(0);
-  const auto carries = static_cast<std::size_t>(scan.attrs.get_int("carries"));
-  const std::int64_t length = scan.attrs.get_int("length");
-  const bool reverse = scan.attrs.get_int("reverse") != 0;
+  const ScanAttrs scan_attrs = ScanAttrs::read(scan.attrs);
+  const auto carries = static_cast<std::size_t>(scan_attrs.carries);
+  const std::int64_t length = scan_attrs.length;
+  const bool reverse = scan_attrs.reverse;
   const Shape& shape = body.node(body.params.at(1)).shape;
   const auto n = static_cast<std::size_t>(num_elements(shape));
   const std::string idx_t = n < (std::size_t{1} << 30) ? "int" : "long";

@@ -8,6 +8,7 @@
 #include "weft/compile/pipeline.h"
 #include "weft/compile/schedule.h"
 #include "weft/error.h"
+#include "weft/ir/op_attrs.h"
 #include "weft/ir/regions.h"
 #include "weft/ir/shape_rules.h"
 #include "weft/ir/walk.h"
@@ -85,13 +86,12 @@ StepPlan::Kind plan_kind(ScheduleStep::Kind kind) {
 HostPlan host_plan(const Graph& g, const Node& node) {
   HostPlan host;
   host.is_print = node.op == OpKind::DebugPrint;
-  if (host.is_print) host.format = node.attrs.get_string("format");
-  if (node.op == OpKind::HostCall) host.callback = static_cast<int>(node.attrs.get_int("callback"));
-  if (const AttrValue* effect = node.attrs.find("effect"))
-    host.effect = std::get<std::string>(*effect);
+  if (host.is_print) host.format = DebugPrintAttrs::read(node.attrs).format;
+  if (node.op == OpKind::HostCall)
+    host.callback = static_cast<int>(HostCallAttrs::callback(node.attrs));
+  if (const std::string* effect = HostCallAttrs::effect(node.attrs)) host.effect = *effect;
   if (host.is_print) host.effect = "debug_print";
-  if (const AttrValue* ordered = node.attrs.find("ordered"))
-    host.ordered = std::get<std::int64_t>(*ordered) != 0;
+  host.ordered = HostEffectAttrs::ordered(node.attrs);
   host.token_in = !node.inputs.empty() && g.node(node.inputs[0]).dtype == DType::Token;
   host.token_out = !node.results.empty() && node.results[0].dtype == DType::Token;
   for (std::size_t k = host.token_in ? 1 : 0; k < node.inputs.size(); ++k)
@@ -191,8 +191,9 @@ BlockPlan plan_block(const ScheduleBlock& schedule, ProgramContext& program, boo
     if (kernel_loop[static_cast<std::size_t>(n.inputs[0])])
       block.buffers.push_back(written_buffer(static_cast<ValueId>(v)));
     else
-      block.buffers.push_back({BufferPlan::Role::Result, static_cast<int>(n.attrs.get_int("index")),
-                               bytes_of(n), n.dtype == DType::Token});
+      block.buffers.push_back({BufferPlan::Role::Result,
+                               static_cast<int>(IndexAttrs::read(n.attrs).index), bytes_of(n),
+                               n.dtype == DType::Token});
     ctx.buffer_of[static_cast<ValueId>(v)] = static_cast<int>(block.buffers.size()) - 1;
   }
   // A join's token is the result of its step.
@@ -223,7 +224,7 @@ BlockPlan plan_block(const ScheduleBlock& schedule, ProgramContext& program, boo
       program.kernels.emplace_back();
       const std::size_t first_step = block.steps.size();
       ctx.source << "// " << name << ": scan %" << step.node << " of "
-                 << scan.attrs.get_int("length")
+                 << ScanAttrs::read(scan.attrs).length
                  << " iterations, elementwise, as one kernel that loops inside\n";
       emit_loop_in_kernel(ctx, step.node, name);
       KernelSummary& summary = program.kernels[static_cast<std::size_t>(ctx.summary)];
@@ -246,13 +247,14 @@ BlockPlan plan_block(const ScheduleBlock& schedule, ProgramContext& program, boo
         control.results.push_back(ctx.buffer_of.at(step.node + 1 + static_cast<ValueId>(k)));
       if (node.op == OpKind::AfterAll) control.results.push_back(ctx.buffer_of.at(step.node));
       if (is_host_op(node.op)) control.host = host_plan(g, node);
-      if (node.attrs.has("carries"))
-        control.carries = static_cast<int>(node.attrs.get_int("carries"));
+      if (node.attrs.has(WhileAttrs::kCarries))
+        control.carries = static_cast<int>(WhileAttrs::read(node.attrs).carries);
       if (step.kind == ScheduleStep::Kind::Cond) control.index_dtype = g.node(node.inputs[0]).dtype;
       if (step.kind == ScheduleStep::Kind::Loop) {
-        control.xs = static_cast<int>(node.attrs.get_int("xs"));
-        control.length = node.attrs.get_int("length");
-        control.reverse = node.attrs.get_int("reverse") != 0;
+        const ScanAttrs scan = ScanAttrs::read(node.attrs);
+        control.xs = static_cast<int>(scan.xs);
+        control.length = scan.length;
+        control.reverse = scan.reverse;
       }
       for (std::size_t r = 0; r < step.regions.size(); ++r) {
         // No source line here: the program must not depend on where the user wrote the op, or

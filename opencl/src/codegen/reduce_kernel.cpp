@@ -12,6 +12,7 @@
 #include "codegen/kernel_context.h"
 #include "codegen/lowering.h"
 #include "codegen/row_phases.h"
+#include "weft/ir/op_attrs.h"
 
 namespace weft::opencl {
 namespace {
@@ -41,7 +42,7 @@ struct ReduceOp {
 // Emits, into `emit`, the reduced element at reduction counter `r` for output index `out`.
 std::string element_at(ExprEmitter& emit, const Node& root, const Shape& in_shape, ValueId operand,
                        Index& out, const std::string& r, bool lanes = false) {
-  const auto& axes = root.attrs.get_ints("axes");
+  const auto axes = ReduceAttrs::read(root.attrs).axes;
   Shape reduced_shape;
   for (auto a : axes) reduced_shape.push_back(in_shape[a]);
   Index red{r, {}, reduced_shape};
@@ -81,7 +82,7 @@ bool row_reduce_phase_fits(const KernelContext& ctx, const FusionGroup& group) {
   const Node& root = ctx.graph().node(group.root);
   if (group.kind != FusionGroup::Kind::Reduce || ctx.caps.is_gpu) return false;
   const Shape& in_shape = ctx.graph().node(root.inputs[0]).shape;
-  const auto& axes = root.attrs.get_ints("axes");
+  const auto axes = ReduceAttrs::read(root.attrs).axes;
   const Reduction* reduction = lowering(root.op).reduction;
   return reduction && reduction->folds_lanes && root.dtype == DType::F32 && axes.size() == 1 &&
          axes[0] == static_cast<std::int64_t>(in_shape.size()) - 1 &&
@@ -214,7 +215,7 @@ void emit_reduce_kernel(KernelContext& ctx, const FusionGroup& group, const std:
 
   // Work-items of one group read neighbouring elements when the innermost axis is reduced, so
   // a group per output (or several, when outputs are few) beats a serial loop per output.
-  const auto& axes = root.attrs.get_ints("axes");
+  const auto axes = ReduceAttrs::read(root.attrs).axes;
   const bool innermost =
       !axes.empty() && axes.back() == static_cast<std::int64_t>(in_shape.size()) - 1;
   const bool two_stage = outputs < 64 && reduced >= 8192;

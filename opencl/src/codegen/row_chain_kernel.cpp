@@ -15,6 +15,7 @@
 #include "codegen/cl_types.h"
 #include "codegen/kernel_context.h"
 #include "codegen/row_phases.h"
+#include "weft/ir/op_attrs.h"
 
 namespace weft::opencl {
 namespace {
@@ -55,7 +56,7 @@ bool reads_own_row(const Graph& g, const FusionGroup& group, ValueId start, cons
       continue;
     }
     if (n.op == OpKind::BroadcastInDim) {
-      const auto& dims = n.attrs.get_ints("dims");
+      const auto dims = BroadcastAttrs::read(n.attrs).dims;
       const Shape& in = g.node(n.inputs[0]).shape;
       if (!starts_with(in, leading)) return false;
       for (std::size_t j = 0; j < leading.size(); ++j)

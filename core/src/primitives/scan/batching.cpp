@@ -3,6 +3,7 @@
 #include "transforms/control_rules.h"
 #include "transforms/dependence.h"
 #include "transforms/staging.h"
+#include "weft/ir/op_attrs.h"
 #include "weft/ops.h"
 
 namespace weft::prim::scan_rules {
@@ -23,8 +24,9 @@ Array swap_leading(const Array& x, const std::source_location& loc) {
 std::vector<Batched> batch(const Graph& g, const Node& n, std::span<const Batched> operands,
                            std::int64_t batch_size, const std::string& api,
                            const std::source_location& loc) {
-  const auto nc = static_cast<std::size_t>(n.attrs.get_int("carries"));
-  const auto nx = static_cast<std::size_t>(n.attrs.get_int("xs"));
+  const ScanAttrs scan = ScanAttrs::read(n.attrs);
+  const auto nc = static_cast<std::size_t>(scan.carries);
+  const auto nx = static_cast<std::size_t>(scan.xs);
   const Graph body = region_of(g, n, 0);
   std::vector<bool> flags{false};  // the body's parameters: iteration, carries, xs, constants
   for (const Batched& b : operands) flags.push_back(b.batched);

@@ -12,6 +12,7 @@
 #include "primitives/families.h"
 #include "primitives/scan/rules.h"
 #include "weft/error.h"
+#include "weft/ir/op_attrs.h"
 
 namespace weft::prim {
 
@@ -27,10 +28,11 @@ std::vector<RegionSignature> scan_signatures(std::span<const TensorType> operand
                                              std::size_t num_regions) {
   using namespace region_checks;
   expect_regions(OpKind::Scan, num_regions, 1);
-  const std::size_t n = count_attr(OpKind::Scan, attrs, "carries", operands.size());
-  const std::size_t m = count_attr(OpKind::Scan, attrs, "xs", operands.size() - n);
-  const std::int64_t length = attrs.get_int("length");
-  const std::int64_t reverse = attrs.get_int("reverse");
+  const std::size_t n = count_attr(OpKind::Scan, attrs, ScanAttrs::kCarries, operands.size());
+  const std::size_t m = count_attr(OpKind::Scan, attrs, ScanAttrs::kXs, operands.size() - n);
+  // Read one by one: `reverse` is checked as the integer it is written as.
+  const std::int64_t length = attrs.get_int(ScanAttrs::kLength);
+  const std::int64_t reverse = attrs.get_int(ScanAttrs::kReverse);
   if (length < 0) fail(OpKind::Scan, "length=" + std::to_string(length) + " is negative");
   if (reverse != 0 && reverse != 1)
     fail(OpKind::Scan, "reverse=" + std::to_string(reverse) + " must be 0 or 1");
@@ -57,8 +59,9 @@ std::vector<RegionSignature> scan_signatures(std::span<const TensorType> operand
   return {std::move(body)};
 }
 
-constexpr CountAttr kCountAttrs[] = {
-    {"carries", "a count of operands"}, {"xs", "a count of operands"}, {"length", "a scan length"}};
+constexpr CountAttr kCountAttrs[] = {{ScanAttrs::kCarries, "a count of operands"},
+                                     {ScanAttrs::kXs, "a count of operands"},
+                                     {ScanAttrs::kLength, "a scan length"}};
 
 // One row of a stacked value (its leading axis dropped), and writing one back.
 interp::Value value_row(const interp::Value& stacked, std::int64_t row) {
@@ -84,10 +87,9 @@ void set_value_row(interp::Value& stacked, std::int64_t row, const interp::Value
 
 std::vector<interp::Value> evaluate_scan(const Node& node, interp::Operands operands,
                                          const interp::RunGraph& run) {
-  const auto n = static_cast<std::size_t>(node.attrs.get_int("carries"));
-  const auto m = static_cast<std::size_t>(node.attrs.get_int("xs"));
-  const std::int64_t length = node.attrs.get_int("length");
-  const bool reverse = node.attrs.get_int("reverse") != 0;
+  const auto [carries, xs, length, reverse] = ScanAttrs::read(node.attrs);
+  const auto n = static_cast<std::size_t>(carries);
+  const auto m = static_cast<std::size_t>(xs);
   std::vector<interp::Value> out;
   for (std::size_t k = 0; k < n; ++k) out.push_back(*operands[k]);
   for (std::size_t j = n; j < node.results.size(); ++j)
@@ -111,7 +113,7 @@ std::vector<interp::Value> evaluate_scan(const Node& node, interp::Operands oper
 // Effect tokens are extra carries, after the user's: the body takes them after its iteration
 // and carries and returns them after its carries.
 TokenPlacement scan_tokens(const Node& node) {
-  const auto carries = static_cast<std::size_t>(node.attrs.get_int("carries"));
+  const auto carries = static_cast<std::size_t>(ScanAttrs::read(node.attrs).carries);
   return {.operands_at = carries,
           .results_at = carries,
           .as_carries = true,

@@ -5,6 +5,7 @@
 #include "transforms/dependence.h"
 #include "transforms/jvp_graph.h"
 #include "transforms/staging.h"
+#include "weft/ir/op_attrs.h"
 
 namespace weft::prim::scan_rules {
 
@@ -13,8 +14,9 @@ using namespace detail;
 ControlTangents jvp(const Graph& g, const Node& n, std::span<const Array> operands,
                     std::span<const Tangent> tangents, const std::string& api,
                     const std::source_location& loc) {
-  const auto nc = static_cast<std::size_t>(n.attrs.get_int("carries"));
-  const auto nx = static_cast<std::size_t>(n.attrs.get_int("xs"));
+  const ScanAttrs scan = ScanAttrs::read(n.attrs);
+  const auto nc = static_cast<std::size_t>(scan.carries);
+  const auto nx = static_cast<std::size_t>(scan.xs);
   const Graph body = region_of(g, n, 0);
   std::vector<bool> marked{false};  // iteration, carries, xs, constants
   for (bool p : present(tangents)) marked.push_back(p);
@@ -65,9 +67,10 @@ ControlTangents jvp(const Graph& g, const Node& n, std::span<const Array> operan
       })};
   const std::vector<Array> captured = unify_captures(region);
   ops.insert(ops.end(), captured.begin(), captured.end());
-  Attrs attrs = n.attrs;
-  attrs.set("carries", static_cast<std::int64_t>(new_carries));
-  attrs.set("xs", static_cast<std::int64_t>(new_xs));
+  ScanAttrs new_scan = scan;
+  new_scan.carries = static_cast<std::int64_t>(new_carries);
+  new_scan.xs = static_cast<std::int64_t>(new_xs);
+  const Attrs attrs = updated_attrs(n.attrs, new_scan.write());
   const std::vector<TensorType> carry_types(n.results.begin(),
                                             n.results.begin() + static_cast<std::ptrdiff_t>(nc));
   const std::vector<TensorType> ys_types(n.results.begin() + static_cast<std::ptrdiff_t>(nc),

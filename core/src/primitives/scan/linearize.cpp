@@ -6,6 +6,7 @@
 #include "transforms/dependence.h"
 #include "transforms/staging.h"
 #include "weft/error.h"
+#include "weft/ir/op_attrs.h"
 
 namespace weft::prim::scan_rules {
 
@@ -17,10 +18,11 @@ using namespace detail;
 ControlTangents linearize(const Graph& g, const Node& n, std::span<const Array> operands,
                           std::span<const Tangent> tangents, const std::string& api,
                           const std::source_location& loc) {
-  const auto nc = static_cast<std::size_t>(n.attrs.get_int("carries"));
-  const auto nx = static_cast<std::size_t>(n.attrs.get_int("xs"));
+  const ScanAttrs scan = ScanAttrs::read(n.attrs);
+  const auto nc = static_cast<std::size_t>(scan.carries);
+  const auto nx = static_cast<std::size_t>(scan.xs);
   const std::size_t nk = operands.size() - nc - nx;
-  const std::int64_t length = n.attrs.get_int("length");
+  const std::int64_t length = scan.length;
   const Graph body = region_of(g, n, 0);
   // The carries that get tangents: a fixpoint over the body.
   std::vector<bool> marked{false};  // iteration, carries, xs, constants
@@ -121,9 +123,10 @@ ControlTangents linearize(const Graph& g, const Node& n, std::span<const Array> 
       })};
   const std::vector<Array> captured = unify_captures(region);
   ops.insert(ops.end(), captured.begin(), captured.end());
-  Attrs attrs = n.attrs;
-  attrs.set("carries", static_cast<std::int64_t>(tc));
-  attrs.set("xs", static_cast<std::int64_t>(tx + ns));
+  ScanAttrs new_scan = scan;
+  new_scan.carries = static_cast<std::int64_t>(tc);
+  new_scan.xs = static_cast<std::int64_t>(tx + ns);
+  const Attrs attrs = updated_attrs(n.attrs, new_scan.write());
   const std::span<const TensorType> result_types(n.results);
   std::vector<TensorType> results = pick<TensorType>(result_types.subspan(0, nc), pc);
   const std::vector<TensorType> ys_types = pick<TensorType>(result_types.subspan(nc), py);

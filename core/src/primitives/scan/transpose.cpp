@@ -3,6 +3,7 @@
 #include "transforms/control_rules.h"
 #include "transforms/linearize.h"
 #include "transforms/staging.h"
+#include "weft/ir/op_attrs.h"
 #include "weft/ops.h"
 
 namespace weft::prim::scan_rules {
@@ -16,8 +17,9 @@ std::vector<Tangent> transpose(const Graph& g, const Node& n,
                                std::span<const std::optional<Array>> operands,
                                const std::vector<bool>& linear, const std::string& api,
                                const std::source_location& loc) {
-  const auto nc = static_cast<std::size_t>(n.attrs.get_int("carries"));
-  const auto nx = static_cast<std::size_t>(n.attrs.get_int("xs"));
+  const ScanAttrs scan = ScanAttrs::read(n.attrs);
+  const auto nc = static_cast<std::size_t>(scan.carries);
+  const auto nx = static_cast<std::size_t>(scan.xs);
   const std::size_t nops = operands.size();
   const auto row = [](TensorType t) {
     t.shape.erase(t.shape.begin());
@@ -96,10 +98,11 @@ std::vector<Tangent> transpose(const Graph& g, const Node& n,
       })};
   const std::vector<Array> captured = unify_captures(region);
   ops.insert(ops.end(), captured.begin(), captured.end());
-  Attrs attrs = n.attrs;
-  attrs.set("carries", static_cast<std::int64_t>(nc + nlk));
-  attrs.set("xs", static_cast<std::int64_t>(new_xs));
-  attrs.set("reverse", static_cast<std::int64_t>(n.attrs.get_int("reverse") ? 0 : 1));
+  ScanAttrs new_scan = scan;
+  new_scan.carries = static_cast<std::int64_t>(nc + nlk);
+  new_scan.xs = static_cast<std::int64_t>(new_xs);
+  new_scan.reverse = !scan.reverse;
+  const Attrs attrs = updated_attrs(n.attrs, new_scan.write());
   std::vector<TensorType> results(types.begin() + 1,
                                   types.begin() + static_cast<std::ptrdiff_t>(1 + nc + nlk));
   for (std::size_t i : linear_xs) results.push_back(operand_type(g, n, i));

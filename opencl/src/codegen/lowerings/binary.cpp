@@ -7,6 +7,7 @@
 
 #include "codegen/cl_types.h"
 #include "codegen/lowerings/families.h"
+#include "weft/ir/op_attrs.h"
 
 namespace weft::opencl::lowerings {
 namespace {
@@ -70,7 +71,7 @@ std::string integer_pow_definition(DType t) {
 std::optional<double> float_constant(const Graph& graph, ValueId v) {
   for (;;) {
     const Node& n = graph.node(v);
-    if (n.op == OpKind::Constant && is_float(n.dtype)) return n.attrs.get_float("value");
+    if (n.op == OpKind::Constant && is_float(n.dtype)) return ConstantAttrs::float_value(n.attrs);
     if (n.op != OpKind::BroadcastInDim && n.op != OpKind::Reshape) return std::nullopt;
     v = n.inputs[0];
   }

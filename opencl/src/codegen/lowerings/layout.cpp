@@ -7,6 +7,7 @@
 
 #include "codegen/expr_emitter.h"
 #include "codegen/lowerings/families.h"
+#include "weft/ir/op_attrs.h"
 
 namespace weft::opencl::lowerings {
 namespace {
@@ -20,7 +21,7 @@ EmitTask broadcast_in_dim(ExprEmitter& emit, const Node& n, Index idx) {
     co_return a;
   }
   const auto& d = emit.dims_of(idx);
-  const auto& map = n.attrs.get_ints("dims");
+  const auto map = BroadcastAttrs::read(n.attrs).dims;
   Index at{{}, {}, in};
   for (std::size_t i = 0; i < in.size(); ++i) at.dims.push_back(in[i] == 1 ? "0" : d[map[i]]);
   // Lanes run along the last axis: they reach the input only through its own last axis.
@@ -40,7 +41,7 @@ EmitTask reshape(ExprEmitter& emit, const Node& n, Index idx) {
 
 EmitTask transpose(ExprEmitter& emit, const Node& n, Index idx) {
   const auto& d = emit.dims_of(idx);
-  const auto& perm = n.attrs.get_ints("permutation");
+  const auto perm = TransposeAttrs::read(n.attrs).permutation;
   Index at{{}, std::vector<std::string>(d.size()), emit.graph().node(n.inputs[0]).shape};
   for (std::size_t k = 0; k < d.size(); ++k) at.dims[perm[k]] = d[k];
   std::string a = co_await emit.operand(n.inputs[0], at);
@@ -49,8 +50,9 @@ EmitTask transpose(ExprEmitter& emit, const Node& n, Index idx) {
 
 EmitTask slice(ExprEmitter& emit, const Node& n, Index idx) {
   const auto& d = emit.dims_of(idx);
-  const auto& start = n.attrs.get_ints("start");
-  const auto& stride = n.attrs.get_ints("stride");
+  const SliceAttrs slice_attrs = SliceAttrs::read(n.attrs);
+  const auto& start = slice_attrs.start;
+  const auto& stride = slice_attrs.stride;
   Index at{{}, {}, emit.graph().node(n.inputs[0]).shape};
   for (std::size_t k = 0; k < d.size(); ++k) {
     std::string e = stride[k] == 1 ? d[k] : "(" + d[k] + ")*" + std::to_string(stride[k]);
@@ -97,7 +99,7 @@ EmitTask dynamic_update_slice(ExprEmitter& emit, const Node& n, Index idx) {
 
 EmitTask concatenate(ExprEmitter& emit, const Node& n, Index idx) {
   const auto& d = emit.dims_of(idx);
-  const auto dim = static_cast<std::size_t>(n.attrs.get_int("dimension"));
+  const auto dim = static_cast<std::size_t>(DimensionAttrs::read(n.attrs).dimension);
   std::int64_t offset = 0;
   std::vector<std::pair<std::int64_t, std::string>> parts;  // (end offset, value)
   for (std::size_t j = 0; j < n.inputs.size(); ++j) {
@@ -122,8 +124,9 @@ EmitTask pad(ExprEmitter& emit, const Node& n, Index idx) {
   std::string pad_value = co_await emit.operand(n.inputs[1], kScalar);
   if (num_elements(in) == 0) co_return pad_value;
   const auto& d = emit.dims_of(idx);
-  const auto& low = n.attrs.get_ints("low");
-  const auto& interior = n.attrs.get_ints("interior");
+  const PadAttrs pad_attrs = PadAttrs::read(n.attrs);
+  const auto& low = pad_attrs.low;
+  const auto& interior = pad_attrs.interior;
   Index at{{}, {}, in};
   std::string valid = "true";
   for (std::size_t k = 0; k < d.size(); ++k) {

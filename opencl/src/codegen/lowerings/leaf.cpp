@@ -4,18 +4,19 @@
 #include "codegen/cl_types.h"
 #include "codegen/expr_emitter.h"
 #include "codegen/lowerings/families.h"
+#include "weft/ir/op_attrs.h"
 
 namespace weft::opencl::lowerings {
 namespace {
 
 EmitTask constant(ExprEmitter&, const Node& n, Index) {
-  if (is_float(n.dtype)) co_return cl_float_literal(n.attrs.get_float("value"), n.dtype);
-  co_return cl_int_literal(n.attrs.get_int("value"), n.dtype);
+  if (is_float(n.dtype)) co_return cl_float_literal(ConstantAttrs::float_value(n.attrs), n.dtype);
+  co_return cl_int_literal(ConstantAttrs::int_value(n.attrs), n.dtype);
 }
 
 EmitTask iota(ExprEmitter& emit, const Node& n, Index idx) {
   const auto& d = emit.dims_of(idx);
-  co_return "((" + cl_type(n.dtype) + ")(" + d[n.attrs.get_int("dimension")] + "))";
+  co_return "((" + cl_type(n.dtype) + ")(" + d[DimensionAttrs::read(n.attrs).dimension] + "))";
 }
 
 }  // namespace

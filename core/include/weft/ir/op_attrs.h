@@ -1,0 +1,213 @@
+// The attributes of the core ops, typed: each op's (or op family's) are read and written through
+// its struct, and each attribute's name is spelled once, here, so a misspelled name is a compile
+// error. The text form (docs/ir-text.md) is unchanged: `write()` builds the same Attrs map the
+// parser reads. Reading throws InvalidGraphError naming a missing or mistyped attribute (a graph
+// parsed from text), as Attrs' typed getters do; `read` reads the attributes in the order they
+// are declared, so the first missing one is the one named.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "weft/ir/attrs.h"
+
+namespace weft {
+
+// `base` with each of `typed`'s attributes set: a rule that rewrites an op's attributes keeps
+// those the op does not use (docs/ir-text.md keeps and prints them).
+inline Attrs updated_attrs(Attrs base, const Attrs& typed) {
+  for (const auto& [name, value] : typed.items()) base.set(name, value);
+  return base;
+}
+
+// parameter, result: the position among the graph's parameters or results.
+struct IndexAttrs {
+  static constexpr const char* kIndex = "index";
+  std::int64_t index = 0;
+
+  static IndexAttrs read(const Attrs& attrs) { return {attrs.get_int(kIndex)}; }
+  Attrs write() const { return Attrs{{kIndex, index}}; }
+};
+
+// constant: its value, an integer or a float; a float constant may be written as an integer.
+struct ConstantAttrs {
+  static constexpr const char* kValue = "value";
+
+  static double float_value(const Attrs& attrs) { return attrs.get_float(kValue); }
+  static std::int64_t int_value(const Attrs& attrs) { return attrs.get_int(kValue); }
+  static Attrs of(double value) { return Attrs{{kValue, value}}; }
+  static Attrs of(std::int64_t value) { return Attrs{{kValue, value}}; }
+};
+
+// iota, concatenate: the axis that counts up or that the operands are joined along.
+struct DimensionAttrs {
+  static constexpr const char* kDimension = "dimension";
+  std::int64_t dimension = 0;
+
+  static DimensionAttrs read(const Attrs& attrs) { return {attrs.get_int(kDimension)}; }
+  Attrs write() const { return Attrs{{kDimension, dimension}}; }
+};
+
+// broadcast_in_dim: the result axis each operand axis maps to.
+struct BroadcastAttrs {
+  static constexpr const char* kDims = "dims";
+  std::vector<std::int64_t> dims;
+
+  static BroadcastAttrs read(const Attrs& attrs) { return {attrs.get_ints(kDims)}; }
+  Attrs write() const { return Attrs{{kDims, dims}}; }
+};
+
+// transpose: result axis i is operand axis permutation[i].
+struct TransposeAttrs {
+  static constexpr const char* kPermutation = "permutation";
+  std::vector<std::int64_t> permutation;
+
+  static TransposeAttrs read(const Attrs& attrs) { return {attrs.get_ints(kPermutation)}; }
+  Attrs write() const { return Attrs{{kPermutation, permutation}}; }
+};
+
+// slice: per axis, the first index, the end (exclusive) and the step.
+struct SliceAttrs {
+  static constexpr const char* kStart = "start";
+  static constexpr const char* kLimit = "limit";
+  static constexpr const char* kStride = "stride";
+  std::vector<std::int64_t> start, limit, stride;
+
+  static SliceAttrs read(const Attrs& attrs) {
+    return {attrs.get_ints(kStart), attrs.get_ints(kLimit), attrs.get_ints(kStride)};
+  }
+  Attrs write() const { return Attrs{{kStart, start}, {kLimit, limit}, {kStride, stride}}; }
+};
+
+// dynamic_slice: the extent of the window per axis (its starts are operands).
+struct DynamicSliceAttrs {
+  static constexpr const char* kSizes = "sizes";
+  std::vector<std::int64_t> sizes;
+
+  static DynamicSliceAttrs read(const Attrs& attrs) { return {attrs.get_ints(kSizes)}; }
+  Attrs write() const { return Attrs{{kSizes, sizes}}; }
+};
+
+// pad: per axis, the padding before, after and between elements.
+struct PadAttrs {
+  static constexpr const char* kLow = "low";
+  static constexpr const char* kHigh = "high";
+  static constexpr const char* kInterior = "interior";
+  std::vector<std::int64_t> low, high, interior;
+
+  static PadAttrs read(const Attrs& attrs) {
+    return {attrs.get_ints(kLow), attrs.get_ints(kHigh), attrs.get_ints(kInterior)};
+  }
+  Attrs write() const { return Attrs{{kLow, low}, {kHigh, high}, {kInterior, interior}}; }
+};
+
+// The reductions, argmax, argmin: the axes reduced away.
+struct ReduceAttrs {
+  static constexpr const char* kAxes = "axes";
+  std::vector<std::int64_t> axes;
+
+  static ReduceAttrs read(const Attrs& attrs) { return {attrs.get_ints(kAxes)}; }
+  Attrs write() const { return Attrs{{kAxes, axes}}; }
+};
+
+// dot_general: the contracting and batch axes of each side.
+struct DotGeneralAttrs {
+  static constexpr const char* kLhsContracting = "lhs_contracting";
+  static constexpr const char* kRhsContracting = "rhs_contracting";
+  static constexpr const char* kLhsBatch = "lhs_batch";
+  static constexpr const char* kRhsBatch = "rhs_batch";
+  std::vector<std::int64_t> lhs_contracting, rhs_contracting, lhs_batch, rhs_batch;
+
+  static DotGeneralAttrs read(const Attrs& attrs) {
+    return {attrs.get_ints(kLhsContracting), attrs.get_ints(kRhsContracting),
+            attrs.get_ints(kLhsBatch), attrs.get_ints(kRhsBatch)};
+  }
+  Attrs write() const {
+    return Attrs{{kLhsContracting, lhs_contracting},
+                 {kRhsContracting, rhs_contracting},
+                 {kLhsBatch, lhs_batch},
+                 {kRhsBatch, rhs_batch}};
+  }
+  bool operator==(const DotGeneralAttrs&) const = default;
+};
+
+// while: the leading `carries` operands are the loop state; the others are values its regions
+// close over.
+struct WhileAttrs {
+  static constexpr const char* kCarries = "carries";
+  std::int64_t carries = 0;
+
+  static WhileAttrs read(const Attrs& attrs) { return {attrs.get_int(kCarries)}; }
+  Attrs write() const { return Attrs{{kCarries, carries}}; }
+};
+
+// scan: `carries` loop-state operands, then `xs` operands stacked along a leading axis of
+// `length` rows (walked last to first when `reverse`), then closed-over values.
+struct ScanAttrs {
+  static constexpr const char* kCarries = WhileAttrs::kCarries;
+  static constexpr const char* kXs = "xs";
+  static constexpr const char* kLength = "length";
+  static constexpr const char* kReverse = "reverse";
+  std::int64_t carries = 0;
+  std::int64_t xs = 0;
+  std::int64_t length = 0;
+  bool reverse = false;
+
+  static ScanAttrs read(const Attrs& attrs) {
+    return {attrs.get_int(kCarries), attrs.get_int(kXs), attrs.get_int(kLength),
+            attrs.get_int(kReverse) != 0};
+  }
+  Attrs write() const {
+    return Attrs{{kCarries, carries},
+                 {kXs, xs},
+                 {kLength, length},
+                 {kReverse, std::int64_t{reverse ? 1 : 0}}};
+  }
+};
+
+// debug_print and host_call share `ordered` (0 or 1, absent meaning 0): an ordered effect runs
+// in program order, threaded by a token.
+struct HostEffectAttrs {
+  static constexpr const char* kOrdered = "ordered";
+  static constexpr const char* kEffect = "effect";
+
+  // Whether the op is ordered: `ordered` present, an integer, and not 0.
+  static bool ordered(const Attrs& attrs) {
+    const AttrValue* value = attrs.find(kOrdered);
+    const auto* flag = value ? std::get_if<std::int64_t>(value) : nullptr;
+    return flag && *flag != 0;
+  }
+};
+
+// debug_print: the format its arrays are printed with.
+struct DebugPrintAttrs {
+  static constexpr const char* kFormat = "format";
+  static constexpr const char* kOrdered = HostEffectAttrs::kOrdered;
+  std::string format;
+  bool ordered = false;
+
+  static DebugPrintAttrs read(const Attrs& attrs) {
+    return {attrs.get_string(kFormat), HostEffectAttrs::ordered(attrs)};
+  }
+  Attrs write() const {
+    return Attrs{{kFormat, format}, {kOrdered, std::int64_t{ordered ? 1 : 0}}};
+  }
+};
+
+// host_call: the graph's callback slot it calls and, for an effectful callback, the effect's
+// name (absent for a pure callback, which is never ordered).
+struct HostCallAttrs {
+  static constexpr const char* kCallback = "callback";
+  static constexpr const char* kEffect = HostEffectAttrs::kEffect;
+  static constexpr const char* kOrdered = HostEffectAttrs::kOrdered;
+
+  static std::int64_t callback(const Attrs& attrs) { return attrs.get_int(kCallback); }
+  // The effect's name, or nullptr for a pure callback (or a mistyped `effect`).
+  static const std::string* effect(const Attrs& attrs) {
+    const AttrValue* value = attrs.find(kEffect);
+    return value ? std::get_if<std::string>(value) : nullptr;
+  }
+};
+
+}  // namespace weft
