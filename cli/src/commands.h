@@ -21,6 +21,14 @@ struct DevicesOptions {
 CLI::App* add_devices_command(CLI::App& app, DevicesOptions& options);
 int run_devices(const DevicesOptions& options);
 
+struct OpsOptions {
+  std::vector<std::string> names;  // empty: every primitive
+  bool json = false;
+  bool markdown = false;
+};
+CLI::App* add_ops_command(CLI::App& app, OpsOptions& options);
+int run_ops(const OpsOptions& options);
+
 struct RunOptions {
   std::string file;
   std::vector<std::string> inputs;  // NAME_OR_INDEX=PATH.npy

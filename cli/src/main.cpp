@@ -1,4 +1,4 @@
-// The weft command-line tool: `weft devices`, `weft run FILE.weft`, `weft demo`.
+// The weft command-line tool: `weft devices`, `weft run FILE.weft`, `weft demo`, `weft ops`.
 #include <CLI/CLI.hpp>
 #include <exception>
 #include <iostream>
@@ -39,6 +39,8 @@ int main(int argc, char** argv) {
   CLI::App* demo = add_demo_command(app, demo_options);
   CacheOptions cache_options;
   CLI::App* cache = add_cache_command(app, cache_options);
+  OpsOptions ops_options;
+  CLI::App* ops = add_ops_command(app, ops_options);
   TraceOptions trace_options;
   CLI::App* trace = add_trace_command(app, trace_options);
 
@@ -55,6 +57,7 @@ int main(int argc, char** argv) {
     start_trace(trace_path);
     if (*cache) return run_cache(cache_options);
     if (*devices) return run_devices(devices_options);
+    if (*ops) return run_ops(ops_options);
     if (*run) return run_run(run_options);
     if (*demo) return run_demo(demo_options);
   } catch (const weft::Error& e) {

@@ -48,7 +48,9 @@ std::vector<Batched> batch_checkpoint(const Graph& g, const Node& n,
 }  // namespace
 
 void define_checkpoint_primitive(Definitions& defs) {
-  Primitive p = transformation_only(row(OpKind::Checkpoint, "checkpoint", OpClass::Control, -1));
+  Primitive p =
+      jax_names(transformation_only(row(OpKind::Checkpoint, "checkpoint", OpClass::Control, -1)),
+                "checkpoint remat");
   p.control_jvp.fn = jvp_checkpoint;
   p.control_linearize.fn = linearize_checkpoint;
   p.control_transpose = none<ControlTransposeRule>(kCustomFunctionHasNoTranspose);

@@ -389,7 +389,7 @@ std::vector<Batched> batch_cond(const Graph& g, const Node& n, std::span<const B
 }  // namespace
 
 void define_cond_primitive(Definitions& defs) {
-  Primitive p = row(OpKind::Cond, "cond", OpClass::Control, -1);
+  Primitive p = jax_names(row(OpKind::Cond, "cond", OpClass::Control, -1), "cond switch");
   p.regions = {
       .min = 1, .max = Regions::kAny, .name = cond_region_name, .signatures = cond_signatures};
   p.evaluate_control = evaluate_cond;

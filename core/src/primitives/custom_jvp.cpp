@@ -167,7 +167,9 @@ std::vector<Batched> batch_custom_jvp(const Graph& g, const Node& n,
 }  // namespace
 
 void define_custom_jvp_primitive(Definitions& defs) {
-  Primitive p = transformation_only(row(OpKind::CustomJvp, "custom_jvp", OpClass::Control, -1));
+  Primitive p =
+      jax_names(transformation_only(row(OpKind::CustomJvp, "custom_jvp", OpClass::Control, -1)),
+                "custom_jvp_call");
   p.control_jvp.fn = jvp_custom_jvp;
   p.control_linearize.fn = linearize_custom_jvp;
   p.control_transpose = none<ControlTransposeRule>(kCustomFunctionHasNoTranspose);

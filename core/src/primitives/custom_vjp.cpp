@@ -111,7 +111,9 @@ std::vector<Batched> batch_custom_vjp(const Graph& g, const Node& n,
 }  // namespace
 
 void define_custom_vjp_primitive(Definitions& defs) {
-  Primitive p = transformation_only(row(OpKind::CustomVjp, "custom_vjp", OpClass::Control, -1));
+  Primitive p =
+      jax_names(transformation_only(row(OpKind::CustomVjp, "custom_vjp", OpClass::Control, -1)),
+                "custom_vjp_call");
   p.control_jvp.fn = jvp_custom_vjp;
   p.control_linearize.fn = linearize_custom_vjp;
   p.control_transpose = none<ControlTransposeRule>(kCustomFunctionHasNoTranspose);

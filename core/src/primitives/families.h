@@ -37,6 +37,12 @@ inline Primitive math_call(Primitive p) {
   return p;
 }
 
+// The names JAX users know the op by, when they are not its own (OpInfo::jax_names).
+inline Primitive jax_names(Primitive p, std::string_view names) {
+  p.info.jax_names = names;
+  return p;
+}
+
 // Ops that exist only while a transformation traces (OpInfo::transformation_only).
 inline Primitive transformation_only(Primitive p) {
   p.info.transformation_only = true;

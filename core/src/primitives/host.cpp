@@ -45,7 +45,7 @@ detail::Tangent jvp_after_all(const Node&, std::span<const Array>, std::span<con
 }  // namespace
 
 void define_host_primitives(Definitions& defs) {
-  Primitive print = host_op(OpKind::DebugPrint, "debug_print");
+  Primitive print = jax_names(host_op(OpKind::DebugPrint, "debug_print"), "debug_callback");
   print.jvp = none<JvpRule>(
       "is not a value primitive; the jvp graph walker handles it, so this is a "
       "bug in weft's jvp");
@@ -55,7 +55,7 @@ void define_host_primitives(Definitions& defs) {
       "in weft's vmap");
   defs.add(std::move(print));
 
-  Primitive call = host_op(OpKind::HostCall, "host_call");
+  Primitive call = jax_names(host_op(OpKind::HostCall, "host_call"), "pure_callback io_callback");
   call.jvp = none<JvpRule>(
       "is not a value primitive; the jvp graph walker handles it, so this is a "
       "bug in weft's jvp");

@@ -95,11 +95,11 @@ interp::Value evaluate(const Node& node, interp::Operands) {
 
 void define_leaf_primitives(Definitions& defs) {
   // No evaluator: the interpreter binds parameters to the graph's inputs.
-  Primitive param = leaf(OpKind::Parameter, "param");
+  Primitive param = jax_names(leaf(OpKind::Parameter, "param"), "-");
   param.type = parameter_op::type;
   defs.add(std::move(param));
 
-  Primitive constant = leaf(OpKind::Constant, "constant");
+  Primitive constant = jax_names(leaf(OpKind::Constant, "constant"), "-");
   constant.type = constant_op::type;
   constant.evaluate = constant_op::evaluate;
   defs.add(std::move(constant));

@@ -19,7 +19,7 @@ TensorType result_type(OpKind op, std::span<const TensorType> operands, const At
 }  // namespace
 
 void define_result_primitive(Definitions& defs) {
-  Primitive result = row(OpKind::Result, "result", OpClass::Result, 1);
+  Primitive result = jax_names(row(OpKind::Result, "result", OpClass::Result, 1), "-");
   result.type = result_type;
   result.jvp = none<JvpRule>(
       "is not a value primitive; the graph walker reads it from its node's "

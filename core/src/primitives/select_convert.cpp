@@ -124,7 +124,8 @@ Cotangents transpose(const Node&, const Array& ct, Values, Types types, const st
 }  // namespace
 
 void define_select_convert_primitives(Definitions& defs) {
-  Primitive select = free_op(row(OpKind::Select, "select", OpClass::Select, 3));
+  Primitive select =
+      jax_names(free_op(row(OpKind::Select, "select", OpClass::Select, 3)), "select select_n");
   select.type = select_op::type;
   select.evaluate = select_op::evaluate;
   select.jvp.fn = select_op::jvp;
@@ -132,7 +133,8 @@ void define_select_convert_primitives(Definitions& defs) {
   select.batch.fn = batch_elementwise;
   defs.add(std::move(select));
 
-  Primitive convert = free_op(row(OpKind::Convert, "convert", OpClass::Convert, 1));
+  Primitive convert = jax_names(free_op(row(OpKind::Convert, "convert", OpClass::Convert, 1)),
+                                "convert_element_type");
   convert.type = convert_op::type;
   convert.evaluate = convert_op::evaluate;
   convert.jvp.fn = convert_op::jvp;

@@ -196,7 +196,7 @@ std::vector<Batched> batch_while(const Graph& g, const Node& n, std::span<const 
 }  // namespace
 
 void define_while_primitive(Definitions& defs) {
-  Primitive p = row(OpKind::While, "while", OpClass::Control, -1);
+  Primitive p = jax_names(row(OpKind::While, "while", OpClass::Control, -1), "while while_loop");
   p.regions = {.min = 2, .max = 2, .name = while_region_name, .signatures = while_signatures};
   p.count_attrs = kCountAttrs;
   p.evaluate_control = evaluate_while;

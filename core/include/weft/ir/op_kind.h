@@ -161,6 +161,9 @@ struct OpInfo {
   // A pmap collective: combines the values of the devices pmap runs on, so pmap splits its
   // function there.
   bool collective = false;
+  // The jax.lax (or jax) names users know the op by, space-separated: empty when JAX's name is
+  // the op's own, "-" when JAX has no such primitive (weft's parameters and result projections).
+  std::string_view jax_names = {};
 };
 
 const OpInfo& op_info(OpKind kind);

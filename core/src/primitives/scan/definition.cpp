@@ -123,7 +123,7 @@ TokenPlacement scan_tokens(const Node& node) {
 }  // namespace
 
 void define_scan_primitive(Definitions& defs) {
-  Primitive p = row(OpKind::Scan, "scan", OpClass::Control, -1);
+  Primitive p = jax_names(row(OpKind::Scan, "scan", OpClass::Control, -1), "scan fori_loop");
   p.regions = {.min = 1, .max = 1, .name = scan_region_name, .signatures = scan_signatures};
   p.count_attrs = kCountAttrs;
   p.evaluate_control = evaluate_scan;
