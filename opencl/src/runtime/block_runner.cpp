@@ -394,7 +394,25 @@ RunTask<std::int64_t> BlockRunner::host_value(const Slot& slot, DType dtype) {
       result = v;
       break;
     }
-    default:
+    case DType::U8:
+      result = value[0];
+      break;
+    case DType::I8:
+      result = static_cast<std::int8_t>(value[0]);
+      break;
+    case DType::U16: {
+      std::uint16_t v;
+      std::memcpy(&v, value.get(), sizeof v);
+      result = v;
+      break;
+    }
+    case DType::I16: {
+      std::int16_t v;
+      std::memcpy(&v, value.get(), sizeof v);
+      result = v;
+      break;
+    }
+    default:  // i64, and u64 as its bit pattern
       std::memcpy(&result, value.get(), sizeof result);
       break;
   }
