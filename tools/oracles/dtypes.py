@@ -121,6 +121,12 @@ def op_cases():
         cases.append(case(d + "_reduce_max", "reduce_max", [m],
                           run(lambda x: lax.reduce_max_p.bind(x, axes=(0,), out_sharding=None), m),
                           {"axes": [0]}))
+        # jax.numpy's sum and mean: narrow integers sum as i32 / u32, 16-bit floats in f32.
+        # weft's numpy layer has JAX's defaults without x64 (i32, u32, f32).
+        if d != "u64":
+            with jax.enable_x64(False):
+                cases.append(case(d + "_np_sum", "np_sum", [a], run(jnp.sum, a)))
+                cases.append(case(d + "_np_mean", "np_mean", [a], run(jnp.mean, a)))
         # dot: [2,3] x [3,2] with the operands' own dtype as result (jnp.dot keeps bf16).
         lhs, rhs = a.reshape(2, 3), b.reshape(3, 2)
         cases.append(case(d + "_dot", "dot", [lhs, rhs], run(jnp.dot, lhs, rhs)))
