@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "weft/control_flow.h"
 #include "weft/half.h"
 #include "weft/host_array.h"
 #include "weft/interp/interpreter.h"
@@ -309,6 +310,40 @@ TEST(DTypesCallbacks, HostArraysCarryNarrowAndHalfDtypes) {
   EXPECT_EQ(got.get_f64(0), 2 * 0.5);
   EXPECT_EQ(got.get_f64(1), 144.0);
   EXPECT_EQ(got.get_f64(2), 380.0);
+}
+
+// ---- Control flow --------------------------------------------------------------------------
+
+// switch_ clamps an integer index of any width to the branches, as lax.switch: a u64 index of
+// 2^63 or more is past the last branch, not negative. Interpreter and device alike.
+TEST(DTypesControlFlow, SwitchTakesEveryIntegerIndexDtype) {
+  const auto branches = std::make_tuple([](const Array& x) { return lax::neg(x); },
+                                        [](const Array& x) { return lax::add(x, x); },
+                                        [](const Array& x) { return lax::mul(x, x); });
+  auto f = jit([&](const std::vector<Array>& in) {
+    return std::vector<Array>{lax::switch_(in[0], branches, in[1])};
+  });
+  const HostArray x = HostArray::from<float>({2}, {3.0f, -0.5f});
+  struct Case {
+    DType dtype;
+    std::int64_t bits;  // set_i64: u64 takes the bit pattern
+    int branch;
+  };
+  for (const Case& c : {Case{DType::U8, 1, 1}, Case{DType::U8, 255, 2}, Case{DType::I8, -1, 0},
+                        Case{DType::I16, 2, 2}, Case{DType::U16, 0, 0}, Case{DType::U64, 1, 1},
+                        Case{DType::U64, -1, 2}}) {
+    SCOPED_TRACE(std::string(dtype_name(c.dtype)) + " " + std::to_string(c.bits));
+    HostArray index(c.dtype, {});
+    index.set_i64(0, c.bits);
+    const std::vector<float> want = c.branch == 0   ? std::vector<float>{-3.0f, 0.5f}
+                                    : c.branch == 1 ? std::vector<float>{6.0f, -1.0f}
+                                                    : std::vector<float>{9.0f, 0.25f};
+    const std::vector<Array> args{Array::from_host(index), Array::from_host(x)};
+    EXPECT_EQ(f(args)[0].to_host().to_vector<float>(), want) << "device";
+    const std::vector<HostArray> inputs{index, x};
+    EXPECT_EQ(interpret(f.lower(args).graph(), inputs)[0].to_vector<float>(), want)
+        << "interpreter";
+  }
 }
 
 // ---- lax ops against JAX ---------------------------------------------------------------------

@@ -89,14 +89,14 @@ std::string cl_round_to_dtype(DType t, const std::string& value) {
 // core OpenCL C (no cl_khr_fp16 needed) but only on buffers: OpenCL 1.2 allows no private half
 // variable, so weft_round_f16 rounds the float's bits in place.
 const char* const kHalfFloatHelpers = R"CL(
-inline float weft_bf16_to_float(ushort b) { return as_float((uint)b << 16); }
-inline ushort weft_float_to_bf16(float f) {
+static inline float weft_bf16_to_float(ushort b) { return as_float((uint)b << 16); }
+static inline ushort weft_float_to_bf16(float f) {
   const uint x = as_uint(f);
   if ((x & 0x7FFFFFFFu) > 0x7F800000u) return (ushort)((x >> 16) | 0x40u);
   return (ushort)((x + 0x7FFFu + ((x >> 16) & 1u)) >> 16);
 }
-inline float weft_round_bf16(float f) { return weft_bf16_to_float(weft_float_to_bf16(f)); }
-inline float weft_round_f16(float f) {
+static inline float weft_round_bf16(float f) { return weft_bf16_to_float(weft_float_to_bf16(f)); }
+static inline float weft_round_f16(float f) {
   const uint x = as_uint(f), magnitude = x & 0x7FFFFFFFu;
   const uint sign = x & 0x80000000u;
   if (magnitude >= 0x7F800000u) return f;
