@@ -239,6 +239,42 @@ inline std::optional<ValueId> elementwise_bits_graph(Builder& b, OpKind kind) {
       b.g.outputs.push_back(b.op(kind, {y}, DType::I32, {2}));
       return halves;
     }
+    case OpKind::PopulationCount:
+    case OpKind::Clz: {
+      ValueId x = b.param(DType::I32, {2, 3});
+      return b.op(kind, {x}, DType::I32, {2, 3});
+    }
+    case OpKind::IsFinite: {
+      ValueId x = b.param(f, {2, 3});
+      return b.op(kind, {x}, DType::Bool, {2, 3});
+    }
+    case OpKind::NextAfter: {
+      ValueId x = b.param(f, {4});
+      ValueId y = b.param(f, {4});
+      return b.op(kind, {x, y}, f, {4});
+    }
+    case OpKind::Clamp: {
+      // A scalar lower bound and a full-shape upper one.
+      ValueId lo = b.constant(f, -1.0);
+      ValueId x = b.param(f, {4});
+      ValueId hi = b.param(f, {4});
+      return b.op(kind, {lo, x, hi}, f, {4});
+    }
+    case OpKind::IntegerPow: {
+      ValueId x = b.param(f, {3});
+      return b.op(kind, {x}, f, {3}, {{"y", std::int64_t{-3}}});
+    }
+    case OpKind::SelectN: {
+      ValueId which = b.param(DType::I32, {4});
+      ValueId x = b.param(f, {4});
+      ValueId y = b.param(f, {4});
+      ValueId z = b.param(f, {4});
+      return b.op(kind, {which, x, y, z}, f, {4});
+    }
+    case OpKind::ErfInv: {
+      ValueId x = b.param(f, {2, 3});
+      return b.op(kind, {x}, f, {2, 3});
+    }
     default:
       return std::nullopt;
   }

@@ -19,6 +19,7 @@ them. JAX runs with x64 on, so i64 and f64 operands stay what they are.
 """
 
 import json
+import math
 import os
 
 import numpy as np
@@ -73,7 +74,7 @@ class Cases:
                 "args": [encode(a) for a in args]}
         try:
             case["expected"] = encode(fn(*[jnp.asarray(a) for a in args]))
-        except (TypeError, ValueError) as e:
+        except (TypeError, ValueError, NotImplementedError) as e:
             case["error"] = type(e).__name__
         if ulps is not None:
             case["ulps"] = ulps
@@ -125,6 +126,10 @@ F64_EDGES = [0, 0x8000000000000000, 1, 0x000fffffffffffff, 0x0010000000000000,
              0x3ff0000000000000, 0xbff0000000000000, 0x7fefffffffffffff, 0x7ff0000000000000,
              0xfff0000000000000, 0x7ff8000000000000, 0xfff8000000000001, 0x400921fb54442d18,
              0x123456789abcdef0, 0xdeadbeefcafef00d]
+
+
+def is_denormal_f32(bits):
+    return (bits >> 23) & 0xff == 0 and bits & 0x7fffff != 0
 
 
 def is_denormal_f64(bits):
@@ -209,10 +214,202 @@ def transform_cases():
     return c
 
 
+def bit_count_cases():
+    c = Cases()
+    for dtype, values in SHIFT_VALUES.items():
+        values = values + [2, 3, 0x0f0f0f0f, 0x40000000]
+        c.add(f"population_count_{dtype}", "population_count", lax.population_count,
+              [arr(values, dtype)])
+        c.add(f"clz_{dtype}", "clz", lax.clz, [arr(values, dtype)])
+    c.add("clz_2d", "clz", lax.clz, [arr([0, 1, 2, 4, 8, 16], "u32", (2, 3))])
+    c.add("population_count_f32", "population_count", lax.population_count, [arr([1.0], "f32")])
+    c.add("clz_bool", "clz", lax.clz, [arr([True], "bool")])
+    return c
+
+
+def float_bits_cases():
+    c = Cases()
+    f32 = from_bits(F32_EDGES, "f32")
+    f64 = from_bits(F64_EDGES, "f64")
+    c.add("is_finite_f32", "is_finite", lax.is_finite, [f32])
+    c.add("is_finite_f64", "is_finite", lax.is_finite, [f64.reshape(3, 5)])
+    c.add("is_finite_i32", "is_finite", lax.is_finite, [arr([1], "i32")])
+    # Every edge towards every edge (NaN compares as NaN, whatever its payload), denormals left
+    # out: XLA on CPUs reads them as zeros, which weft does not (it still produces them).
+    normal32 = from_bits([b for b in F32_EDGES if not is_denormal_f32(b)], "f32")
+    normal64 = from_bits([b for b in F64_EDGES if not is_denormal_f64(b)], "f64")
+    for name, edges in (("f32", normal32), ("f64", normal64)):
+        xs = np.repeat(edges, len(edges))
+        ys = np.tile(edges, len(edges))
+        c.add(f"nextafter_{name}", "nextafter", lax.nextafter, [xs, ys], ulps=0)
+    c.add("nextafter_i32", "nextafter", lax.nextafter, [arr([1], "i32"), arr([2], "i32")])
+    return c
+
+
+def clamp_cases():
+    c = Cases()
+    x = arr([-3.0, -1.0, -0.0, 0.0, 0.5, 1.0, 2.0, NAN, INF, -INF], "f32")
+    lo = arr([-1.0] * 10, "f32")
+    hi = arr([1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, NAN], "f32")
+    c.add("clamp_scalar_bounds_f32", "clamp", lax.clamp,
+          [arr(-1.0, "f32"), x, arr(1.0, "f32")], ulps=0)
+    c.add("clamp_full_bounds_f32", "clamp", lax.clamp, [lo, x, hi], ulps=0)
+    c.add("clamp_nan_bound_f32", "clamp", lax.clamp, [arr(NAN, "f32"), x[:6], arr(1.0, "f32")],
+          ulps=0)
+    c.add("clamp_lo_above_hi_f32", "clamp", lax.clamp, [arr(2.0, "f32"), x[:7], arr(1.0, "f32")],
+          ulps=0)
+    c.add("clamp_i32", "clamp", lax.clamp,
+          [arr([-5, 0, 5, 0], "i32"), arr([I32_MIN, -3, 7, I32_MAX], "i32", (4,)),
+           arr(3, "i32")])
+    c.add("clamp_u32_2d", "clamp", lax.clamp,
+          [arr(2, "u32"), arr([0, 1, 2, 3, 4, U32_MAX], "u32", (2, 3)), arr(3, "u32")])
+    c.add("clamp_f64", "clamp", lax.clamp,
+          [arr(-0.5, "f64"), arr([-1.0, 0.25, 3.0], "f64"), arr(0.5, "f64")], ulps=0)
+    c.add("clamp_shape_mismatch", "clamp", lax.clamp,
+          [arr([0.0, 0.0], "f32"), x[:3], arr(1.0, "f32")])
+    c.add("clamp_dtype_mismatch", "clamp", lax.clamp,
+          [arr(0, "i32"), x[:3], arr(1.0, "f32")])
+    return c
+
+
+POW_YS = [-5, -3, -2, -1, 0, 1, 2, 3, 4, 5, 7, 12, 31]
+
+
+def integer_pow_cases():
+    c = Cases()
+    xf = [-2.5, -1.0, -0.0, 0.0, 0.1, 0.5, 1.0, 1.0000001, 3.0, 17.25, 1e10, INF, -INF, NAN]
+    for y in POW_YS:
+        f = lambda v, y=y: lax.integer_pow(v, y)
+        c.add(f"integer_pow_f32_y{y}", "integer_pow", f, [arr(xf, "f32")], {"y": y}, ulps=0)
+        c.add(f"integer_pow_f64_y{y}", "integer_pow", f, [arr(xf, "f64")], {"y": y}, ulps=0)
+        if y >= 0:
+            xi = [-3, -2, -1, 0, 1, 2, 3, 7, 100000]
+            c.add(f"integer_pow_i32_y{y}", "integer_pow", f, [arr(xi, "i32")], {"y": y})
+            c.add(f"integer_pow_u32_y{y}", "integer_pow", f, [arr(xi[3:], "u32")], {"y": y})
+            c.add(f"integer_pow_i64_y{y}", "integer_pow", f, [arr(xi, "i64")], {"y": y})
+    c.add("integer_pow_i32_negative", "integer_pow", lambda v: lax.integer_pow(v, -2),
+          [arr([2], "i32")], {"y": -2})
+    return c
+
+
+def select_n_cases():
+    c = Cases()
+    a = arr([1.0, 2.0, 3.0, 4.0, 5.0, 6.0], "f32")
+    b = arr([-1.0, -2.0, -3.0, -4.0, -5.0, -6.0], "f32")
+    d = arr([10.0, 20.0, 30.0, 40.0, 50.0, 60.0], "f32")
+    e = arr([0.5] * 6, "f32")
+    flags = arr([True, False, True, True, False, False], "bool")
+    c.add("select_n_bool", "select_n", lambda w, *cs: lax.select_n(w, *cs), [flags, a, b])
+    c.add("select_n_bool_scalar", "select_n", lambda w, *cs: lax.select_n(w, *cs),
+          [arr(True, "bool"), a, b])
+    c.add("select_n_one_case", "select_n", lambda w, *cs: lax.select_n(w, *cs), [flags, a])
+    c.add("select_n_i32_three", "select_n", lambda w, *cs: lax.select_n(w, *cs),
+          [arr([0, 1, 2, 2, 1, 0], "i32"), a, b, d])
+    c.add("select_n_i32_four_2d", "select_n", lambda w, *cs: lax.select_n(w, *cs),
+          [arr([3, 2, 1, 0, 1, 3], "i32", (2, 3))] + [v.reshape(2, 3) for v in (a, b, d, e)])
+    c.add("select_n_i32_scalar", "select_n", lambda w, *cs: lax.select_n(w, *cs),
+          [arr(2, "i32"), a, b, d])
+    c.add("select_n_i64_cases", "select_n", lambda w, *cs: lax.select_n(w, *cs),
+          [arr([0, 1], "i32"), arr([I64_MIN, 1], "i64"), arr([7, I64_MAX], "i64")])
+    c.add("select_n_bool_three", "select_n", lambda w, *cs: lax.select_n(w, *cs),
+          [flags, a, b, d])
+    c.add("select_n_f32_which", "select_n", lambda w, *cs: lax.select_n(w, *cs),
+          [arr([0.0] * 6, "f32"), a, b])
+    return c
+
+
+def ordered(a):
+    """Float bit patterns as integers ordered like the floats (-0 and +0 one apart)."""
+    bits = a.view(np.int32 if a.dtype == np.float32 else np.int64).astype(object)
+    return [(-(b & (2**(8 * a.itemsize - 1) - 1)) - 1) if b < 0 else b for b in bits]
+
+
+def exact_erf_inv(xs, dtype):
+    """erf_inv correctly rounded to dtype (mpmath at 50 digits)."""
+    import mpmath
+    mpmath.mp.dps = 50
+
+    def one(v):
+        if math.isnan(v) or abs(v) > 1:
+            return NAN
+        if abs(v) == 1:
+            return math.copysign(INF, v)
+        return float(mpmath.erfinv(mpmath.mpf(v))) if v != 0 else v
+    return np.array([one(float(v)) for v in xs], dtype=NP_DTYPES[dtype])
+
+
+def erf_inv_cases():
+    c = Cases()
+    grid = list(np.linspace(-1, 1, 401)[1:-1])
+    near_one = [1 - 2.0**-k for k in range(1, 24)]
+    # No denormals: XLA on CPUs flushes them to zero, which weft does not.
+    tiny = [1e-3, 1e-10, 1e-30]
+    xs32 = sorted(set(float(np.float32(v)) for v in grid + near_one + tiny +
+                      [-v for v in near_one + tiny]))
+    specials = [0.0, -0.0, 1.0, -1.0, 1.5, -2.0, INF, -INF, NAN,
+                float(np.nextafter(np.float32(1), np.float32(0))),
+                float(np.nextafter(np.float32(-1), np.float32(0)))]
+    # JAX's own erf_inv is up to 44 ulps from the correctly rounded value in f32 (near
+    # 0.99988, where Giles' two polynomials meet) and up to 244827 in f64 (near 1 - 2^-28). weft's
+    # f32 device function follows JAX's (within "ulps" of it); the reference interpreter, and
+    # weft's f64 device function, compute it to double precision: within "exact_ulps" of "exact".
+    x32 = arr(xs32 + specials, "f32")
+    c.add("erf_inv_f32", "erf_inv", lax.erf_inv, [x32], ulps=4)
+    c.cases[-1].update(exact=encode(exact_erf_inv(x32, "f32")), exact_ulps=1)
+    near_one64 = [1 - 2.0**-k for k in range(1, 53, 3)]
+    xs64 = grid + near_one64 + [-v for v in near_one64] + tiny + [1e-300]
+    x64 = arr(xs64 + specials, "f64")
+    c.add("erf_inv_f64", "erf_inv", lax.erf_inv, [x64], ulps=4)
+    c.cases[-1].update(exact=encode(exact_erf_inv(x64, "f64")), exact_ulps=2,
+                       device_reference="exact")
+    c.add("erf_inv_i32", "erf_inv", lax.erf_inv, [arr([0], "i32")])
+    return c
+
+
+def step2_transform_cases():
+    c = Cases()
+    x = arr([-2.0, -1.0, -0.5, 0.0, 0.5, 1.0, 2.0, 3.0], "f32")
+    # Full-shape bounds: JAX's clamp jvp refuses a scalar bound's tangent.
+    lo = arr([-1.0, -1.0, -1.0, -1.0, -1.0, -1.0, 3.0, -1.0], "f32")
+    hi = arr([1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 2.5], "f32")
+    for argnum, name in enumerate(("lo", "x", "hi")):
+        c.add(f"grad_clamp_{name}", f"grad_clamp_{name}",
+              jax.grad(lambda *a: jnp.sum(lax.clamp(*a)), argnums=argnum), [lo, x, hi])
+    xp = arr([-1.5, -0.5, 0.25, 0.75, 2.0], "f32")
+    for y in (-2, 0, 1, 2, 3, 5):
+        c.add(f"grad_integer_pow_y{y}", "grad_integer_pow",
+              jax.grad(lambda v, y=y: jnp.sum(lax.integer_pow(v, y))), [xp], {"y": y}, ulps=1)
+    c.add("grad_erf_inv", "grad_erf_inv", jax.grad(lambda v: jnp.sum(lax.erf_inv(v))),
+          [arr([-0.99, -0.5, -0.1, 0.0, 0.3, 0.9], "f32")], ulps=16)
+    which = arr([0, 1, 2, 1], "i32")
+    cs = [arr([1.0, 2.0, 3.0, 4.0], "f32"), arr([5.0, 6.0, 7.0, 8.0], "f32"),
+          arr([9.0, 10.0, 11.0, 12.0], "f32")]
+    c.add("grad_select_n_case1", "grad_select_n_case1",
+          jax.grad(lambda w, a, b, d: jnp.sum(lax.select_n(w, a, b, d) ** 2), argnums=2),
+          [which] + cs)
+    xb = arr([[-2.0, 0.0, 2.0], [-0.5, 0.5, 1.5]], "f32")
+    c.add("vmap_clamp_batched_scalar_lo", "vmap_clamp_batched_scalar_lo",
+          jax.vmap(lax.clamp, in_axes=(0, 0, None)),
+          [arr([-1.0, 0.0], "f32"), xb, arr(1.0, "f32")])
+    c.add("vmap_select_n_batched_scalar_which", "vmap_select_n_batched_scalar_which",
+          jax.vmap(lambda w, a, b: lax.select_n(w, a, b)),
+          [arr([1, 0], "i32"), xb, -xb])
+    c.add("jvp_nextafter", "jvp_nextafter",
+          jax.grad(lambda v: jnp.sum(lax.nextafter(v, v + 1))), [x])
+    return c
+
+
 def main():
     shift_cases().write("shifts.json")
     bitcast_cases().write("bitcast.json")
     transform_cases().write("transforms.json")
+    bit_count_cases().write("bit_counts.json")
+    float_bits_cases().write("float_bits.json")
+    clamp_cases().write("clamp.json")
+    integer_pow_cases().write("integer_pow.json")
+    select_n_cases().write("select_n.json")
+    erf_inv_cases().write("erf_inv.json")
+    step2_transform_cases().write("transforms_more.json")
 
 
 if __name__ == "__main__":

@@ -47,6 +47,25 @@ TensorType integer_binary_type(OpKind op, std::span<const TensorType> operands, 
   return operands[0];
 }
 
+TensorType integer_unary_type(OpKind op, std::span<const TensorType> operands, const Attrs&,
+                              const TensorType&) {
+  const DType t = operands[0].dtype;
+  if (!is_integer(t))
+    dtype_error(op, operands,
+                "needs an integer operand, got " + std::string(dtype_name(t)) +
+                    (t == DType::Bool ? "; convert to an integer type first"
+                                      : "; bitcast_convert the floats to an integer type first"));
+  return operands[0];
+}
+
+// A bit count of integers: the unary family's logical domain, without bool.
+template <typename Op>
+Primitive bit_count(OpKind kind, std::string_view name) {
+  Primitive p = logical_unary<Op>(kind, name);
+  p.type = integer_unary_type;
+  return p;
+}
+
 // A shift: integers only (the binary family's logical domain, without bool).
 template <typename Op>
 Primitive shift(OpKind kind, std::string_view name) {
@@ -87,6 +106,19 @@ void define_bit_primitives(Definitions& defs) {
     }
   };
   defs.add(shift<ShiftRightArithmetic>(OpKind::ShiftRightArithmetic, "shift_right_arithmetic"));
+
+  struct PopulationCount {
+    static std::int64_t on_int(DType t, std::int64_t x) { return std::popcount(bits_of(t, x)); }
+  };
+  defs.add(bit_count<PopulationCount>(OpKind::PopulationCount, "population_count"));
+
+  // Leading zeros within the dtype's width (the width itself for 0).
+  struct Clz {
+    static std::int64_t on_int(DType t, std::int64_t x) {
+      return std::countl_zero(bits_of(t, x)) - (64 - bit_width_of(t));
+    }
+  };
+  defs.add(bit_count<Clz>(OpKind::Clz, "clz"));
 }
 
 }  // namespace weft::prim

@@ -110,6 +110,14 @@ enum class OpKind : std::uint8_t {
   // The bits of the operand read as the node's dtype: the same shape for one width; a wider
   // operand adds a trailing axis of width ratio, a narrower one consumes it (as XLA).
   BitcastConvert,
+  PopulationCount,
+  Clz,
+  IsFinite,    // f32/f64 -> bool
+  NextAfter,   // the next float after x towards y
+  Clamp,       // operands: lo, x, hi; lo and hi of x's shape or scalars
+  IntegerPow,  // attrs: y (negative only for floats)
+  SelectN,     // operands: which (bool or i32, x's shape or scalar), then the cases
+  ErfInv,
   // Ops that exist only in graphs a transformation traces: their rules are their meaning (they
   // hang off Node::custom, or are the pmap collectives'); they are inlined or rewritten before
   // anything compiles (see is_transformation_only).

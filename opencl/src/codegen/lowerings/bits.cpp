@@ -1,4 +1,5 @@
-// Bit operations on integers and bitcast_convert: each one's OpenCL C. Shifts guard their
+// Bit operations on integers (shifts, population_count, clz) and bitcast_convert: each one's
+// OpenCL C. Shifts guard their
 // amount, since OpenCL C takes it modulo the bit width where XLA shifts every bit out.
 #include <string>
 
@@ -64,6 +65,14 @@ std::string shift_right_arithmetic(const ElementOp& op, const std::string& a,
          ")) : (" + op.type + ")((" + S + ")(" + a + ") < 0 ? -1 : 0))";
 }
 
+std::string population_count(const ElementOp& op, const std::string& a) {
+  return "((" + op.type + ")popcount(" + a + "))";
+}
+// OpenCL's clz gives the bit width for 0, as XLA.
+std::string count_leading_zeros(const ElementOp& op, const std::string& a) {
+  return "((" + op.type + ")clz(" + a + "))";
+}
+
 // A value's bits as the unsigned integer of its width, and back.
 [[noreturn]] void no_bits_spelling(DType t) {
   throw Error("codegen: bitcast_convert has no OpenCL spelling of the bits of " +
@@ -126,6 +135,8 @@ void define_bit_lowerings(Lowerings& table) {
   table.add(binary(OpKind::ShiftRightLogical, shift_right_logical));
   table.add(binary(OpKind::ShiftRightArithmetic, shift_right_arithmetic));
   table.add(element(OpKind::BitcastConvert, bitcast_convert));
+  table.add(unary(OpKind::PopulationCount, population_count));
+  table.add(unary(OpKind::Clz, count_leading_zeros));
 }
 
 }  // namespace weft::opencl::lowerings
