@@ -210,6 +210,21 @@ const std::map<std::string, Op>& ops() {
          return lax::select_n(a[0], std::vector<Array>(a.begin() + 1, a.end()));
        }},
       {"erf_inv", [](const Case&, const std::vector<Array>& a) { return lax::erf_inv(a[0]); }},
+      // The numpy layer.
+      {"np_left_shift",
+       [](const Case&, const std::vector<Array>& a) { return np::left_shift(a[0], a[1]); }},
+      {"np_right_shift",
+       [](const Case&, const std::vector<Array>& a) { return np::right_shift(a[0], a[1]); }},
+      {"np_nextafter",
+       [](const Case&, const std::vector<Array>& a) { return np::nextafter(a[0], a[1]); }},
+      {"np_power_int",
+       [](const Case& c, const std::vector<Array>& a) {
+         return np::power(a[0], c.params.at("y").get<std::int64_t>());
+       }},
+      {"np_select",
+       [](const Case& c, const std::vector<Array>& a) {
+         return np::select({a[0], a[1]}, {a[2], a[3]}, c.params.at("default").get<int>());
+       }},
       // Transformations.
       {"grad_clamp_lo", [](const Case&, const std::vector<Array>& a) { return grad_clamp(a, 0); }},
       {"grad_clamp_x", [](const Case&, const std::vector<Array>& a) { return grad_clamp(a, 1); }},
@@ -366,6 +381,10 @@ TEST(ElementwiseBits, ErfInvFollowsJaxInF32AndIsCorrectlyRoundedInTheReference) 
 }
 
 // The refusals say what went wrong and what to do.
+TEST(ElementwiseBits, NumpyFunctionsMatchJax) {
+  run_file("np.json");
+}
+
 TEST(ElementwiseBits, RefusalsExplainThemselves) {
   const Array odd = Array::from_host(HostArray::from<std::uint32_t>({3}, {1, 2, 3}));
   try {

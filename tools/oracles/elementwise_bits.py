@@ -399,6 +399,41 @@ def step2_transform_cases():
     return c
 
 
+def np_cases():
+    c = Cases()
+    xi = arr([-8, -1, 0, 1, 5, I32_MAX, I32_MIN], "i32")
+    ni = arr([1, 31, 32, 0, 2, 1, 40], "i32")
+    c.add("np_left_shift_i32", "np_left_shift", jnp.left_shift, [xi, ni])
+    c.add("np_right_shift_i32", "np_right_shift", jnp.right_shift, [xi, ni])
+    xu = arr([0x80000000, 1, 0, U32_MAX, 5, 12, 7], "u32")
+    c.add("np_right_shift_u32", "np_right_shift", jnp.right_shift, [xu, ni.astype(np.uint32)])
+    c.add("np_left_shift_broadcast", "np_left_shift", jnp.left_shift,
+          [arr([[1], [3]], "i32"), arr([0, 1, 2], "i32")])
+    c.add("np_nextafter_f32", "np_nextafter", jnp.nextafter,
+          [arr([1.0, 0.0, -0.0, INF], "f32"), arr([2.0, -1.0, 1.0, 0.0], "f32")])
+    c.add("np_nextafter_i32", "np_nextafter", jnp.nextafter,
+          [arr([1, 0], "i32"), arr([2, -1], "i32")])
+    xf = arr([-1.5, 0.5, 2.0, 3.0], "f32")
+    for y in (-2, 0, 3, 10):
+        c.add(f"np_power_int_f32_{y}", "np_power_int", lambda v, y=y: jnp.power(v, y), [xf],
+              {"y": y}, ulps=0)
+    c.add("np_power_int_i32_5", "np_power_int", lambda v: jnp.power(v, 5),
+          [arr([-3, 2, 7, 100], "i32")], {"y": 5})
+    c.add("np_power_int_bool_2", "np_power_int", lambda v: jnp.power(v, 2),
+          [arr([True, False], "bool")], {"y": 2})
+    c.add("np_power_int_i32_negative", "np_power_int", lambda v: jnp.power(v, -1),
+          [arr([2], "i32")], {"y": -1})
+    x = arr([-2.0, -0.5, 0.0, 0.5, 2.0], "f32")
+    c.add("np_select", "np_select",
+          lambda c0, c1, a, b: jnp.select([c0, c1], [a, b], default=7),
+          [x < 0, x < 1, x * 10, arr([1.0], "f32")], {"default": 7})
+    c.add("np_select_int_choices", "np_select",
+          lambda c0, c1, a, b: jnp.select([c0, c1], [a, b], default=-1),
+          [arr([True, False, False], "bool"), arr([True, True, False], "bool"),
+           arr([1, 2, 3], "i32"), arr([4, 5, 6], "i32")], {"default": -1})
+    return c
+
+
 def main():
     shift_cases().write("shifts.json")
     bitcast_cases().write("bitcast.json")
@@ -410,6 +445,7 @@ def main():
     select_n_cases().write("select_n.json")
     erf_inv_cases().write("erf_inv.json")
     step2_transform_cases().write("transforms_more.json")
+    np_cases().write("np.json")
 
 
 if __name__ == "__main__":
