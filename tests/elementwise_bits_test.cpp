@@ -14,10 +14,12 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "support/device_check.h"
 #include "weft/interp/interpreter.h"
 #include "weft/transforms/grad.h"
 #include "weft/transforms/vmap.h"
@@ -378,6 +380,42 @@ TEST(ElementwiseBits, SelectNMatchesJax) {
 
 TEST(ElementwiseBits, ErfInvFollowsJaxInF32AndIsCorrectlyRoundedInTheReference) {
   run_file("erf_inv.json");
+}
+
+// Fused into larger kernels (16-lane f32 loop kernels with transcendentals, row kernels with
+// broadcasts, integer chains), against the reference interpreter on the same graph.
+TEST(ElementwiseBits, FusedKernelsMatchTheInterpreter) {
+  std::mt19937 rng(28);
+  const HostArray x = testing::random_array(DType::F32, {64, 1024}, -0.999, 0.999, rng);
+  const HostArray bits = testing::random_array(DType::U32, {64, 1024}, 0, 4294967295.0, rng);
+  const HostArray which = testing::random_array(DType::I32, {64, 1024}, 0, 2, rng);
+  auto f = [](const std::vector<Array>& a) {
+    const Array& v = a[0];
+    const Shape& s = v.shape();
+    auto splat = [&](double c, DType t) {
+      return lax::broadcast_in_dim(lax::constant(c, t), s, {});
+    };
+    // f32 transcendental chains (vector kernels) holding integer_pow and erf_inv.
+    const Array cubed = lax::integer_pow(lax::exp(v), 3);
+    const Array inverse =
+        lax::mul(lax::integer_pow(lax::add(v, splat(2, DType::F32)), -2), lax::erf_inv(v));
+    // A per-row bound broadcast along rows, a scalar one, and select_n among three.
+    const Array row_max = lax::reduce_max(v, {1});
+    const Array clamped =
+        lax::clamp(lax::constant(-0.5, DType::F32), v, lax::broadcast_in_dim(row_max, s, {0}));
+    const Array chosen = lax::select_n(a[2], {cubed, inverse, clamped});
+    // Random bits to floats in [0, 1), and bit counts.
+    const Array mantissa = lax::shift_right_logical(a[1], splat(9, DType::U32));
+    const Array unit =
+        lax::sub(lax::bitcast_convert_type(lax::logical_or(mantissa, splat(0x3f800000, DType::U32)),
+                                           DType::F32),
+                 splat(1, DType::F32));
+    const Array counts = lax::add(lax::population_count(a[1]), lax::clz(a[1]));
+    const Array finite = lax::is_finite(lax::integer_pow(v, 31));
+    // cubed and inverse alone: 16-lane kernels.
+    return std::vector<Array>{chosen, unit, counts, finite, cubed, inverse};
+  };
+  EXPECT_EQ(testing::check_against_interpreter(f, {x, bits, which}, 1e-5, 1e-6), "");
 }
 
 // The refusals say what went wrong and what to do.

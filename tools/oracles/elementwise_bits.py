@@ -349,8 +349,8 @@ def erf_inv_cases():
     specials = [0.0, -0.0, 1.0, -1.0, 1.5, -2.0, INF, -INF, NAN,
                 float(np.nextafter(np.float32(1), np.float32(0))),
                 float(np.nextafter(np.float32(-1), np.float32(0)))]
-    # JAX's own erf_inv is up to 44 ulps from the correctly rounded value in f32 (near
-    # 0.99988, where Giles' two polynomials meet) and up to 244827 in f64 (near 1 - 2^-28). weft's
+    # JAX's own erf_inv is up to 44 ulps from the correctly rounded value in f32 at these
+    # points (near 0.99988, where Giles' two polynomials meet; 58 at 0.99984) and up to 244827 in f64 (near 1 - 2^-28). weft's
     # f32 device function follows JAX's (within "ulps" of it); the reference interpreter, and
     # weft's f64 device function, compute it to double precision: within "exact_ulps" of "exact".
     x32 = arr(xs32 + specials, "f32")
