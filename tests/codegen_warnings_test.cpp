@@ -217,9 +217,56 @@ Graph dot_program() {
   return b.finish();
 }
 
+// Bit operations and the remaining elementwise ops over every dtype each accepts; bitcasts
+// between every pair of non-bool dtypes (across widths too).
+Graph bits_program(const Shape& shape) {
+  Builder b("elementwise_bits");
+  const std::vector<DType> all = usable(kAll);
+  const std::vector<DType> numeric = without(all, {DType::Bool});
+  const std::vector<DType> floats = without(numeric, {DType::I32, DType::I64, DType::U32});
+  const std::vector<DType> integers = without(numeric, {DType::F32, DType::F64});
+  std::map<DType, ValueId> x;
+  for (DType t : all) x[t] = b.param(t, shape);
+  const ValueId which = b.param(DType::I32, shape);
+  for (DType t : integers) {
+    for (OpKind op : {OpKind::ShiftLeft, OpKind::ShiftRightLogical, OpKind::ShiftRightArithmetic})
+      b.output(b.op(op, t, shape, {x[t], x[t]}));
+    for (OpKind op : {OpKind::PopulationCount, OpKind::Clz}) b.output(b.op(op, t, shape, {x[t]}));
+  }
+  for (DType t : floats) {
+    b.output(b.op(OpKind::IsFinite, DType::Bool, shape, {x[t]}));
+    b.output(b.op(OpKind::NextAfter, t, shape, {x[t], x[t]}));
+    b.output(b.op(OpKind::ErfInv, t, shape, {x[t]}));
+    b.output(b.op(OpKind::IntegerPow, t, shape, {x[t]}, {{"y", std::int64_t{-5}}}));
+  }
+  for (DType t : numeric) {
+    b.output(b.op(OpKind::Clamp, t, shape, {b.constant(t, 1), x[t], x[t]}));
+    b.output(b.op(OpKind::IntegerPow, t, shape, {x[t]}, {{"y", std::int64_t{7}}}));
+  }
+  for (DType t : all) {
+    b.output(b.op(OpKind::SelectN, t, shape, {which, x[t], x[t], x[t]}));
+    b.output(b.op(OpKind::SelectN, t, shape, {x[DType::Bool], x[t], x[t]}));
+  }
+  Shape pairs = shape;
+  pairs.push_back(2);  // two narrow elements make one wide one
+  for (DType from : numeric) {
+    const ValueId narrow = b.param(from, pairs);
+    for (DType to : numeric) {
+      const std::size_t in = dtype_size(from), out = dtype_size(to);
+      if (in < out) b.output(b.op(OpKind::BitcastConvert, to, shape, {narrow}));
+      if (in >= out)
+        b.output(b.op(OpKind::BitcastConvert, to, in > out ? pairs : shape, {x[from]}));
+    }
+  }
+  return b.finish();
+}
+
 std::vector<Graph> every_op_kind() {
   std::vector<Graph> programs = {elementwise_program({37}), elementwise_program({8192}),
                                  reduction_program(), dot_program()};
+  // Bit operations and the remaining elementwise ops.
+  programs.push_back(bits_program({38}));
+  programs.push_back(bits_program({8192}));
   for (DType t : usable(kAll)) programs.push_back(layout_program(t));
   return programs;
 }

@@ -203,6 +203,20 @@ Array less_equal(const Array& x, const Array& y, WEFT_LOC_PARAM);
 Array greater(const Array& x, const Array& y, WEFT_LOC_PARAM);
 Array greater_equal(const Array& x, const Array& y, WEFT_LOC_PARAM);
 
+// Bit operations and the remaining elementwise ops (np_bits.cpp), as jax.numpy.
+// Shifts of integers (bool computes as i32); right_shift is arithmetic for signed integers,
+// logical for unsigned ones. Amounts outside [0, bit width) shift every bit out.
+Array left_shift(const Array& x, const Array& y, WEFT_LOC_PARAM);
+Array right_shift(const Array& x, const Array& y, WEFT_LOC_PARAM);
+Array nextafter(const Array& x, const Array& y, WEFT_LOC_PARAM);  // integers compute as f32
+// x to a concrete integer power by squaring and multiplying (lax::integer_pow), as jax.numpy
+// does for a Python int exponent; negative powers of integers are a DTypeError.
+Array power(const Array& x, std::int64_t y, WEFT_LOC_PARAM);
+// Element by element, the choice of the first condition that holds, else `default_value`
+// (conditions and choices broadcast together; the choices promote).
+Array select(const std::vector<Array>& conditions, const std::vector<Array>& choices,
+             WeakScalar default_value = 0, WEFT_LOC_PARAM);
+
 }  // namespace np
 
 // Operators follow jax.numpy: broadcasting, promotion, comparisons give bool arrays, `%` is

@@ -91,4 +91,26 @@ struct DotDims {
 };
 Array dot_general(const Array& lhs, const Array& rhs, const DotDims& dims, WEFT_LOC_PARAM);
 
+// Bit operations and the remaining elementwise ops (ops_elementwise_bits.cpp).
+// Shifts of integers of one dtype and shape, as XLA: an amount outside [0, bit width) (read as
+// unsigned) shifts every bit out: 0, or the sign fill for the arithmetic shift.
+Array shift_left(const Array& x, const Array& amount, WEFT_LOC_PARAM);
+Array shift_right_logical(const Array& x, const Array& amount, WEFT_LOC_PARAM);
+Array shift_right_arithmetic(const Array& x, const Array& amount, WEFT_LOC_PARAM);
+// x's bits read as `dtype`: a wider x gains a trailing axis of the width ratio (low part first),
+// a narrower x loses its trailing axis, which must have that size. Not for bool.
+Array bitcast_convert_type(const Array& x, DType dtype, WEFT_LOC_PARAM);
+Array population_count(const Array& x, WEFT_LOC_PARAM);  // integers: the bits set
+Array clz(const Array& x, WEFT_LOC_PARAM);               // integers: leading zero bits
+// min(max(x, lo), hi); lo and hi have x's dtype and its shape or are scalars.
+Array clamp(const Array& lo, const Array& x, const Array& hi, WEFT_LOC_PARAM);
+// x^y by squaring and multiplying, as JAX; negative y for floats only.
+Array integer_pow(const Array& x, std::int64_t y, WEFT_LOC_PARAM);
+Array is_finite(const Array& x, WEFT_LOC_PARAM);                  // floats -> bool
+Array nextafter(const Array& x, const Array& y, WEFT_LOC_PARAM);  // floats
+// cases[which] element by element; which is bool (at most two cases) or i32, of the cases'
+// shape or a scalar; out of range, the nearest case.
+Array select_n(const Array& which, const std::vector<Array>& cases, WEFT_LOC_PARAM);
+Array erf_inv(const Array& x, WEFT_LOC_PARAM);  // floats
+
 }  // namespace weft::lax

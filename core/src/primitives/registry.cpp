@@ -37,6 +37,13 @@ Table build_table() {
   define_checkpoint_primitive(defs);
   define_custom_lin_primitive(defs);
   define_collective_primitives(defs);
+  // Bit operations and the remaining elementwise ops.
+  define_bit_primitives(defs);
+  define_bitcast_primitive(defs);
+  define_float_bits_primitives(defs);
+  define_choice_primitives(defs);
+  define_integer_pow_primitive(defs);
+  define_erf_inv_primitive(defs);
   Table table;
   std::array<bool, kNumOpKinds> seen{};
   for (Primitive& p : std::move(defs).take()) {

@@ -210,4 +210,14 @@ struct HostCallAttrs {
   }
 };
 
+// Bit operations and the remaining elementwise ops.
+// integer_pow: the exponent.
+struct IntegerPowAttrs {
+  static constexpr const char* kY = "y";
+  std::int64_t y = 0;
+
+  static IntegerPowAttrs read(const Attrs& attrs) { return {attrs.get_int(kY)}; }
+  Attrs write() const { return Attrs{{kY, y}}; }
+};
+
 }  // namespace weft

@@ -81,5 +81,9 @@ void define_dot_lowerings(Lowerings& table);
 void define_structure_lowerings(Lowerings& table);
 void define_host_lowerings(Lowerings& table);
 void define_custom_lowerings(Lowerings& table);
+// Bit operations and the remaining elementwise ops.
+void define_bit_lowerings(Lowerings& table);
+void define_remaining_elementwise_lowerings(Lowerings& table);
+void define_erf_inv_lowering(Lowerings& table);
 
 }  // namespace weft::opencl::lowerings

@@ -41,6 +41,10 @@ Table build_table() {
   lowerings::define_structure_lowerings(entries);
   lowerings::define_host_lowerings(entries);
   lowerings::define_custom_lowerings(entries);
+  // Bit operations and the remaining elementwise ops.
+  lowerings::define_bit_lowerings(entries);
+  lowerings::define_remaining_elementwise_lowerings(entries);
+  lowerings::define_erf_inv_lowering(entries);
   Table table{};
   std::array<bool, kNumOpKinds> seen{};
   for (const Lowering& l : std::move(entries).take()) {
