@@ -18,5 +18,17 @@ Array cumulative(OpKind op, const Array& x, std::int64_t axis, bool reverse,
 Array cumsum(const Array& x, std::int64_t axis, bool reverse, std::source_location loc) {
   return cumulative(OpKind::Cumsum, x, axis, reverse, loc);
 }
+Array cumprod(const Array& x, std::int64_t axis, bool reverse, std::source_location loc) {
+  return cumulative(OpKind::Cumprod, x, axis, reverse, loc);
+}
+Array cummax(const Array& x, std::int64_t axis, bool reverse, std::source_location loc) {
+  return cumulative(OpKind::Cummax, x, axis, reverse, loc);
+}
+Array cummin(const Array& x, std::int64_t axis, bool reverse, std::source_location loc) {
+  return cumulative(OpKind::Cummin, x, axis, reverse, loc);
+}
+Array cumlogsumexp(const Array& x, std::int64_t axis, bool reverse, std::source_location loc) {
+  return cumulative(OpKind::Cumlogsumexp, x, axis, reverse, loc);
+}
 
 }  // namespace weft::lax

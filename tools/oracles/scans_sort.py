@@ -81,7 +81,7 @@ def ints(lo, hi, *shape):
 
 
 # --- cumulative ops ---------------------------------------------------------------------------
-for op in ["cumsum"]:
+for op in ["cumsum", "cumprod", "cummax", "cummin", "cumlogsumexp"]:
     a = lambda axis, reverse: {"axis": axis, "reverse": reverse}  # noqa: E731
     add(f"{op}_vector", op, a(0, 0), normal(7))
     add(f"{op}_vector_reverse", op, a(0, 1), normal(7))
@@ -89,11 +89,27 @@ for op in ["cumsum"]:
     add(f"{op}_middle_axis_reverse", op, a(1, 1), normal(2, 6, 3))
     add(f"{op}_leading_axis", op, a(0, 0), normal(5, 4))
     # Several blocks per line, and several levels of block totals.
-    add(f"{op}_long", op, a(0, 0), normal(2500), rtol=1e-4)
-    add(f"{op}_long_strided_reverse", op, a(0, 1), normal(2100, 3), rtol=1e-4)
+    # Products of normal values under- or overflow: long cumprods use values near 1.
+    long_values = (lambda *s: 1 + 0.01 * normal(*s)) if op == "cumprod" else normal
+    add(f"{op}_long", op, a(0, 0), long_values(2500), rtol=1e-4)
+    add(f"{op}_long_strided_reverse", op, a(0, 1), long_values(2100, 3), rtol=1e-4)
     add(f"{op}_grad", op, a(1, 0), normal(3, 5), "grad")
     add(f"{op}_grad_reverse", op, a(0, 1), normal(6, 2), "grad")
     add(f"{op}_vmap", op, a(0, 1), normal(4, 6), "vmap")
+# cumprod with zeros (its gradient has a case for none, one and several before each element),
+# values near 1 so that long products stay finite.
+add("cumprod_grad_zeros", "cumprod", {"axis": 1, "reverse": 0},
+    np.array([[1.5, 0.0, 2.0, -1.0, 0.0, 3.0], [0.5, 2.0, 0.0, 4.0, 1.0, -2.0]], np.float32),
+    "grad")
+add("cumprod_grad_zeros_reverse", "cumprod", {"axis": 0, "reverse": 1},
+    np.array([2.0, -1.0, 0.0, 0.5, 3.0], np.float32), "grad")
+add("cumprod_i32", "cumprod", {"axis": 0, "reverse": 0}, ints(-3, 4, 12))
+add("cummax_i32", "cummax", {"axis": 1, "reverse": 1}, ints(-50, 50, 3, 9))
+add("cummin_i32", "cummin", {"axis": 0, "reverse": 0}, ints(-50, 50, 9, 2))
+add("cummax_nan", "cummax", {"axis": 0, "reverse": 0},
+    np.array([1.0, 3.0, np.nan, 5.0, 2.0], np.float32))
+add("cumlogsumexp_infinities", "cumlogsumexp", {"axis": 0, "reverse": 0},
+    np.array([-np.inf, -np.inf, 0.0, 80.0, np.inf], np.float32))
 add("cumsum_i32_wraps", "cumsum", {"axis": 0, "reverse": 0},
     np.array([2**30, 2**30, 2**30, -5, 7], np.int32))
 add("cumsum_i32_long", "cumsum", {"axis": 1, "reverse": 1}, ints(-1000, 1000, 2, 2500))

@@ -94,5 +94,10 @@ Array dot_general(const Array& lhs, const Array& rhs, const DotDims& dims, WEFT_
 // Cumulative ops, rev and sorting.
 // As jax.lax: element k combines x's elements 0..k along `axis` (k..n-1 when `reverse`).
 Array cumsum(const Array& x, std::int64_t axis = 0, bool reverse = false, WEFT_LOC_PARAM);
+Array cumprod(const Array& x, std::int64_t axis = 0, bool reverse = false, WEFT_LOC_PARAM);
+Array cummax(const Array& x, std::int64_t axis = 0, bool reverse = false, WEFT_LOC_PARAM);
+Array cummin(const Array& x, std::int64_t axis = 0, bool reverse = false, WEFT_LOC_PARAM);
+// Floats only: log of the cumulative sum of exp(x), without overflow.
+Array cumlogsumexp(const Array& x, std::int64_t axis = 0, bool reverse = false, WEFT_LOC_PARAM);
 
 }  // namespace weft::lax

@@ -2,6 +2,7 @@
 // the operand's elements 0..k along `axis` (k..n-1 when `reverse`). Floats accumulate in double
 // and each result rounds once; integers wrap. On the device each runs as a parallel scan in a
 // kernel of its own (OpInfo::own_kernel; opencl/src/codegen/scan_kernel.cpp).
+#include <algorithm>
 #include <cmath>
 
 #include "primitives/families.h"
@@ -90,6 +91,124 @@ double add_floats(double acc, double x) {
 U64 add_ints(U64 acc, std::int64_t x) {
   return acc + static_cast<U64>(x);
 }
+double mul_floats(double acc, double x) {
+  return acc * x;
+}
+U64 mul_ints(U64 acc, std::int64_t x) {
+  return acc * static_cast<U64>(x);
+}
+// Max and min: a NaN, once met, stays (as reduce_max and reduce_min).
+double max_floats(double acc, double x) {
+  return std::isnan(acc) || std::isnan(x) ? (std::isnan(acc) ? acc : x) : std::max(acc, x);
+}
+U64 max_ints(U64 acc, std::int64_t x) {
+  return static_cast<U64>(std::max(static_cast<std::int64_t>(acc), x));
+}
+double min_floats(double acc, double x) {
+  return std::isnan(acc) || std::isnan(x) ? (std::isnan(acc) ? acc : x) : std::min(acc, x);
+}
+U64 min_ints(U64 acc, std::int64_t x) {
+  return static_cast<U64>(std::min(static_cast<std::int64_t>(acc), x));
+}
+// log(exp(acc) + exp(x)): NaN if either is, the larger where it is infinite.
+double logaddexp(double acc, double x) {
+  if (std::isnan(acc) || std::isnan(x)) return acc + x;
+  const double m = std::max(acc, x);
+  if (std::isinf(m)) return m;
+  return m + std::log1p(std::exp(-std::abs(acc - x)));
+}
+U64 no_ints(U64, std::int64_t) {
+  return 0;  // cumlogsumexp's type rule admits floats only
+}
+
+TensorType float_cumulative_type(OpKind op, std::span<const TensorType> operands,
+                                 const Attrs& attrs, const TensorType& declared) {
+  if (!is_float(operands[0].dtype))
+    dtype_fail(op, operands, "is defined for floats only; convert the operand to a float first");
+  return cumulative_type(op, operands, attrs, declared);
+}
+
+// ---- jvp -----------------------------------------------------------------------------------
+
+Array cumulative_like(OpKind op, const Node& n, const Array& x, const std::source_location& loc) {
+  const Array operands[] = {x};
+  return detail::bind(op, operands, n.attrs, {x.dtype(), x.shape()}, loc);
+}
+
+// d y_i = sum over j <= i of t_j * (the product of x_k, k <= i, k != j), exact with zeros: no
+// zero up to i: y_i * sum t_j / x_j; one zero: t at that zero times the product of the
+// non-zeros; two or more: 0.
+Tangent jvp_cumprod(const Node& n, std::span<const Array> primals,
+                    std::span<const Tangent> tangents, const Array&,
+                    const std::source_location& loc) {
+  const Array& x = primals[0];
+  const Array& t = *tangents[0];
+  const Array is_zero = eq(x, full(x, 0, loc), loc);
+  const Array zero_mask = as_float(is_zero, x.dtype(), loc);
+  const Array nonzero = select(is_zero, full(x, 1, loc), x, loc);
+  const Array zeros_before = cumulative_like(OpKind::Cumsum, n, zero_mask, loc);
+  const Array product_of_nonzeros = cumulative_like(OpKind::Cumprod, n, nonzero, loc);
+  const Array no_zero = as_float(eq(zeros_before, full(x, 0, loc), loc), x.dtype(), loc);
+  const Array one_zero = as_float(eq(zeros_before, full(x, 1, loc), loc), x.dtype(), loc);
+  const Array without_zero =
+      mul(cumulative_like(OpKind::Cumsum, n, div(t, nonzero, loc), loc), no_zero, loc);
+  const Array at_the_zero =
+      mul(cumulative_like(OpKind::Cumsum, n, mul(t, zero_mask, loc), loc), one_zero, loc);
+  return mul(product_of_nonzeros, add(without_zero, at_the_zero, loc), loc);
+}
+
+// The tangent of the element each result element takes: the last (first, reversed) position
+// up to it that holds the running extreme. Picked by a one-hot mask over each line, n^2
+// elements for a line of n. Ties take the latest such position, where JAX's scan tree splits
+// the tangent between them.
+Tangent jvp_cumulative_extreme(const Node& n, std::span<const Array> primals,
+                               std::span<const Tangent> tangents, const Array& y,
+                               const std::source_location& loc) {
+  const Array& x = primals[0];
+  const Array& t = *tangents[0];
+  const CumulativeAttrs a = CumulativeAttrs::read(n.attrs);
+  const Shape& shape = x.shape();
+  const std::int64_t len = shape[static_cast<std::size_t>(a.axis)];
+  const Array position = iota(DType::I32, shape, a.axis, loc);
+  const Array holds_extreme = eq(x, y, loc);
+  const Array none = full(position, a.reverse ? static_cast<double>(len) : -1.0, loc);
+  const Array candidates = select(holds_extreme, position, none, loc);
+  const Array operands[] = {candidates};
+  const Array source = detail::bind(a.reverse ? OpKind::Cummin : OpKind::Cummax, operands, n.attrs,
+                                    {DType::I32, shape}, loc);
+  // [..., i, ..., j]: whether element i takes position j of its line.
+  Shape wide = shape;
+  wide.push_back(len);
+  const std::int64_t rank = static_cast<std::int64_t>(shape.size());
+  const Array picks = as_float(eq(broadcast_in_dim(source, wide, iota_axes(0, shape.size()), loc),
+                                  iota(DType::I32, wide, rank, loc), loc),
+                               x.dtype(), loc);
+  // t with its scanned axis moved last, as j.
+  Axes others, to_last;
+  for (std::int64_t d = 0; d < rank; ++d)
+    if (d != a.axis) others.push_back(d);
+  to_last = others;
+  to_last.push_back(a.axis);
+  others.push_back(rank);
+  const Array t_by_j = broadcast_in_dim(transpose(t, to_last, loc), wide, others, loc);
+  return reduce_sum(mul(picks, t_by_j, loc), {rank}, loc);
+}
+
+// d y_i = sum over j <= i of t_j exp(x_j - y_i), computed against the line's largest element.
+Tangent jvp_cumlogsumexp(const Node& n, std::span<const Array> primals,
+                         std::span<const Tangent> tangents, const Array& y,
+                         const std::source_location& loc) {
+  const Array& x = primals[0];
+  const Array& t = *tangents[0];
+  const CumulativeAttrs a = CumulativeAttrs::read(n.attrs);
+  Axes kept;
+  for (std::int64_t d = 0; d < static_cast<std::int64_t>(x.shape().size()); ++d)
+    if (d != a.axis) kept.push_back(d);
+  const Array line_max = broadcast_in_dim(reduce_max(x, {a.axis}, loc), x.shape(), kept, loc);
+  const Array weights = exp(sub(x, line_max, loc), loc);
+  return mul(cumulative_like(OpKind::Cumsum, n, mul(t, weights, loc), loc),
+             exp(sub(line_max, y, loc), loc), loc);
+}
 
 // Every cumulative op: the same op along the shifted axis.
 Batched batch_cumulative(const Node& n, std::span<const Batched> operands, std::int64_t batch_size,
@@ -125,6 +244,25 @@ void define_cumulative_primitives(Definitions& defs) {
   sum.jvp = rule_from(jvp_linear);
   sum.transpose = rule_from(transpose_cumsum);
   defs.add(std::move(sum));
+
+  Primitive prod =
+      cumulative(OpKind::Cumprod, "cumprod", evaluate_cumulative<mul_floats, mul_ints>);
+  prod.jvp = rule_from(jvp_cumprod);
+  defs.add(std::move(prod));
+
+  Primitive max = cumulative(OpKind::Cummax, "cummax", evaluate_cumulative<max_floats, max_ints>);
+  max.jvp = rule_from(jvp_cumulative_extreme);
+  defs.add(std::move(max));
+
+  Primitive min = cumulative(OpKind::Cummin, "cummin", evaluate_cumulative<min_floats, min_ints>);
+  min.jvp = rule_from(jvp_cumulative_extreme);
+  defs.add(std::move(min));
+
+  Primitive logsumexp =
+      cumulative(OpKind::Cumlogsumexp, "cumlogsumexp", evaluate_cumulative<logaddexp, no_ints>);
+  logsumexp.type = float_cumulative_type;
+  logsumexp.jvp = rule_from(jvp_cumlogsumexp);
+  defs.add(std::move(logsumexp));
 }
 
 }  // namespace weft::prim

@@ -106,6 +106,10 @@ enum class OpKind : std::uint8_t {
   // Cumulative ops, rev and sorting (core/src/primitives/cumulative.cpp, ...).
   // attrs: axis, reverse (0/1). Each runs in a kernel of its own as a parallel scan.
   Cumsum,
+  Cumprod,
+  Cummax,
+  Cummin,
+  Cumlogsumexp,
   // Ops that exist only in graphs a transformation traces: their rules are their meaning (they
   // hang off Node::custom, or are the pmap collectives'); they are inlined or rewritten before
   // anything compiles (see is_transformation_only).
