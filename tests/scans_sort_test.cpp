@@ -108,6 +108,8 @@ std::function<Array(const Array&)> op_of(const Case& c) {
       return fn(x, a.at("axis").get<std::int64_t>(), a.at("reverse").get<int>() != 0,
                 std::source_location::current());
     };
+  if (c.op == "rev")
+    return [a](const Array& x) { return lax::rev(x, a.at("dimensions").get<lax::Axes>()); };
   throw std::runtime_error("scans_sort_test: no weft twin for op " + c.op);
 }
 
@@ -169,6 +171,9 @@ TEST(ScansSort, CummaxFollowsJax) {
 }
 TEST(ScansSort, CumminFollowsJax) {
   run_cases_with_prefix("cummin");
+}
+TEST(ScansSort, RevFollowsJax) {
+  run_cases_with_prefix("rev");
 }
 TEST(ScansSort, CumlogsumexpFollowsJax) {
   run_cases_with_prefix("cumlogsumexp");

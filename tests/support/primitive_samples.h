@@ -351,6 +351,12 @@ inline Graph graph_using(OpKind kind) {
                      {{"low", Ints{1, -1}}, {"high", Ints{0, 2}}, {"interior", Ints{1, 0}}});
           break;
         }
+        // Cumulative ops, rev and sorting.
+        case OpKind::Rev: {
+          ValueId x = b.param(f, {2, 3, 4});
+          out = b.op(kind, {x}, f, {2, 3, 4}, {{"dimensions", Ints{2, 0}}});
+          break;
+        }
         default:
           ADD_FAILURE() << "no test graph for layout op " << op_name(kind);
       }

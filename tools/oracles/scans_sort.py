@@ -48,6 +48,8 @@ def lax_op(name, attrs):
     if name in ("cumsum", "cumprod", "cummax", "cummin", "cumlogsumexp"):
         fn = getattr(lax, name)
         return lambda x: fn(x, axis=attrs["axis"], reverse=bool(attrs["reverse"]))
+    if name == "rev":
+        return lambda x: lax.rev(x, attrs["dimensions"])
     raise ValueError(name)
 
 
@@ -113,6 +115,14 @@ add("cumlogsumexp_infinities", "cumlogsumexp", {"axis": 0, "reverse": 0},
 add("cumsum_i32_wraps", "cumsum", {"axis": 0, "reverse": 0},
     np.array([2**30, 2**30, 2**30, -5, 7], np.int32))
 add("cumsum_i32_long", "cumsum", {"axis": 1, "reverse": 1}, ints(-1000, 1000, 2, 2500))
+
+# --- rev ----------------------------------------------------------------------------------------
+add("rev_vector", "rev", {"dimensions": [0]}, normal(6))
+add("rev_two_axes", "rev", {"dimensions": [2, 0]}, normal(2, 3, 4))
+add("rev_none", "rev", {"dimensions": []}, normal(2, 3))
+add("rev_i32_middle", "rev", {"dimensions": [1]}, ints(-9, 9, 2, 5, 3))
+add("rev_grad", "rev", {"dimensions": [1]}, normal(3, 4), "grad")
+add("rev_vmap", "rev", {"dimensions": [0, 1]}, normal(2, 3, 4), "vmap")
 
 os.makedirs(OUT_DIR, exist_ok=True)
 with open(os.path.join(OUT_DIR, "cases.json"), "w") as f:

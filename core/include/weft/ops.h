@@ -99,5 +99,7 @@ Array cummax(const Array& x, std::int64_t axis = 0, bool reverse = false, WEFT_L
 Array cummin(const Array& x, std::int64_t axis = 0, bool reverse = false, WEFT_LOC_PARAM);
 // Floats only: log of the cumulative sum of exp(x), without overflow.
 Array cumlogsumexp(const Array& x, std::int64_t axis = 0, bool reverse = false, WEFT_LOC_PARAM);
+// The elements in reverse order along each of `dimensions`.
+Array rev(const Array& x, const Axes& dimensions, WEFT_LOC_PARAM);
 
 }  // namespace weft::lax

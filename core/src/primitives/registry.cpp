@@ -39,6 +39,7 @@ Table build_table() {
   define_collective_primitives(defs);
   // Cumulative ops, rev and sorting.
   define_cumulative_primitives(defs);
+  define_rev_primitive(defs);
   Table table;
   std::array<bool, kNumOpKinds> seen{};
   for (Primitive& p : std::move(defs).take()) {

@@ -224,4 +224,13 @@ struct CumulativeAttrs {
   Attrs write() const { return Attrs{{kAxis, axis}, {kReverse, std::int64_t{reverse ? 1 : 0}}}; }
 };
 
+// rev: the axes whose elements are reversed.
+struct RevAttrs {
+  static constexpr const char* kDimensions = "dimensions";
+  std::vector<std::int64_t> dimensions;
+
+  static RevAttrs read(const Attrs& attrs) { return {attrs.get_ints(kDimensions)}; }
+  Attrs write() const { return Attrs{{kDimensions, dimensions}}; }
+};
+
 }  // namespace weft

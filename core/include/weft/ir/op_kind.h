@@ -110,6 +110,7 @@ enum class OpKind : std::uint8_t {
   Cummax,
   Cummin,
   Cumlogsumexp,
+  Rev,  // attrs: dimensions (distinct axes, each reversed)
   // Ops that exist only in graphs a transformation traces: their rules are their meaning (they
   // hang off Node::custom, or are the pmap collectives'); they are inlined or rewritten before
   // anything compiles (see is_transformation_only).

@@ -1,10 +1,12 @@
 // Cumulative ops run as parallel scans in kernels of their own (codegen/scan_kernel.cpp); each
-// says how two partial results combine.
+// says how two partial results combine. rev fuses, reading its operand at mirrored indices.
 #include <string>
 
 #include "codegen/cl_types.h"
+#include "codegen/expr_emitter.h"
 #include "codegen/kernel_context.h"
 #include "codegen/lowerings/families.h"
+#include "weft/ir/op_attrs.h"
 
 namespace weft::opencl::lowerings {
 namespace {
@@ -46,6 +48,16 @@ void emit_cumulative(KernelContext& ctx, const FusionGroup& group, const std::st
   emit_scan_kernel(ctx, group, name, combine);
 }
 
+// rev reads its operand at the mirrored index along each reversed axis.
+EmitTask rev(ExprEmitter& emit, const Node& n, Index idx) {
+  const auto& d = emit.dims_of(idx);
+  Index at{{}, d, emit.graph().node(n.inputs[0]).shape};
+  for (std::int64_t k : RevAttrs::read(n.attrs).dimensions)
+    at.dims[k] = "(" + std::to_string(at.shape[k] - 1) + " - " + d[k] + ")";
+  std::string a = co_await emit.operand(n.inputs[0], at);
+  co_return a;
+}
+
 }  // namespace
 
 void define_cumulative_lowerings(Lowerings& table) {
@@ -54,6 +66,7 @@ void define_cumulative_lowerings(Lowerings& table) {
   table.add(own_kernel(OpKind::Cummax, "scan", emit_cumulative<maximum>));
   table.add(own_kernel(OpKind::Cummin, "scan", emit_cumulative<minimum>));
   table.add(own_kernel(OpKind::Cumlogsumexp, "scan", emit_cumulative<log_add_exp>));
+  table.add(element(OpKind::Rev, rev));
 }
 
 }  // namespace weft::opencl::lowerings

@@ -1,4 +1,5 @@
-// weft::lax's cumulative ops, rev and sorting (their primitives: primitives/cumulative.cpp).
+// weft::lax's cumulative ops, rev and sorting (their primitives: primitives/cumulative.cpp,
+// rev.cpp).
 #include "weft/ir/op_attrs.h"
 #include "weft/ops.h"
 #include "weft/trace/trace.h"
@@ -29,6 +30,11 @@ Array cummin(const Array& x, std::int64_t axis, bool reverse, std::source_locati
 }
 Array cumlogsumexp(const Array& x, std::int64_t axis, bool reverse, std::source_location loc) {
   return cumulative(OpKind::Cumlogsumexp, x, axis, reverse, loc);
+}
+
+Array rev(const Array& x, const Axes& dimensions, std::source_location loc) {
+  const Array operands[] = {x};
+  return detail::bind(OpKind::Rev, operands, RevAttrs{dimensions}.write(), {}, loc);
 }
 
 }  // namespace weft::lax
