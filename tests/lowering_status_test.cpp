@@ -56,6 +56,9 @@ TEST(LoweringStatus, EveryPrimitiveHasOneByItsClass) {
       case OpClass::Cumulative:
         EXPECT_EQ(status, "kernel:scan");
         break;
+      case OpClass::Sort:
+        EXPECT_EQ(status, "kernel:sort");
+        break;
     }
   }
 }

@@ -108,6 +108,25 @@ std::function<Array(const Array&)> op_of(const Case& c) {
       return fn(x, a.at("axis").get<std::int64_t>(), a.at("reverse").get<int>() != 0,
                 std::source_location::current());
     };
+  if (c.op == "sort")
+    return [a](const Array& x) { return lax::sort(x, a.at("dimension").get<std::int64_t>()); };
+  if (c.op == "argsort")
+    return [a](const Array& x) { return lax::argsort({x}, a.at("dimension").get<std::int64_t>()); };
+  if (c.op == "top_k_values")
+    return [a](const Array& x) { return lax::top_k(x, a.at("k").get<std::int64_t>()).first; };
+  if (c.op == "top_k_indices")
+    return [a](const Array& x) { return lax::top_k(x, a.at("k").get<std::int64_t>()).second; };
+  if (c.op == "np_cumsum" || c.op == "np_cumprod") {
+    const bool sum = c.op == "np_cumsum";
+    return [a, sum](const Array& x) {
+      const std::optional<std::int64_t> axis =
+          a.at("axis").is_null() ? std::nullopt
+                                 : std::optional<std::int64_t>(a.at("axis").get<std::int64_t>());
+      return sum ? np::cumsum(x, axis) : np::cumprod(x, axis);
+    };
+  }
+  if (c.op == "np_flip")
+    return [a](const Array& x) { return np::flip(x, a.at("axes").get<lax::Axes>()); };
   if (c.op == "rev")
     return [a](const Array& x) { return lax::rev(x, a.at("dimensions").get<lax::Axes>()); };
   throw std::runtime_error("scans_sort_test: no weft twin for op " + c.op);
@@ -174,6 +193,18 @@ TEST(ScansSort, CumminFollowsJax) {
 }
 TEST(ScansSort, RevFollowsJax) {
   run_cases_with_prefix("rev");
+}
+TEST(ScansSort, NumpyLayerFollowsJax) {
+  run_cases_with_prefix("np_");
+}
+TEST(ScansSort, SortFollowsJax) {
+  run_cases_with_prefix("sort");
+}
+TEST(ScansSort, ArgsortFollowsJax) {
+  run_cases_with_prefix("argsort");
+}
+TEST(ScansSort, TopKFollowsJax) {
+  run_cases_with_prefix("top_k");
 }
 TEST(ScansSort, CumlogsumexpFollowsJax) {
   run_cases_with_prefix("cumlogsumexp");

@@ -299,6 +299,21 @@ inline Graph graph_using(OpKind kind) {
       out = b.op(kind, {x}, f, {2, 5}, {{"axis", std::int64_t{1}}, {"reverse", std::int64_t{1}}});
       break;
     }
+    case OpClass::Sort: {
+      ValueId x = b.param(f, {3, 5});
+      if (kind == OpKind::Sort) {
+        out = b.op(kind, {x}, f, {3, 5},
+                   {{"dimension", std::int64_t{0}}, {"is_stable", std::int64_t{1}}});
+      } else if (kind == OpKind::Argsort) {
+        ValueId y = b.param(DType::I32, {3, 5});
+        out = b.op(kind, {y, x}, DType::I32, {3, 5},
+                   {{"dimension", std::int64_t{1}}, {"is_stable", std::int64_t{1}}});
+      } else {
+        out = b.op(kind, {x}, kind == OpKind::TopK ? f : DType::I32, {3, 2},
+                   {{"k", std::int64_t{2}}});
+      }
+      break;
+    }
     case OpClass::Layout:
       switch (kind) {
         case OpKind::BroadcastInDim: {

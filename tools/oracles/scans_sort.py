@@ -48,6 +48,20 @@ def lax_op(name, attrs):
     if name in ("cumsum", "cumprod", "cummax", "cummin", "cumlogsumexp"):
         fn = getattr(lax, name)
         return lambda x: fn(x, axis=attrs["axis"], reverse=bool(attrs["reverse"]))
+    if name == "np_cumsum":
+        return lambda x: jnp.cumsum(x, axis=attrs["axis"])
+    if name == "np_cumprod":
+        return lambda x: jnp.cumprod(x, axis=attrs["axis"])
+    if name == "np_flip":
+        return lambda x: jnp.flip(x, axis=tuple(attrs["axes"]) or None)
+    if name == "sort":
+        return lambda x: lax.sort(x, dimension=attrs["dimension"])
+    if name == "argsort":
+        return lambda x: jnp.argsort(x, axis=attrs["dimension"], stable=True).astype(jnp.int32)
+    if name == "top_k_values":
+        return lambda x: lax.top_k(x, attrs["k"])[0]
+    if name == "top_k_indices":
+        return lambda x: lax.top_k(x, attrs["k"])[1]
     if name == "rev":
         return lambda x: lax.rev(x, attrs["dimensions"])
     raise ValueError(name)
@@ -62,8 +76,10 @@ def add(name, op, attrs, x, transform="none", rtol=1e-5):
     x = np.asarray(x)
     if transform == "none":
         inputs, expected = [x], f(jnp.asarray(x))
+        if op == "np_cumsum" and x.dtype == np.bool_:
+            expected = np.asarray(expected).astype(np.int32)
     elif transform == "grad":
-        w = rng.normal(size=x.shape).astype(np.float32)
+        w = rng.normal(size=np.shape(f(jnp.asarray(x)))).astype(np.float32)
         inputs = [x, w]
         expected = jax.grad(lambda x: jnp.sum(f(x) * w))(jnp.asarray(x))
     elif transform == "vmap":
@@ -93,8 +109,8 @@ for op in ["cumsum", "cumprod", "cummax", "cummin", "cumlogsumexp"]:
     # Several blocks per line, and several levels of block totals.
     # Products of normal values under- or overflow: long cumprods use values near 1.
     long_values = (lambda *s: 1 + 0.01 * normal(*s)) if op == "cumprod" else normal
-    add(f"{op}_long", op, a(0, 0), long_values(2500), rtol=1e-4)
-    add(f"{op}_long_strided_reverse", op, a(0, 1), long_values(2100, 3), rtol=1e-4)
+    add(f"{op}_long", op, a(0, 0), long_values(2100), rtol=1e-4)
+    add(f"{op}_long_strided_reverse", op, a(0, 1), long_values(2100, 2), rtol=1e-4)
     add(f"{op}_grad", op, a(1, 0), normal(3, 5), "grad")
     add(f"{op}_grad_reverse", op, a(0, 1), normal(6, 2), "grad")
     add(f"{op}_vmap", op, a(0, 1), normal(4, 6), "vmap")
@@ -123,6 +139,30 @@ add("rev_none", "rev", {"dimensions": []}, normal(2, 3))
 add("rev_i32_middle", "rev", {"dimensions": [1]}, ints(-9, 9, 2, 5, 3))
 add("rev_grad", "rev", {"dimensions": [1]}, normal(3, 4), "grad")
 add("rev_vmap", "rev", {"dimensions": [0, 1]}, normal(2, 3, 4), "vmap")
+
+# --- numpy layer ------------------------------------------------------------------------------
+add("np_cumsum_flat", "np_cumsum", {"axis": None}, normal(3, 4))
+add("np_cumsum_bool_last_axis", "np_cumsum", {"axis": -1}, rng.random((3, 5)) < 0.5)
+add("np_cumprod_axis0", "np_cumprod", {"axis": 0}, normal(4, 3))
+add("np_flip_all", "np_flip", {"axes": []}, normal(2, 3))
+add("np_flip_some", "np_flip", {"axes": [0, -1]}, normal(2, 3, 4))
+
+# --- sorting -----------------------------------------------------------------------------------
+special = np.array([0.0, -0.0, np.nan, 1.0, -1.0, -0.0, np.inf, -np.inf, 2.0, 1.0], np.float32)
+with_ties = rng.integers(0, 4, size=(3, 37)).astype(np.float32)
+for dim_case, dim, x in [("last", 1, normal(4, 50)), ("first", 0, normal(33, 3)),
+                         ("special", 0, special), ("ties", 1, with_ties),
+                         ("i32", 1, ints(-20, 20, 2, 300)), ("long", 0, normal(4500))]:
+    add(f"sort_{dim_case}", "sort", {"dimension": dim}, x)
+    add(f"argsort_{dim_case}", "argsort", {"dimension": dim}, x)
+add("sort_grad", "sort", {"dimension": 1}, normal(3, 6), "grad")
+add("sort_vmap", "sort", {"dimension": 0}, normal(4, 7), "vmap")
+add("argsort_vmap", "argsort", {"dimension": 0}, normal(4, 7), "vmap")
+for name, x, k in [("rows", normal(6, 40), 5), ("ties", with_ties, 7), ("special", special, 10),
+                   ("i32", ints(-5, 5, 3, 30), 4), ("wide", normal(2, 3000), 20)]:
+    add(f"top_k_values_{name}", "top_k_values", {"k": k}, x)
+    add(f"top_k_indices_{name}", "top_k_indices", {"k": k}, x)
+add("top_k_values_grad", "top_k_values", {"k": 3}, normal(2, 9), "grad")
 
 os.makedirs(OUT_DIR, exist_ok=True)
 with open(os.path.join(OUT_DIR, "cases.json"), "w") as f:

@@ -101,5 +101,11 @@ Array cummin(const Array& x, std::int64_t axis = 0, bool reverse = false, WEFT_L
 Array cumlogsumexp(const Array& x, std::int64_t axis = 0, bool reverse = false, WEFT_LOC_PARAM);
 // The elements in reverse order along each of `dimensions`.
 Array rev(const Array& x, const Axes& dimensions, WEFT_LOC_PARAM);
+// Stable ascending sort along `dimension`, NaN last (lax.sort of one operand).
+Array sort(const Array& x, std::int64_t dimension = -1, WEFT_LOC_PARAM);
+// The stable sorting permutation (i32) of the keys along `dimension`, lexicographic.
+Array argsort(const std::vector<Array>& keys, std::int64_t dimension = -1, WEFT_LOC_PARAM);
+// The k largest elements along the last axis, and their positions (i32; ties lower first).
+std::pair<Array, Array> top_k(const Array& x, std::int64_t k, WEFT_LOC_PARAM);
 
 }  // namespace weft::lax

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "primitives/families.h"
+#include "primitives/pick_along_axis.h"
 #include "primitives/structural_rules.h"
 #include "primitives/type_rule_checks.h"
 #include "weft/ir/op_attrs.h"
@@ -176,22 +177,7 @@ Tangent jvp_cumulative_extreme(const Node& n, std::span<const Array> primals,
   const Array operands[] = {candidates};
   const Array source = detail::bind(a.reverse ? OpKind::Cummin : OpKind::Cummax, operands, n.attrs,
                                     {DType::I32, shape}, loc);
-  // [..., i, ..., j]: whether element i takes position j of its line.
-  Shape wide = shape;
-  wide.push_back(len);
-  const std::int64_t rank = static_cast<std::int64_t>(shape.size());
-  const Array picks = as_float(eq(broadcast_in_dim(source, wide, iota_axes(0, shape.size()), loc),
-                                  iota(DType::I32, wide, rank, loc), loc),
-                               x.dtype(), loc);
-  // t with its scanned axis moved last, as j.
-  Axes others, to_last;
-  for (std::int64_t d = 0; d < rank; ++d)
-    if (d != a.axis) others.push_back(d);
-  to_last = others;
-  to_last.push_back(a.axis);
-  others.push_back(rank);
-  const Array t_by_j = broadcast_in_dim(transpose(t, to_last, loc), wide, others, loc);
-  return reduce_sum(mul(picks, t_by_j, loc), {rank}, loc);
+  return pick_along_axis(t, source, a.axis, loc);
 }
 
 // d y_i = sum over j <= i of t_j exp(x_j - y_i), computed against the line's largest element.

@@ -70,5 +70,6 @@ void define_collective_primitives(Definitions& defs);
 // Cumulative ops, rev and sorting.
 void define_cumulative_primitives(Definitions& defs);
 void define_rev_primitive(Definitions& defs);
+void define_sort_primitives(Definitions& defs);
 
 }  // namespace weft::prim

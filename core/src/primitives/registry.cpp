@@ -40,6 +40,7 @@ Table build_table() {
   // Cumulative ops, rev and sorting.
   define_cumulative_primitives(defs);
   define_rev_primitive(defs);
+  define_sort_primitives(defs);
   Table table;
   std::array<bool, kNumOpKinds> seen{};
   for (Primitive& p : std::move(defs).take()) {

@@ -111,6 +111,14 @@ enum class OpKind : std::uint8_t {
   Cummin,
   Cumlogsumexp,
   Rev,  // attrs: dimensions (distinct axes, each reversed)
+  // Along attrs.dimension, stable, NaN last (sorting.cpp): the sorted values of one operand;
+  // the sorting permutation (i32) of one or more keys, compared lexicographically.
+  Sort,     // attrs: dimension, is_stable
+  Argsort,  // attrs: dimension, is_stable
+  // The k largest along the last axis (NaN largest, ties lower position first): their values,
+  // their positions (i32).
+  TopK,         // attrs: k
+  TopKIndices,  // attrs: k
   // Ops that exist only in graphs a transformation traces: their rules are their meaning (they
   // hang off Node::custom, or are the pmap collectives'); they are inlined or rewritten before
   // anything compiles (see is_transformation_only).
@@ -147,6 +155,8 @@ enum class OpClass : std::uint8_t {
   Token,    // joins tokens
   // Cumulative ops along one axis (cumsum, cumprod, ...): a kernel of their own.
   Cumulative,
+  // Sorting along one axis (sort, argsort, top_k): a kernel of their own.
+  Sort,
 };
 
 // What passes and backends may ask of any primitive, stated by its one definition

@@ -76,5 +76,6 @@ void define_host_lowerings(Lowerings& table);
 void define_custom_lowerings(Lowerings& table);
 // Cumulative ops, rev and sorting.
 void define_cumulative_lowerings(Lowerings& table);
+void define_sort_lowerings(Lowerings& table);
 
 }  // namespace weft::opencl::lowerings

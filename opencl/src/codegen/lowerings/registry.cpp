@@ -46,6 +46,7 @@ Table build_table() {
   lowerings::define_custom_lowerings(entries);
   // Cumulative ops, rev and sorting.
   lowerings::define_cumulative_lowerings(entries);
+  lowerings::define_sort_lowerings(entries);
   Table table{};
   std::array<bool, kNumOpKinds> seen{};
   for (const Lowering& l : std::move(entries).take()) {
