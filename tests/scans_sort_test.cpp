@@ -127,6 +127,15 @@ std::function<Array(const Array&)> op_of(const Case& c) {
   }
   if (c.op == "np_flip")
     return [a](const Array& x) { return np::flip(x, a.at("axes").get<lax::Axes>()); };
+  if (c.op == "np_sort" || c.op == "np_argsort") {
+    const bool values = c.op == "np_sort";
+    return [a, values](const Array& x) {
+      const std::optional<std::int64_t> axis =
+          a.at("axis").is_null() ? std::nullopt
+                                 : std::optional<std::int64_t>(a.at("axis").get<std::int64_t>());
+      return values ? np::sort(x, axis) : np::argsort(x, axis);
+    };
+  }
   if (c.op == "rev")
     return [a](const Array& x) { return lax::rev(x, a.at("dimensions").get<lax::Axes>()); };
   throw std::runtime_error("scans_sort_test: no weft twin for op " + c.op);
@@ -134,6 +143,10 @@ std::function<Array(const Array&)> op_of(const Case& c) {
 
 // What the case computes, as a function of its inputs.
 ArrayFunction function_of(const Case& c) {
+  if (c.op == "argsort_keys")
+    return [d = c.attrs.at("dimension").get<std::int64_t>()](const std::vector<Array>& keys) {
+      return std::vector<Array>{lax::argsort(keys, d)};
+    };
   const auto op = op_of(c);
   if (c.transform == "none")
     return [op](const std::vector<Array>& xs) { return std::vector<Array>{op(xs[0])}; };

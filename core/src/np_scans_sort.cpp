@@ -31,6 +31,31 @@ Array cumprod(const Array& x, std::optional<std::int64_t> axis, std::source_loca
   return cumulative(lax::cumprod, "cumprod", x, axis, loc);
 }
 
+namespace {
+
+// x along a normalized axis, or flattened without one.
+std::pair<Array, std::int64_t> sort_operand(const Array& x, std::optional<std::int64_t> axis,
+                                            const char* op, const std::source_location& loc) {
+  if (!axis) return {lax::reshape(x, {num_elements(x.shape())}, loc), 0};
+  return {x, normalize_axis(*axis, x.shape().size(), op, loc)};
+}
+
+}  // namespace
+
+Array sort(const Array& x, std::optional<std::int64_t> axis, std::source_location loc) {
+  return fused("sort", loc, [&] {
+    const auto [v, a] = sort_operand(x, axis, "sort", loc);
+    return lax::sort(v, a, loc);
+  });
+}
+
+Array argsort(const Array& x, std::optional<std::int64_t> axis, std::source_location loc) {
+  return fused("argsort", loc, [&] {
+    const auto [v, a] = sort_operand(x, axis, "argsort", loc);
+    return lax::argsort({v}, a, loc);
+  });
+}
+
 Array flip(const Array& x, Axes axes, std::source_location loc) {
   return fused("flip", loc, [&] {
     Axes dims;

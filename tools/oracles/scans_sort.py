@@ -54,6 +54,15 @@ def lax_op(name, attrs):
         return lambda x: jnp.cumprod(x, axis=attrs["axis"])
     if name == "np_flip":
         return lambda x: jnp.flip(x, axis=tuple(attrs["axes"]) or None)
+    if name == "np_sort":
+        return lambda x: jnp.sort(x, axis=attrs["axis"])
+    if name == "np_argsort":
+        return lambda x: jnp.argsort(x, axis=attrs["axis"], stable=True).astype(jnp.int32)
+    if name == "argsort_keys":
+        def argsort_keys(*keys):
+            iota = lax.broadcasted_iota(jnp.int32, keys[0].shape, attrs["dimension"])
+            return lax.sort((*keys, iota), dimension=attrs["dimension"], num_keys=len(keys))[-1]
+        return argsort_keys
     if name == "sort":
         return lambda x: lax.sort(x, dimension=attrs["dimension"])
     if name == "argsort":
@@ -73,6 +82,11 @@ cases = []
 
 def add(name, op, attrs, x, transform="none", rtol=1e-5):
     f = lax_op(op, attrs)
+    if transform == "keys":  # several operands
+        cases.append({"name": name, "op": op, "attrs": attrs, "transform": "none", "rtol": rtol,
+                      "inputs": [encode(a) for a in x],
+                      "expected": encode(f(*[jnp.asarray(a) for a in x]))})
+        return
     x = np.asarray(x)
     if transform == "none":
         inputs, expected = [x], f(jnp.asarray(x))
@@ -155,6 +169,13 @@ for dim_case, dim, x in [("last", 1, normal(4, 50)), ("first", 0, normal(33, 3))
                          ("i32", 1, ints(-20, 20, 2, 300)), ("long", 0, normal(4500))]:
     add(f"sort_{dim_case}", "sort", {"dimension": dim}, x)
     add(f"argsort_{dim_case}", "argsort", {"dimension": dim}, x)
+add("argsort_keys_two", "argsort_keys", {"dimension": 1},
+    [ints(0, 3, 4, 20), normal(4, 20)], "keys")
+add("argsort_keys_ties_in_both", "argsort_keys", {"dimension": 0},
+    [ints(0, 2, 30), ints(0, 2, 30).astype(np.float32)], "keys")
+add("np_sort_flat", "np_sort", {"axis": None}, normal(3, 5))
+add("np_sort_axis0", "np_sort", {"axis": 0}, normal(5, 3))
+add("np_argsort_last", "np_argsort", {"axis": -1}, with_ties)
 add("sort_grad", "sort", {"dimension": 1}, normal(3, 6), "grad")
 add("sort_vmap", "sort", {"dimension": 0}, normal(4, 7), "vmap")
 add("argsort_vmap", "argsort", {"dimension": 0}, normal(4, 7), "vmap")
