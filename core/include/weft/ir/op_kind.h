@@ -103,7 +103,7 @@ enum class OpKind : std::uint8_t {
   HostCall,    // attrs: callback (slot in Graph::callbacks), effect (string; absent: pure),
                // ordered (0/1)
   AfterAll,    // tokens -> one token, ready once all are (none: ready at once)
-  // Cumulative ops, rev and sorting (core/src/primitives/cumulative.cpp, ...).
+  // Cumulative ops, rev and sorting (core/src/primitives/cumulative.cpp, rev.cpp, sort.cpp).
   // attrs: axis, reverse (0/1). Each runs in a kernel of its own as a parallel scan.
   Cumsum,
   Cumprod,
@@ -111,7 +111,7 @@ enum class OpKind : std::uint8_t {
   Cummin,
   Cumlogsumexp,
   Rev,  // attrs: dimensions (distinct axes, each reversed)
-  // Along attrs.dimension, stable, NaN last (sorting.cpp): the sorted values of one operand;
+  // Along attrs.dimension, stable, NaN last (sort.cpp): the sorted values of one operand;
   // the sorting permutation (i32) of one or more keys, compared lexicographically.
   Sort,     // attrs: dimension, is_stable
   Argsort,  // attrs: dimension, is_stable
