@@ -52,6 +52,13 @@ TEST(LoweringStatus, EveryPrimitiveHasOneByItsClass) {
       case OpClass::Token:
         EXPECT_TRUE(is_never(status));
         break;
+      // Cumulative ops, rev and sorting.
+      case OpClass::Cumulative:
+        EXPECT_EQ(status, "kernel:scan");
+        break;
+      case OpClass::Sort:
+        EXPECT_EQ(status, "kernel:sort");
+        break;
     }
   }
 }

@@ -359,6 +359,27 @@ inline Graph graph_using(OpKind kind) {
     case OpClass::Token:
       out = host_graph(b, kind);
       break;
+    // Cumulative ops, rev and sorting.
+    case OpClass::Cumulative: {
+      ValueId x = b.param(f, {2, 5});
+      out = b.op(kind, {x}, f, {2, 5}, {{"axis", std::int64_t{1}}, {"reverse", std::int64_t{1}}});
+      break;
+    }
+    case OpClass::Sort: {
+      ValueId x = b.param(f, {3, 5});
+      if (kind == OpKind::Sort) {
+        out = b.op(kind, {x}, f, {3, 5},
+                   {{"dimension", std::int64_t{0}}, {"is_stable", std::int64_t{1}}});
+      } else if (kind == OpKind::Argsort) {
+        ValueId y = b.param(DType::I32, {3, 5});
+        out = b.op(kind, {y, x}, DType::I32, {3, 5},
+                   {{"dimension", std::int64_t{1}}, {"is_stable", std::int64_t{1}}});
+      } else {
+        out = b.op(kind, {x}, kind == OpKind::TopK ? f : DType::I32, {3, 2},
+                   {{"k", std::int64_t{2}}});
+      }
+      break;
+    }
     case OpClass::Layout:
       switch (kind) {
         case OpKind::BroadcastInDim: {
@@ -409,6 +430,12 @@ inline Graph graph_using(OpKind kind) {
           // Axis 0: 1 + 2 + 1 interior = 4; axis 1: 0 + 3 + 2 - 1 (negative low) = 4.
           out = b.op(kind, {x, v}, f, {4, 4},
                      {{"low", Ints{1, -1}}, {"high", Ints{0, 2}}, {"interior", Ints{1, 0}}});
+          break;
+        }
+        // Cumulative ops, rev and sorting.
+        case OpKind::Rev: {
+          ValueId x = b.param(f, {2, 3, 4});
+          out = b.op(kind, {x}, f, {2, 3, 4}, {{"dimensions", Ints{2, 0}}});
           break;
         }
         default:

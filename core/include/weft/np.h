@@ -196,6 +196,18 @@ Array softmax(const Array& x, std::int64_t axis = -1, WEFT_LOC_PARAM);
 Array logsumexp(const Array& x, std::int64_t axis = -1, WEFT_LOC_PARAM);
 Array tril(const Array& x, std::int64_t k = 0, WEFT_LOC_PARAM);
 
+// Cumulative ops, rev and sorting.
+// Cumulative sum and product along `axis` (without one, of the flattened x); bool operands
+// count in i32, as jax.numpy's.
+Array cumsum(const Array& x, std::optional<std::int64_t> axis = std::nullopt, WEFT_LOC_PARAM);
+Array cumprod(const Array& x, std::optional<std::int64_t> axis = std::nullopt, WEFT_LOC_PARAM);
+// x with the order of its elements reversed along `axes` (all axes when empty).
+Array flip(const Array& x, Axes axes = {}, WEFT_LOC_PARAM);
+// Stable ascending sort along `axis` (without one, of the flattened x), NaN last; argsort gives
+// the i32 positions that sort it.
+Array sort(const Array& x, std::optional<std::int64_t> axis = -1, WEFT_LOC_PARAM);
+Array argsort(const Array& x, std::optional<std::int64_t> axis = -1, WEFT_LOC_PARAM);
+
 Array equal(const Array& x, const Array& y, WEFT_LOC_PARAM);
 Array not_equal(const Array& x, const Array& y, WEFT_LOC_PARAM);
 Array less(const Array& x, const Array& y, WEFT_LOC_PARAM);

@@ -112,5 +112,21 @@ Array nextafter(const Array& x, const Array& y, WEFT_LOC_PARAM);  // floats
 // shape or a scalar; out of range, the nearest case.
 Array select_n(const Array& which, const std::vector<Array>& cases, WEFT_LOC_PARAM);
 Array erf_inv(const Array& x, WEFT_LOC_PARAM);  // floats
+// Cumulative ops, rev and sorting.
+// As jax.lax: element k combines x's elements 0..k along `axis` (k..n-1 when `reverse`).
+Array cumsum(const Array& x, std::int64_t axis = 0, bool reverse = false, WEFT_LOC_PARAM);
+Array cumprod(const Array& x, std::int64_t axis = 0, bool reverse = false, WEFT_LOC_PARAM);
+Array cummax(const Array& x, std::int64_t axis = 0, bool reverse = false, WEFT_LOC_PARAM);
+Array cummin(const Array& x, std::int64_t axis = 0, bool reverse = false, WEFT_LOC_PARAM);
+// Floats only: log of the cumulative sum of exp(x), without overflow.
+Array cumlogsumexp(const Array& x, std::int64_t axis = 0, bool reverse = false, WEFT_LOC_PARAM);
+// The elements in reverse order along each of `dimensions`.
+Array rev(const Array& x, const Axes& dimensions, WEFT_LOC_PARAM);
+// Stable ascending sort along `dimension`, NaN last (lax.sort of one operand).
+Array sort(const Array& x, std::int64_t dimension = -1, WEFT_LOC_PARAM);
+// The stable sorting permutation (i32) of the keys along `dimension`, lexicographic.
+Array argsort(const std::vector<Array>& keys, std::int64_t dimension = -1, WEFT_LOC_PARAM);
+// The k largest elements along the last axis, and their positions (i32; ties lower first).
+std::pair<Array, Array> top_k(const Array& x, std::int64_t k, WEFT_LOC_PARAM);
 
 }  // namespace weft::lax

@@ -80,5 +80,9 @@ void define_float_bits_primitives(Definitions& defs);
 void define_choice_primitives(Definitions& defs);
 void define_integer_pow_primitive(Definitions& defs);
 void define_erf_inv_primitive(Definitions& defs);
+// Cumulative ops, rev and sorting.
+void define_cumulative_primitives(Definitions& defs);
+void define_rev_primitive(Definitions& defs);
+void define_sort_primitives(Definitions& defs);
 
 }  // namespace weft::prim

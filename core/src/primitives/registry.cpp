@@ -44,6 +44,10 @@ Table build_table() {
   define_choice_primitives(defs);
   define_integer_pow_primitive(defs);
   define_erf_inv_primitive(defs);
+  // Cumulative ops, rev and sorting.
+  define_cumulative_primitives(defs);
+  define_rev_primitive(defs);
+  define_sort_primitives(defs);
   Table table;
   std::array<bool, kNumOpKinds> seen{};
   for (Primitive& p : std::move(defs).take()) {

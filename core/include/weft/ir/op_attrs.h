@@ -220,4 +220,54 @@ struct IntegerPowAttrs {
   Attrs write() const { return Attrs{{kY, y}}; }
 };
 
+// Cumulative ops, rev and sorting.
+// cumsum, cumprod, cummax, cummin, cumlogsumexp: the axis scanned, last to first when `reverse`.
+struct CumulativeAttrs {
+  static constexpr const char* kAxis = "axis";
+  static constexpr const char* kReverse = "reverse";
+  std::int64_t axis = 0;
+  bool reverse = false;
+
+  static CumulativeAttrs read(const Attrs& attrs) {
+    return {attrs.get_int(kAxis), attrs.get_int(kReverse) != 0};
+  }
+  Attrs write() const { return Attrs{{kAxis, axis}, {kReverse, std::int64_t{reverse ? 1 : 0}}}; }
+};
+
+// sort, argsort: the axis sorted along; `is_stable` is kept for the text form (weft's sorts are
+// always stable).
+struct SortAttrs {
+  static constexpr const char* kDimension = "dimension";
+  static constexpr const char* kIsStable = "is_stable";
+  std::int64_t dimension = 0;
+  bool is_stable = true;
+
+  static SortAttrs read(const Attrs& attrs) {
+    const AttrValue* stable = attrs.find(kIsStable);
+    const auto* flag = stable ? std::get_if<std::int64_t>(stable) : nullptr;
+    return {attrs.get_int(kDimension), !flag || *flag != 0};
+  }
+  Attrs write() const {
+    return Attrs{{kDimension, dimension}, {kIsStable, std::int64_t{is_stable ? 1 : 0}}};
+  }
+};
+
+// top_k, top_k_indices: how many of the largest elements of each last-axis line.
+struct TopKAttrs {
+  static constexpr const char* kK = "k";
+  std::int64_t k = 0;
+
+  static TopKAttrs read(const Attrs& attrs) { return {attrs.get_int(kK)}; }
+  Attrs write() const { return Attrs{{kK, k}}; }
+};
+
+// rev: the axes whose elements are reversed.
+struct RevAttrs {
+  static constexpr const char* kDimensions = "dimensions";
+  std::vector<std::int64_t> dimensions;
+
+  static RevAttrs read(const Attrs& attrs) { return {attrs.get_ints(kDimensions)}; }
+  Attrs write() const { return Attrs{{kDimensions, dimensions}}; }
+};
+
 }  // namespace weft

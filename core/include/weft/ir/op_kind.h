@@ -118,6 +118,22 @@ enum class OpKind : std::uint8_t {
   IntegerPow,  // attrs: y (negative only for floats)
   SelectN,     // operands: which (bool or i32, x's shape or scalar), then the cases
   ErfInv,
+  // Cumulative ops, rev and sorting (core/src/primitives/cumulative.cpp, rev.cpp, sort.cpp).
+  // attrs: axis, reverse (0/1). Each runs in a kernel of its own as a parallel scan.
+  Cumsum,
+  Cumprod,
+  Cummax,
+  Cummin,
+  Cumlogsumexp,
+  Rev,  // attrs: dimensions (distinct axes, each reversed)
+  // Along attrs.dimension, stable, NaN last (sort.cpp): the sorted values of one operand;
+  // the sorting permutation (i32) of one or more keys, compared lexicographically.
+  Sort,     // attrs: dimension, is_stable
+  Argsort,  // attrs: dimension, is_stable
+  // The k largest along the last axis (NaN largest, ties lower position first): their values,
+  // their positions (i32).
+  TopK,         // attrs: k
+  TopKIndices,  // attrs: k
   // Ops that exist only in graphs a transformation traces: their rules are their meaning (they
   // hang off Node::custom, or are the pmap collectives'); they are inlined or rewritten before
   // anything compiles (see is_transformation_only).
@@ -152,6 +168,10 @@ enum class OpClass : std::uint8_t {
   Control,  // owns regions (custom_lin and the collectives none) and has several results
   Host,     // runs on the host (a print, a callback): several results, no regions
   Token,    // joins tokens
+  // Cumulative ops along one axis (cumsum, cumprod, ...): a kernel of their own.
+  Cumulative,
+  // Sorting along one axis (sort, argsort, top_k): a kernel of their own.
+  Sort,
 };
 
 // What passes and backends may ask of any primitive, stated by its one definition
@@ -179,6 +199,10 @@ struct OpInfo {
   // The jax.lax (or jax) names users know the op by, space-separated: empty when JAX's name is
   // the op's own, "-" when JAX has no such primitive (weft's parameters and result projections).
   std::string_view jax_names = {};
+  // Runs in a kernel of its own (or several launches: multi-pass scans and sorts) that reads
+  // its operands from buffers and writes its result to one: nothing fuses into it. Its
+  // lowering is an own-kernel emitter (opencl/src/codegen/lowering.h).
+  bool own_kernel = false;
 };
 
 const OpInfo& op_info(OpKind kind);

@@ -1,0 +1,183 @@
+// Sorting along one axis: each line's positions 0..n-1 (padded to a power of two P, the padding
+// after every real position) are sorted by a comparator that reads the keys and breaks ties by
+// position, a strict total order, so any sorting network gives the stable sort. Chunks of up
+// to kLocalMax positions sort by a bitonic network in local memory, one work-group each; runs
+// then merge pairwise across work-groups, each position finding its place in the merged run by
+// a binary search of the other run (one launch per doubling). A last pass writes the first
+// `count` sorted values or positions.
+#include <algorithm>
+
+#include "codegen/cl_types.h"
+#include "codegen/kernel_context.h"
+#include "weft/ir/op_attrs.h"
+
+namespace weft::opencl {
+namespace {
+
+constexpr std::int64_t kLocalMax = 2048;
+
+struct Lines {
+  std::int64_t lines = 1, n = 1, inner = 1;
+};
+
+std::string position_of(const Lines& l, const std::string& line, const std::string& p) {
+  const std::string N = std::to_string(l.n), inner = std::to_string(l.inner);
+  if (l.inner == 1) return "(" + line + " * " + N + " + " + p + ")";
+  return "((" + line + " / " + inner + ") * " + N + " * " + inner + " + (" + line + " % " + inner +
+         ") + " + p + " * " + inner + ")";
+}
+
+// `x` before `y` in the order: JAX's sort puts NaN last and -0.0 with 0.0; descending (top_k)
+// puts NaN first and -NaN last.
+std::string before(DType t, bool descending, const std::string& x, const std::string& y) {
+  if (!is_float(t)) return "(" + x + (descending ? " > " : " < ") + y + ")";
+  if (!descending) return "(isnan(" + y + ") ? !isnan(" + x + ") : " + x + " < " + y + ")";
+  auto rank = [](const std::string& v) {
+    return "(isnan(" + v + ") ? (signbit(" + v + ") ? 0 : 2) : 1)";
+  };
+  return "(" + rank(x) + " != " + rank(y) + " ? " + rank(x) + " > " + rank(y) + " : " + x + " > " +
+         y + ")";
+}
+
+}  // namespace
+
+void emit_sort_kernel(KernelContext& ctx, const FusionGroup& group, const std::string& name,
+                      const SortKernel& sort) {
+  const Graph& g = ctx.graph();
+  const Node& root = g.node(group.root);
+  const Shape& shape = g.node(root.inputs[0]).shape;
+  if (num_elements(shape) == 0 || num_elements(root.shape) == 0) return;
+  Lines l;
+  for (std::int64_t d = 0; d < static_cast<std::int64_t>(shape.size()); ++d) {
+    if (d == sort.axis) l.n = shape[d];
+    if (d > sort.axis) l.inner *= shape[d];
+  }
+  l.lines = num_elements(shape) / l.n;
+  std::int64_t P = 1;
+  while (P < l.n) P *= 2;
+  const std::string Ps = std::to_string(P), N = std::to_string(l.n);
+  std::ostringstream& s = ctx.source;
+
+  // The comparator: whether position a of a line comes before position b.
+  std::string key_params, key_args;
+  for (std::size_t k = 0; k < root.inputs.size(); ++k) {
+    key_params += "__global const " + cl_storage_type(g.node(root.inputs[k]).dtype) +
+                  "* restrict key" + std::to_string(k) + ", ";
+    key_args += "key" + std::to_string(k) + ", ";
+  }
+  const std::string less = name + "_before";
+  s << "static bool " << less << "(" << key_params << "long line, int a, int b) {\n"
+    << "  if (a >= " << N << " || b >= " << N << ") return a < b;\n";
+  for (std::size_t k = 0; k < root.inputs.size(); ++k) {
+    const DType t = g.node(root.inputs[k]).dtype;
+    const std::string T = cl_type(t), key = "key" + std::to_string(k);
+    s << "  {\n    const " << T << " x = " << key << "[" << position_of(l, "line", "(long)a")
+      << "], y = " << key << "[" << position_of(l, "line", "(long)b") << "];\n"
+      << "    if (" << before(t, sort.descending, "x", "y") << ") return true;\n"
+      << "    if (" << before(t, sort.descending, "y", "x") << ") return false;\n  }\n";
+  }
+  s << "  return a < b;\n}\n\n";
+
+  std::vector<int> keys;
+  for (ValueId in : root.inputs) keys.push_back(ctx.buffer_of.at(in));
+  // Chunks of Q positions sort in local memory, one work-group each.
+  const std::int64_t Q = std::min(P, kLocalMax), chunks = P / Q;
+  const std::string Qs = std::to_string(Q);
+  const std::size_t items = static_cast<std::size_t>(std::clamp<std::int64_t>(
+      Q / 2, 1,
+      std::min<std::int64_t>(256, static_cast<std::int64_t>(ctx.caps.max_work_group_size))));
+  const std::string W = std::to_string(items);
+  s << "__kernel __attribute__((reqd_work_group_size(" << W << ", 1, 1)))\nvoid " << name
+    << "_chunks(" << key_params << "__global int* restrict order) {\n"
+    << "  __local int idx[" << Qs << "];\n"
+    << "  const long line = get_group_id(0) / " << chunks << ";\n"
+    << "  const int first = (int)(get_group_id(0) % " << chunks << ") * " << Qs << ";\n"
+    << "  const int lid = (int)get_local_id(0);\n"
+    << "  for (int p = lid; p < " << Qs << "; p += " << W << ") idx[p] = first + p;\n"
+    << "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+    << "  for (long k = 2; k <= " << Qs << "; k <<= 1)\n"
+    << "    for (long j = k >> 1; j > 0; j >>= 1) {\n"
+    << "      for (long t = lid; t < " << Q / 2 << "; t += " << W << ") {\n"
+    << "        const long i = 2 * j * (t / j) + t % j, m = i + j;\n"
+    << "        const int u = idx[i], v = idx[m];\n"
+    << "        if ((i & k) == 0 ? " << less << "(" << key_args << "line, v, u) : " << less << "("
+    << key_args << "line, u, v)) {\n"
+    << "          idx[i] = v;\n"
+    << "          idx[m] = u;\n"
+    << "        }\n"
+    << "      }\n"
+    << "      barrier(CLK_LOCAL_MEM_FENCE);\n"
+    << "    }\n"
+    << "  for (int p = lid; p < " << Qs << "; p += " << W << ") order[line * " << Ps
+    << " + first + p] = idx[p];\n"
+    << "}\n\n";
+  int order = ctx.add_temp(static_cast<std::size_t>(l.lines * P) * sizeof(std::int32_t));
+  LaunchPlan chunk_sort;
+  chunk_sort.kernel = name + "_chunks";
+  chunk_sort.args = keys;
+  chunk_sort.args.push_back(order);
+  chunk_sort.writes = {order};
+  chunk_sort.local_size = items;
+  chunk_sort.global_size = static_cast<std::size_t>(l.lines * chunks) * items;
+  ctx.add_launch(std::move(chunk_sort));
+  // Then sorted runs of w merge pairwise, w = Q, 2Q, ... < P: each position finds its place in
+  // the merged run by a binary search of the other run.
+  for (std::int64_t w = Q; w < P; w *= 2) {
+    const std::string kernel = name + "_merge" + std::to_string(w);
+    const std::string ws = std::to_string(w);
+    s << "__kernel void " << kernel << "(" << key_params
+      << "__global const int* restrict src, __global int* restrict dst) {\n"
+      << "  const long gid = get_global_id(0);\n"
+      << "  if (gid >= " << l.lines * P << ") return;\n"
+      << "  const long line = gid / " << Ps << ", p = gid % " << Ps << ";\n"
+      << "  const int me = src[gid];\n"
+      << "  const long run = (p / " << 2 * w << ") * " << 2 * w << ";\n"
+      << "  const bool in_first = p - run < " << ws << ";\n"
+      << "  const long other = line * " << Ps << " + run + (in_first ? " << ws << " : 0);\n"
+      << "  int lo = 0, hi = " << ws << ";\n"
+      << "  while (lo < hi) {\n"
+      << "    const int mid = (lo + hi) / 2;\n"
+      << "    if (" << less << "(" << key_args << "line, src[other + mid], me)) lo = mid + 1;\n"
+      << "    else hi = mid;\n"
+      << "  }\n"
+      << "  dst[line * " << Ps << " + run + (p - run - (in_first ? 0 : " << ws << ")) + lo] = me;\n"
+      << "}\n\n";
+    const int merged = ctx.add_temp(static_cast<std::size_t>(l.lines * P) * sizeof(std::int32_t));
+    LaunchPlan merge;
+    merge.kernel = kernel;
+    merge.args = keys;
+    merge.args.push_back(order);
+    merge.args.push_back(merged);
+    merge.writes = {merged};
+    merge.global_size = static_cast<std::size_t>(l.lines * P);
+    ctx.add_launch(std::move(merge));
+    order = merged;
+  }
+
+  // The result: the first `count` sorted positions of each line, as values of key 0 or as
+  // positions, laid out as the operand with `count` along the axis.
+  const std::int64_t count = sort.count > 0 ? sort.count : l.n;
+  Lines out = l;
+  out.n = count;
+  const std::string S = cl_storage_type(root.dtype);
+  s << "__kernel void " << name << "(" << key_params
+    << "__global const int* restrict order, __global " << S << "* restrict y) {\n"
+    << "  const long gid = get_global_id(0);\n"
+    << "  if (gid >= " << l.lines * count << ") return;\n"
+    << "  const long line = gid / " << count << ", p = gid % " << count << ";\n"
+    << "  const int from = order[line * " << Ps << " + p];\n"
+    << "  y[" << position_of(out, "line", "p")
+    << "] = " << (sort.values ? "key0[" + position_of(l, "line", "(long)from") + "]" : "from")
+    << ";\n"
+    << "}\n\n";
+  LaunchPlan result;
+  result.kernel = name;
+  result.args = keys;
+  result.args.push_back(order);
+  result.args.push_back(ctx.buffer_of.at(group.root));
+  result.writes = {ctx.buffer_of.at(group.root)};
+  result.global_size = static_cast<std::size_t>(l.lines * count);
+  ctx.add_launch(std::move(result));
+}
+
+}  // namespace weft::opencl

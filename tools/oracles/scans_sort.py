@@ -1,0 +1,192 @@
+#!/usr/bin/env python3
+"""Writes the JAX oracle for weft's cumulative ops, rev and sorting:
+tests/data/scans_sort_oracle/cases.json.
+
+tests/scans_sort_test.cpp applies the op each case names (with its attributes) to "inputs",
+under jit on the device and in the reference interpreter, and compares with "expected", which
+jax.lax computed here on CPU. A case's "transform" says what was computed:
+  "none": op(x);
+  "grad": the gradient of sum(op(x) * w) with respect to x (inputs: x, w);
+  "vmap": jax.vmap(op) over x's leading axis (the attributes are one example's).
+The build and the tests never run this script; rerun it only to change the cases, and commit
+the JSON it writes:
+
+    python3 tools/oracles/scans_sort.py
+
+Arrays are {"dtype", "shape", "values"} with weft's dtype names. JAX runs without x64.
+"""
+
+import json
+import os
+
+import numpy as np
+
+os.environ.setdefault("JAX_PLATFORMS", "cpu")
+import jax  # noqa: E402
+import jax.numpy as jnp  # noqa: E402
+from jax import lax  # noqa: E402
+
+OUT_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests", "data",
+                       "scans_sort_oracle")
+
+WEFT_NAMES = {np.dtype(np.bool_): "bool", np.dtype(np.int32): "i32",
+              np.dtype(np.float32): "f32", np.dtype(np.uint32): "u32"}
+
+
+def encode(a):
+    a = np.asarray(a)
+    values = a.reshape(-1).tolist()
+    if a.dtype == np.bool_:
+        values = [int(v) for v in values]
+    if a.dtype.kind == "f":
+        # 9 significant digits hold an f32 exactly; non-finite values as strings.
+        values = [float(f"{v:.9g}") if np.isfinite(v) else str(v) for v in values]
+    return {"dtype": WEFT_NAMES[a.dtype], "shape": list(a.shape), "values": values}
+
+
+def lax_op(name, attrs):
+    if name in ("cumsum", "cumprod", "cummax", "cummin", "cumlogsumexp"):
+        fn = getattr(lax, name)
+        return lambda x: fn(x, axis=attrs["axis"], reverse=bool(attrs["reverse"]))
+    if name == "np_cumsum":
+        return lambda x: jnp.cumsum(x, axis=attrs["axis"])
+    if name == "np_cumprod":
+        return lambda x: jnp.cumprod(x, axis=attrs["axis"])
+    if name == "np_flip":
+        return lambda x: jnp.flip(x, axis=tuple(attrs["axes"]) or None)
+    if name == "np_sort":
+        return lambda x: jnp.sort(x, axis=attrs["axis"])
+    if name == "np_argsort":
+        return lambda x: jnp.argsort(x, axis=attrs["axis"], stable=True).astype(jnp.int32)
+    if name == "argsort_keys":
+        def argsort_keys(*keys):
+            iota = lax.broadcasted_iota(jnp.int32, keys[0].shape, attrs["dimension"])
+            return lax.sort((*keys, iota), dimension=attrs["dimension"], num_keys=len(keys))[-1]
+        return argsort_keys
+    if name == "sort":
+        return lambda x: lax.sort(x, dimension=attrs["dimension"])
+    if name == "argsort":
+        return lambda x: jnp.argsort(x, axis=attrs["dimension"], stable=True).astype(jnp.int32)
+    if name == "top_k_values":
+        return lambda x: lax.top_k(x, attrs["k"])[0]
+    if name == "top_k_indices":
+        return lambda x: lax.top_k(x, attrs["k"])[1]
+    if name == "rev":
+        return lambda x: lax.rev(x, attrs["dimensions"])
+    raise ValueError(name)
+
+
+rng = np.random.default_rng(28)
+cases = []
+
+
+def add(name, op, attrs, x, transform="none", rtol=1e-5):
+    f = lax_op(op, attrs)
+    if transform == "keys":  # several operands
+        cases.append({"name": name, "op": op, "attrs": attrs, "transform": "none", "rtol": rtol,
+                      "inputs": [encode(a) for a in x],
+                      "expected": encode(f(*[jnp.asarray(a) for a in x]))})
+        return
+    x = np.asarray(x)
+    if transform == "none":
+        inputs, expected = [x], f(jnp.asarray(x))
+        if op == "np_cumsum" and x.dtype == np.bool_:
+            expected = np.asarray(expected).astype(np.int32)
+    elif transform == "grad":
+        w = rng.normal(size=np.shape(f(jnp.asarray(x)))).astype(np.float32)
+        inputs = [x, w]
+        expected = jax.grad(lambda x: jnp.sum(f(x) * w))(jnp.asarray(x))
+    elif transform == "vmap":
+        inputs, expected = [x], jax.vmap(f)(jnp.asarray(x))
+    else:
+        raise ValueError(transform)
+    cases.append({"name": name, "op": op, "attrs": attrs, "transform": transform, "rtol": rtol,
+                  "inputs": [encode(a) for a in inputs], "expected": encode(expected)})
+
+
+def normal(*shape):
+    return rng.normal(size=shape).astype(np.float32)
+
+
+def ints(lo, hi, *shape):
+    return rng.integers(lo, hi, size=shape).astype(np.int32)
+
+
+# --- cumulative ops ---------------------------------------------------------------------------
+for op in ["cumsum", "cumprod", "cummax", "cummin", "cumlogsumexp"]:
+    a = lambda axis, reverse: {"axis": axis, "reverse": reverse}  # noqa: E731
+    add(f"{op}_vector", op, a(0, 0), normal(7))
+    add(f"{op}_vector_reverse", op, a(0, 1), normal(7))
+    add(f"{op}_rows", op, a(1, 0), normal(3, 5))
+    add(f"{op}_middle_axis_reverse", op, a(1, 1), normal(2, 6, 3))
+    add(f"{op}_leading_axis", op, a(0, 0), normal(5, 4))
+    # Several blocks per line, and several levels of block totals.
+    # Products of normal values under- or overflow: long cumprods use values near 1.
+    long_values = (lambda *s: 1 + 0.01 * normal(*s)) if op == "cumprod" else normal
+    add(f"{op}_long", op, a(0, 0), long_values(2100), rtol=1e-4)
+    add(f"{op}_long_strided_reverse", op, a(0, 1), long_values(2100, 2), rtol=1e-4)
+    add(f"{op}_grad", op, a(1, 0), normal(3, 5), "grad")
+    add(f"{op}_grad_reverse", op, a(0, 1), normal(6, 2), "grad")
+    add(f"{op}_vmap", op, a(0, 1), normal(4, 6), "vmap")
+# cumprod with zeros (its gradient has a case for none, one and several before each element),
+# values near 1 so that long products stay finite.
+add("cumprod_grad_zeros", "cumprod", {"axis": 1, "reverse": 0},
+    np.array([[1.5, 0.0, 2.0, -1.0, 0.0, 3.0], [0.5, 2.0, 0.0, 4.0, 1.0, -2.0]], np.float32),
+    "grad")
+add("cumprod_grad_zeros_reverse", "cumprod", {"axis": 0, "reverse": 1},
+    np.array([2.0, -1.0, 0.0, 0.5, 3.0], np.float32), "grad")
+add("cumprod_i32", "cumprod", {"axis": 0, "reverse": 0}, ints(-3, 4, 12))
+add("cummax_i32", "cummax", {"axis": 1, "reverse": 1}, ints(-50, 50, 3, 9))
+add("cummin_i32", "cummin", {"axis": 0, "reverse": 0}, ints(-50, 50, 9, 2))
+add("cummax_nan", "cummax", {"axis": 0, "reverse": 0},
+    np.array([1.0, 3.0, np.nan, 5.0, 2.0], np.float32))
+add("cumlogsumexp_infinities", "cumlogsumexp", {"axis": 0, "reverse": 0},
+    np.array([-np.inf, -np.inf, 0.0, 80.0, np.inf], np.float32))
+add("cumsum_i32_wraps", "cumsum", {"axis": 0, "reverse": 0},
+    np.array([2**30, 2**30, 2**30, -5, 7], np.int32))
+add("cumsum_i32_long", "cumsum", {"axis": 1, "reverse": 1}, ints(-1000, 1000, 2, 2500))
+
+# --- rev ----------------------------------------------------------------------------------------
+add("rev_vector", "rev", {"dimensions": [0]}, normal(6))
+add("rev_two_axes", "rev", {"dimensions": [2, 0]}, normal(2, 3, 4))
+add("rev_none", "rev", {"dimensions": []}, normal(2, 3))
+add("rev_i32_middle", "rev", {"dimensions": [1]}, ints(-9, 9, 2, 5, 3))
+add("rev_grad", "rev", {"dimensions": [1]}, normal(3, 4), "grad")
+add("rev_vmap", "rev", {"dimensions": [0, 1]}, normal(2, 3, 4), "vmap")
+
+# --- numpy layer ------------------------------------------------------------------------------
+add("np_cumsum_flat", "np_cumsum", {"axis": None}, normal(3, 4))
+add("np_cumsum_bool_last_axis", "np_cumsum", {"axis": -1}, rng.random((3, 5)) < 0.5)
+add("np_cumprod_axis0", "np_cumprod", {"axis": 0}, normal(4, 3))
+add("np_flip_all", "np_flip", {"axes": []}, normal(2, 3))
+add("np_flip_some", "np_flip", {"axes": [0, -1]}, normal(2, 3, 4))
+
+# --- sorting -----------------------------------------------------------------------------------
+special = np.array([0.0, -0.0, np.nan, 1.0, -1.0, -0.0, np.inf, -np.inf, 2.0, 1.0], np.float32)
+with_ties = rng.integers(0, 4, size=(3, 37)).astype(np.float32)
+for dim_case, dim, x in [("last", 1, normal(4, 50)), ("first", 0, normal(33, 3)),
+                         ("special", 0, special), ("ties", 1, with_ties),
+                         ("i32", 1, ints(-20, 20, 2, 300)), ("long", 0, normal(4500))]:
+    add(f"sort_{dim_case}", "sort", {"dimension": dim}, x)
+    add(f"argsort_{dim_case}", "argsort", {"dimension": dim}, x)
+add("argsort_keys_two", "argsort_keys", {"dimension": 1},
+    [ints(0, 3, 4, 20), normal(4, 20)], "keys")
+add("argsort_keys_ties_in_both", "argsort_keys", {"dimension": 0},
+    [ints(0, 2, 30), ints(0, 2, 30).astype(np.float32)], "keys")
+add("np_sort_flat", "np_sort", {"axis": None}, normal(3, 5))
+add("np_sort_axis0", "np_sort", {"axis": 0}, normal(5, 3))
+add("np_argsort_last", "np_argsort", {"axis": -1}, with_ties)
+add("sort_grad", "sort", {"dimension": 1}, normal(3, 6), "grad")
+add("sort_vmap", "sort", {"dimension": 0}, normal(4, 7), "vmap")
+add("argsort_vmap", "argsort", {"dimension": 0}, normal(4, 7), "vmap")
+for name, x, k in [("rows", normal(6, 40), 5), ("ties", with_ties, 7), ("special", special, 10),
+                   ("i32", ints(-5, 5, 3, 30), 4), ("wide", normal(2, 3000), 20)]:
+    add(f"top_k_values_{name}", "top_k_values", {"k": k}, x)
+    add(f"top_k_indices_{name}", "top_k_indices", {"k": k}, x)
+add("top_k_values_grad", "top_k_values", {"k": 3}, normal(2, 9), "grad")
+
+os.makedirs(OUT_DIR, exist_ok=True)
+with open(os.path.join(OUT_DIR, "cases.json"), "w") as f:
+    json.dump({"jax_version": jax.__version__, "cases": cases}, f)
+    f.write("\n")
+print(f"wrote {len(cases)} cases to {OUT_DIR}")
