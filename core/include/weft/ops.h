@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "weft/array.h"
+#include "weft/ir/op_attrs.h"
 
 namespace weft::lax {
 
@@ -90,5 +91,20 @@ struct DotDims {
   Axes lhs_contracting, rhs_contracting, lhs_batch, rhs_batch;
 };
 Array dot_general(const Array& lhs, const Array& rhs, const DotDims& dims, WEFT_LOC_PARAM);
+
+// Gather and scatter (as jax.lax.gather and jax.lax.scatter*): the dimension numbers, mode and
+// fill value are the attribute structs' (weft/ir/op_attrs.h), whose default mode is JAX's
+// (fill). The index vector runs along the indices' last axis.
+Array gather(const Array& operand, const Array& indices, const GatherAttrs& dims, WEFT_LOC_PARAM);
+Array scatter(const Array& operand, const Array& indices, const Array& updates,
+              const ScatterAttrs& dims, WEFT_LOC_PARAM);
+Array scatter_add(const Array& operand, const Array& indices, const Array& updates,
+                  const ScatterAttrs& dims, WEFT_LOC_PARAM);
+Array scatter_mul(const Array& operand, const Array& indices, const Array& updates,
+                  const ScatterAttrs& dims, WEFT_LOC_PARAM);
+Array scatter_min(const Array& operand, const Array& indices, const Array& updates,
+                  const ScatterAttrs& dims, WEFT_LOC_PARAM);
+Array scatter_max(const Array& operand, const Array& indices, const Array& updates,
+                  const ScatterAttrs& dims, WEFT_LOC_PARAM);
 
 }  // namespace weft::lax

@@ -67,5 +67,7 @@ void define_custom_vjp_primitive(Definitions& defs);
 void define_checkpoint_primitive(Definitions& defs);
 void define_custom_lin_primitive(Definitions& defs);
 void define_collective_primitives(Definitions& defs);
+// Gather and scatter.
+void define_gather_scatter_primitives(Definitions& defs);
 
 }  // namespace weft::prim

@@ -103,6 +103,15 @@ enum class OpKind : std::uint8_t {
   HostCall,    // attrs: callback (slot in Graph::callbacks), effect (string; absent: pure),
                // ordered (0/1)
   AfterAll,    // tokens -> one token, ready once all are (none: ready at once)
+  // Gather and scatter (jax.lax semantics, XLA's dimension numbers; attrs: GatherAttrs and
+  // ScatterAttrs in weft/ir/op_attrs.h). gather(operand, indices); scatter*(operand, indices,
+  // updates). Index vectors run along the indices' last axis, as in JAX.
+  Gather,
+  Scatter,  // replace: where updates collide, the last in update order wins
+  ScatterAdd,
+  ScatterMul,
+  ScatterMin,
+  ScatterMax,
   // Ops that exist only in graphs a transformation traces: their rules are their meaning (they
   // hang off Node::custom, or are the pmap collectives'); they are inlined or rewritten before
   // anything compiles (see is_transformation_only).

@@ -41,6 +41,8 @@ Table build_table() {
   lowerings::define_structure_lowerings(entries);
   lowerings::define_host_lowerings(entries);
   lowerings::define_custom_lowerings(entries);
+  // Gather and scatter.
+  lowerings::define_gather_scatter_lowerings(entries);
   Table table{};
   std::array<bool, kNumOpKinds> seen{};
   for (const Lowering& l : std::move(entries).take()) {
