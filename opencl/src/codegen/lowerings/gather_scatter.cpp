@@ -178,7 +178,8 @@ EmitTask scatter(ExprEmitter& emit, const Node& n, Index idx) {
   }
   emit.line("if (" + ok + ") {");
   emit.push_scope();
-  std::string update = co_await emit.operand(n.inputs[2], Index{{}, u, ushape});
+  const Index at_update{{}, u, ushape};  // named: no temporary may live across a co_await
+  std::string update = co_await emit.operand(n.inputs[2], at_update);
   emit.line(acc + " = " + combined(n.op, n.dtype, acc, update) + ";");
   emit.pop_scope();
   emit.line("}");
