@@ -293,6 +293,12 @@ inline Graph graph_using(OpKind kind) {
     case OpClass::Token:
       out = host_graph(b, kind);
       break;
+    // Cumulative ops, rev and sorting.
+    case OpClass::Cumulative: {
+      ValueId x = b.param(f, {2, 5});
+      out = b.op(kind, {x}, f, {2, 5}, {{"axis", std::int64_t{1}}, {"reverse", std::int64_t{1}}});
+      break;
+    }
     case OpClass::Layout:
       switch (kind) {
         case OpKind::BroadcastInDim: {

@@ -92,6 +92,10 @@ struct DotDims {
 };
 Array dot_general(const Array& lhs, const Array& rhs, const DotDims& dims, WEFT_LOC_PARAM);
 
+// Cumulative ops, rev and sorting.
+// As jax.lax: element k combines x's elements 0..k along `axis` (k..n-1 when `reverse`).
+Array cumsum(const Array& x, std::int64_t axis = 0, bool reverse = false, WEFT_LOC_PARAM);
+
 // Gather and scatter (as jax.lax.gather and jax.lax.scatter*): the dimension numbers, mode and
 // fill value are the attribute structs' (weft/ir/op_attrs.h), whose default mode is JAX's
 // (fill). The index vector runs along the indices' last axis.

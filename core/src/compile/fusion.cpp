@@ -15,6 +15,8 @@ const char* FusionGroup::kind_name(Kind kind) {
       return "reduce";
     case Kind::Dot:
       return "dot";
+    case Kind::Own:
+      return "own";
   }
   return "?";
 }
@@ -70,9 +72,10 @@ struct Planner {
 
   // Outputs, reductions, dots and dot operands: buffers whatever the costs.
   void mark_required_roots() {
-    // Reductions and dots always write buffers of their own.
+    // Reductions, dots and ops with kernels of their own always write buffers of their own.
     auto writes_buffer = [&](ValueId v) {
-      return is_param[v] || is_reduction(g.nodes[v].op) || g.nodes[v].op == OpKind::DotGeneral;
+      const OpKind op = g.nodes[v].op;
+      return is_param[v] || is_reduction(op) || op == OpKind::DotGeneral || op_info(op).own_kernel;
     };
     for (ValueId o : g.outputs) {
       if (is_param[o]) continue;
@@ -93,6 +96,22 @@ struct Planner {
             make_root(in, "it is an operand of a " + std::string(op_name(node.op)));
       if (is_reduction(node.op)) make_root(i, "it is a reduction (its own kernel)");
       if (node.op == OpKind::DotGeneral) make_root(i, "it is a dot_general (its own kernel)");
+      // An op with a kernel of its own reads its operands from buffers (a scan or a sort reads
+      // each element in several passes); a reshape of a buffer is a view of it.
+      if (op_info(node.op).own_kernel) {
+        make_root(i, "it is a " + std::string(op_name(node.op)) + " (its own kernel)");
+        for (ValueId in : node.inputs) {
+          if (is_param[in] || is_root[in] || alias_of[in] >= 0) continue;
+          const Node& operand = g.nodes[in];
+          if (operand.op == OpKind::Reshape &&
+              (is_param[operand.inputs[0]] || is_root[operand.inputs[0]])) {
+            alias_of[in] = operand.inputs[0];
+          } else {
+            make_root(in, "it is an operand of a " + std::string(op_name(node.op)) +
+                              " (which runs in its own kernel)");
+          }
+        }
+      }
       // A dot reads each operand element many times: operands must be buffers. A reshape of
       // a parameter or of another kernel's result already is one, viewed with another shape.
       if (node.op == OpKind::DotGeneral)
@@ -262,6 +281,7 @@ FusionPlan plan_fusion_of_optimized(Graph graph, const FusionOptions& options) {
     const Node& root = g.nodes[r];
     group.kind = is_reduction(root.op)           ? FusionGroup::Kind::Reduce
                  : root.op == OpKind::DotGeneral ? FusionGroup::Kind::Dot
+                 : op_info(root.op).own_kernel   ? FusionGroup::Kind::Own
                                                  : FusionGroup::Kind::Loop;
     group.why_buffer = planner.why_buffer[r];
     plan.groups.push_back(std::move(group));

@@ -48,6 +48,7 @@ std::vector<std::string> missing_definition_parts(OpKind kind) {
     case OpClass::Reduce:
     case OpClass::Dot:
     case OpClass::Token:
+    case OpClass::Cumulative:
       need(p.type != nullptr, "type rule");
       need(p.evaluate != nullptr || kind == OpKind::Parameter, "evaluator");
       need(p.jvp.defined(), "jvp rule");

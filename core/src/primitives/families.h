@@ -67,6 +67,8 @@ void define_custom_vjp_primitive(Definitions& defs);
 void define_checkpoint_primitive(Definitions& defs);
 void define_custom_lin_primitive(Definitions& defs);
 void define_collective_primitives(Definitions& defs);
+// Cumulative ops, rev and sorting.
+void define_cumulative_primitives(Definitions& defs);
 // Gather and scatter.
 void define_gather_scatter_primitives(Definitions& defs);
 

@@ -37,6 +37,8 @@ Table build_table() {
   define_checkpoint_primitive(defs);
   define_custom_lin_primitive(defs);
   define_collective_primitives(defs);
+  // Cumulative ops, rev and sorting.
+  define_cumulative_primitives(defs);
   // Gather and scatter.
   define_gather_scatter_primitives(defs);
   Table table;

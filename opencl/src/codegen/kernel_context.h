@@ -91,6 +91,12 @@ std::size_t row_chain_length(const KernelContext& ctx,
                              const std::function<const FusionGroup*(std::size_t)>& group_at);
 void emit_row_chain_kernel(KernelContext& ctx, const std::vector<const FusionGroup*>& groups,
                            const std::string& name);
+// Own kernels (lowering.h, OwnKernelEmitter).
+// `a` combined with `b` as an expression of dtype `t`: an associative operation (a scan's).
+using ScanCombine = std::string (*)(DType t, const std::string& a, const std::string& b);
+// The cumulative op at `group`'s root as a parallel scan along its axis (scan_kernel.cpp).
+void emit_scan_kernel(KernelContext& ctx, const FusionGroup& group, const std::string& name,
+                      ScanCombine combine);
 // A LoopKernel step: the scan node `scan` of the block's graph, its carries' Result nodes
 // already holding buffers (loop_in_kernel.cpp).
 void emit_loop_in_kernel(KernelContext& ctx, ValueId scan, const std::string& name);

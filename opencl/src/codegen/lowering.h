@@ -11,12 +11,14 @@
 
 #include "codegen/emit_task.h"
 #include "codegen/math_library.h"
+#include "weft/compile/fusion.h"
 #include "weft/ir/graph.h"
 
 namespace weft::opencl {
 
 class ExprEmitter;
 struct Index;
+struct KernelContext;
 
 // What an elementwise expression is written for.
 struct ElementOp {
@@ -52,6 +54,12 @@ struct Reduction {
   bool folds_lanes = false;
 };
 
+// An op with a kernel of its own (OpInfo::own_kernel): writes the kernel(s) of `group` (the op
+// alone, its operands in buffers) into ctx.source, named from `name` on, and adds their
+// launches (several for multi-pass scans and sorts) with ctx.add_launch.
+using OwnKernelEmitter = void (*)(KernelContext& ctx, const FusionGroup& group,
+                                  const std::string& name);
+
 struct Lowering {
   OpKind op;
   // Exactly one of the next five.
@@ -66,6 +74,8 @@ struct Lowering {
   HeaderDefinition header = nullptr;
   // With kernel "reduce": how the kernel folds.
   const Reduction* reduction = nullptr;
+  // With `kernel`, exactly for ops with kernels of their own: what writes and launches them.
+  OwnKernelEmitter own_kernel = nullptr;
 };
 
 // The entry of `op`; the table is built, and checked, at the first call.

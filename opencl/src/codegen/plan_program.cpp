@@ -310,6 +310,9 @@ BlockPlan plan_block(const ScheduleBlock& schedule, ProgramContext& program, boo
       case FusionGroup::Kind::Dot:
         emit_dot_kernel(ctx, group, name, epilogue);
         break;
+      case FusionGroup::Kind::Own:
+        lowering(root.op).own_kernel(ctx, group, name);
+        break;
     }
     KernelSummary& summary = program.kernels[static_cast<std::size_t>(ctx.summary)];
     summary.name = name;

@@ -29,8 +29,10 @@ inline constexpr int kMathCallWeight = 8;
 int kernel_size_weight(const Graph& graph, const Node& node);
 
 struct FusionGroup {
-  enum class Kind { Loop, Reduce, Dot };
-  static const char* kind_name(Kind kind);  // "loop", "reduce", "dot"
+  // Own: an op whose definition says it runs in a kernel of its own (OpInfo::own_kernel), its
+  // operands in buffers; its members are the op alone.
+  enum class Kind { Loop, Reduce, Dot, Own };
+  static const char* kind_name(Kind kind);  // "loop", "reduce", "dot", "own"
   Kind kind = Kind::Loop;
   ValueId root = -1;             // the node the kernel writes to its buffer
   std::vector<ValueId> members;  // nodes computed inside the kernel, topological, root last

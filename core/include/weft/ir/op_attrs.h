@@ -211,6 +211,20 @@ struct HostCallAttrs {
   }
 };
 
+// Cumulative ops, rev and sorting.
+// cumsum, cumprod, cummax, cummin, cumlogsumexp: the axis scanned, last to first when `reverse`.
+struct CumulativeAttrs {
+  static constexpr const char* kAxis = "axis";
+  static constexpr const char* kReverse = "reverse";
+  std::int64_t axis = 0;
+  bool reverse = false;
+
+  static CumulativeAttrs read(const Attrs& attrs) {
+    return {attrs.get_int(kAxis), attrs.get_int(kReverse) != 0};
+  }
+  Attrs write() const { return Attrs{{kAxis, axis}, {kReverse, std::int64_t{reverse ? 1 : 0}}}; }
+};
+
 // ---- gather and scatter --------------------------------------------------------------------
 
 // How gather and scatter treat start indices outside the operand (JAX's GatherScatterMode):

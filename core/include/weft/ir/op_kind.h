@@ -103,6 +103,9 @@ enum class OpKind : std::uint8_t {
   HostCall,    // attrs: callback (slot in Graph::callbacks), effect (string; absent: pure),
                // ordered (0/1)
   AfterAll,    // tokens -> one token, ready once all are (none: ready at once)
+  // Cumulative ops, rev and sorting (core/src/primitives/cumulative.cpp, ...).
+  // attrs: axis, reverse (0/1). Each runs in a kernel of its own as a parallel scan.
+  Cumsum,
   // Gather and scatter (jax.lax semantics, XLA's dimension numbers; attrs: GatherAttrs and
   // ScatterAttrs in weft/ir/op_attrs.h). gather(operand, indices); scatter*(operand, indices,
   // updates). Index vectors run along the indices' last axis, as in JAX.
@@ -146,6 +149,8 @@ enum class OpClass : std::uint8_t {
   Control,  // owns regions (custom_lin and the collectives none) and has several results
   Host,     // runs on the host (a print, a callback): several results, no regions
   Token,    // joins tokens
+  // Cumulative ops along one axis (cumsum, cumprod, ...): a kernel of their own.
+  Cumulative,
 };
 
 // What passes and backends may ask of any primitive, stated by its one definition
@@ -170,6 +175,10 @@ struct OpInfo {
   // A pmap collective: combines the values of the devices pmap runs on, so pmap splits its
   // function there.
   bool collective = false;
+  // Runs in a kernel of its own (or several launches: multi-pass scans and sorts) that reads
+  // its operands from buffers and writes its result to one: nothing fuses into it. Its
+  // lowering is an own-kernel emitter (opencl/src/codegen/lowering.h).
+  bool own_kernel = false;
 };
 
 const OpInfo& op_info(OpKind kind);

@@ -35,6 +35,11 @@ inline Lowering kernel(OpKind op, std::string_view kind) {
 inline Lowering reduce(OpKind op, const Reduction& reduction) {
   return Lowering{.op = op, .kernel = "reduce", .reduction = &reduction};
 }
+// An op with a kernel of its own (OpInfo::own_kernel): `emit` writes and launches it; `kind`
+// names the kernel kind's file (codegen/<kind>_kernel.cpp).
+inline Lowering own_kernel(OpKind op, std::string_view kind, OwnKernelEmitter emit) {
+  return Lowering{.op = op, .kernel = kind, .own_kernel = emit};
+}
 inline Lowering never(OpKind op, std::string_view why) {
   return Lowering{.op = op, .never = why};
 }
@@ -69,6 +74,8 @@ void define_dot_lowerings(Lowerings& table);
 void define_structure_lowerings(Lowerings& table);
 void define_host_lowerings(Lowerings& table);
 void define_custom_lowerings(Lowerings& table);
+// Cumulative ops, rev and sorting.
+void define_cumulative_lowerings(Lowerings& table);
 // Gather and scatter.
 void define_gather_scatter_lowerings(Lowerings& table);
 

@@ -23,6 +23,9 @@ void check_entry(const Lowering& l) {
                            "emitter, a kernel kind or a reason it never reaches codegen");
   if (l.math && !l.unary)
     throw std::logic_error("weft: '" + op + "' has a math function but no unary emitter");
+  if ((l.own_kernel != nullptr) != op_info(l.op).own_kernel)
+    throw std::logic_error("weft: '" + op + "' needs an own-kernel emitter exactly when its " +
+                           "definition says it runs in a kernel of its own");
   if ((l.reduction != nullptr) != (l.kernel == "reduce"))
     throw std::logic_error("weft: '" + op + "' needs a reduction exactly when a reduce kernel " +
                            "runs it");
@@ -41,6 +44,8 @@ Table build_table() {
   lowerings::define_structure_lowerings(entries);
   lowerings::define_host_lowerings(entries);
   lowerings::define_custom_lowerings(entries);
+  // Cumulative ops, rev and sorting.
+  lowerings::define_cumulative_lowerings(entries);
   // Gather and scatter.
   lowerings::define_gather_scatter_lowerings(entries);
   Table table{};

@@ -1,0 +1,169 @@
+// A cumulative op along one axis as a work-efficient blocked parallel scan: the operand is
+// [outer, n, inner] with n the scanned axis; each work-group scans one block of kBlock elements
+// of one line (each work-item its kPerItem elements in turn, then the work-group its items'
+// totals in local memory) and writes the block's total; the totals of each line are scanned
+// the same way (recursively, while a line has more than one block), and a fix-up pass combines
+// each block after the first with the scanned total of the blocks before it. 2^24 elements
+// take three levels and five launches, never one launch per element.
+#include <algorithm>
+
+#include "codegen/cl_types.h"
+#include "codegen/kernel_context.h"
+#include "weft/ir/op_attrs.h"
+
+namespace weft::opencl {
+namespace {
+
+constexpr int kPerItem = 8;
+constexpr std::size_t kMaxItems = 256;
+
+// One level of the scan: `n` elements per line of `lines`, strided by `inner` inside each of
+// the `lines / inner` outer slabs; `reverse` walks each line last to first.
+struct Level {
+  std::int64_t lines, n, inner;
+  bool reverse;
+  std::int64_t blocks(std::int64_t block) const { return (n + block - 1) / block; }
+};
+
+std::string flat_index(const Level& l, const std::string& line, const std::string& p) {
+  const std::string N = std::to_string(l.n), inner = std::to_string(l.inner);
+  const std::string pos = l.reverse ? "(" + N + " - 1 - " + p + ")" : p;
+  if (l.inner == 1) return "(" + line + " * " + N + " + " + pos + ")";
+  return "((" + line + " / " + inner + ") * " + N + " * " + inner + " + (" + line + " % " + inner +
+         ") + " + pos + " * " + inner + ")";
+}
+
+// Scans each block of `level`, reading x and writing y (buffers of the block), and, where a
+// line has several blocks, each block's total into `totals`.
+void emit_block_scan(KernelContext& ctx, const std::string& kernel, DType t, const Level& level,
+                     std::size_t items, int x, int y, int totals, ScanCombine combine) {
+  const std::string T = cl_type(t), S = cl_storage_type(t);
+  const std::int64_t block = static_cast<std::int64_t>(items) * kPerItem;
+  const std::int64_t blocks = level.blocks(block);
+  const std::string L = std::to_string(items), E = std::to_string(kPerItem);
+  std::ostringstream& s = ctx.source;
+  s << "__kernel __attribute__((reqd_work_group_size(" << L << ", 1, 1)))\nvoid " << kernel
+    << "(__global const " << S << "* restrict x, __global " << S << "* restrict y"
+    << (totals >= 0 ? ", __global " + S + "* restrict totals" : "") << ") {\n"
+    << "  __local " << T << " part[" << L << "];\n"
+    << "  const long g = get_group_id(0);\n"
+    << "  const long line = g / " << blocks << ", blk = g % " << blocks << ";\n"
+    << "  const int lid = (int)get_local_id(0);\n"
+    << "  const long first = blk * " << block << " + (long)lid * " << E << ";\n"
+    << "  " << T << " v[" << E << "];\n"
+    << "  " << T << " acc = (" << T << ")0;\n"
+    << "  int count = 0;\n"
+    << "  for (int e = 0; e < " << E << "; ++e) {\n"
+    << "    const long p = first + e;\n"
+    << "    if (p >= " << level.n << ") break;\n"
+    << "    const " << T << " xe = x[" << flat_index(level, "line", "p") << "];\n"
+    << "    acc = count == 0 ? xe : " << combine(t, "acc", "xe") << ";\n"
+    << "    v[e] = acc;\n"
+    << "    ++count;\n"
+    << "  }\n"
+    << "  part[lid] = acc;\n"
+    << "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+    // Inclusive scan of the items' totals (Hillis-Steele over at most kMaxItems values).
+    << "  for (int off = 1; off < " << L << "; off <<= 1) {\n"
+    << "    const " << T << " before = lid >= off ? part[lid - off] : part[lid];\n"
+    << "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+    << "    if (lid >= off) part[lid] = " << combine(t, "before", "part[lid]") << ";\n"
+    << "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+    << "  }\n"
+    << "  for (int e = 0; e < count; ++e) {\n"
+    << "    const long p = first + e;\n"
+    << "    y[" << flat_index(level, "line", "p") << "] = lid > 0 ? "
+    << combine(t, "part[lid - 1]", "v[e]") << " : v[e];\n"
+    << "  }\n";
+  if (totals >= 0)
+    // The block's total is its last element's: items past the line's end hold no value.
+    s << "  if (lid == 0) {\n"
+      << "    const long valid = min((long)" << block << ", " << level.n << " - blk * " << block
+      << ");\n"
+      << "    totals[g] = part[(valid - 1) / " << E << "];\n"
+      << "  }\n";
+  s << "}\n\n";
+  LaunchPlan launch;
+  launch.kernel = kernel;
+  launch.args = {x, y};
+  launch.writes = {y};
+  if (totals >= 0) {
+    launch.args.push_back(totals);
+    launch.writes.push_back(totals);
+  }
+  launch.local_size = items;
+  launch.global_size = static_cast<std::size_t>(level.lines * blocks) * items;
+  ctx.add_launch(std::move(launch));
+}
+
+// Combines every element of `level` past its line's first block with the scanned total of the
+// blocks before it (`sums`: one per block, scanned along each line).
+void emit_fix_up(KernelContext& ctx, const std::string& kernel, DType t, const Level& level,
+                 std::int64_t block, int y, int sums, ScanCombine combine) {
+  const std::string S = cl_storage_type(t);
+  const std::int64_t blocks = level.blocks(block);
+  const std::int64_t later = level.n - block;  // elements per line past the first block
+  std::ostringstream& s = ctx.source;
+  s << "__kernel void " << kernel << "(__global " << S << "* restrict y, __global const " << S
+    << "* restrict sums) {\n"
+    << "  const long gid = get_global_id(0);\n"
+    << "  if (gid >= " << level.lines * later << ") return;\n"
+    << "  const long line = gid / " << later << ", p = " << block << " + gid % " << later << ";\n"
+    << "  const long at = " << flat_index(level, "line", "p") << ";\n"
+    << "  y[at] = "
+    << combine(
+           t, "sums[line * " + std::to_string(blocks) + " + p / " + std::to_string(block) + " - 1]",
+           "y[at]")
+    << ";\n"
+    << "}\n\n";
+  LaunchPlan launch;
+  launch.kernel = kernel;
+  launch.args = {y, sums};
+  launch.writes = {y};
+  launch.local_size = 0;
+  launch.global_size = static_cast<std::size_t>(level.lines * later);
+  ctx.add_launch(std::move(launch));
+}
+
+// Scans `level` from buffer x into y, recursing on the block totals.
+void emit_level(KernelContext& ctx, const std::string& name, int depth, DType t, const Level& level,
+                std::size_t items, int x, int y, ScanCombine combine) {
+  const std::int64_t block = static_cast<std::int64_t>(items) * kPerItem;
+  const std::int64_t blocks = level.blocks(block);
+  const std::string suffix = std::to_string(depth);
+  if (blocks <= 1) {
+    emit_block_scan(ctx, name + "_scan" + suffix, t, level, items, x, y, -1, combine);
+    return;
+  }
+  const std::size_t bytes = static_cast<std::size_t>(level.lines * blocks) * dtype_size(t);
+  const int totals = ctx.add_temp(bytes);
+  const int sums = ctx.add_temp(bytes);
+  emit_block_scan(ctx, name + "_scan" + suffix, t, level, items, x, y, totals, combine);
+  emit_level(ctx, name, depth + 1, t, Level{level.lines, blocks, 1, false}, items, totals, sums,
+             combine);
+  emit_fix_up(ctx, name + "_fix" + suffix, t, level, block, y, sums, combine);
+}
+
+}  // namespace
+
+void emit_scan_kernel(KernelContext& ctx, const FusionGroup& group, const std::string& name,
+                      ScanCombine combine) {
+  const Graph& g = ctx.graph();
+  const Node& root = g.node(group.root);
+  const CumulativeAttrs attrs = CumulativeAttrs::read(root.attrs);
+  Level level{1, 1, 1, attrs.reverse};
+  for (std::int64_t d = 0; d < static_cast<std::int64_t>(root.shape.size()); ++d) {
+    if (d == attrs.axis) level.n = root.shape[d];
+    if (d > attrs.axis) level.inner *= root.shape[d];
+  }
+  if (num_elements(root.shape) == 0) return;
+  level.lines = num_elements(root.shape) / level.n;
+  // A power of two no larger than the device allows, and no larger than one line needs.
+  std::size_t items = 1;
+  const std::size_t cap = std::min<std::size_t>(kMaxItems, ctx.caps.max_work_group_size);
+  while (items * 2 <= cap && static_cast<std::int64_t>(items) * kPerItem < level.n) items *= 2;
+  emit_level(ctx, name, 0, root.dtype, level, items, ctx.buffer_of.at(root.inputs[0]),
+             ctx.buffer_of.at(group.root), combine);
+}
+
+}  // namespace weft::opencl

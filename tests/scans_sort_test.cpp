@@ -1,0 +1,185 @@
+// Cumulative ops, rev and sorting against JAX (tools/oracles/scans_sort.py writes the cases):
+// each case runs under jit on the default device and in the reference interpreter, plain,
+// under grad, or under vmap. Long device scans are also checked against a loop computed here.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <fstream>
+#include <functional>
+#include <limits>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "support/oracle_json.h"
+#include "weft/interp/interpreter.h"
+#include "weft/ir/op_attrs.h"
+#include "weft/opencl/device.h"
+#include "weft/opencl/executable.h"
+#include "weft/transforms/grad.h"
+#include "weft/transforms/vmap.h"
+#include "weft/weft.h"
+
+namespace weft {
+namespace {
+
+using testing::compare_values;
+
+struct Case {
+  std::string name, op, transform;
+  nlohmann::json attrs;
+  double rtol = 1e-5;
+  std::vector<HostArray> inputs;
+  HostArray expected;
+};
+
+// Like testing::host_array, with non-finite floats written as strings ("nan", "inf", "-inf").
+HostArray read_array(const nlohmann::json& spec) {
+  const std::optional<DType> dtype = dtype_from_name(spec.at("dtype").get<std::string>());
+  if (!dtype) throw std::runtime_error("unknown dtype in " + spec.dump());
+  HostArray h(*dtype, spec.at("shape").get<Shape>());
+  const nlohmann::json& values = spec.at("values");
+  if (values.size() != static_cast<std::size_t>(h.size()))
+    throw std::runtime_error("wrong number of values in " + spec.dump());
+  for (std::int64_t i = 0; i < h.size(); ++i) {
+    const nlohmann::json& v = values.at(static_cast<std::size_t>(i));
+    if (v.is_string())
+      h.set_f64(i, std::stod(v.get<std::string>()));
+    else if (is_float(*dtype))
+      h.set_f64(i, v.get<double>());
+    else
+      h.set_i64(i, v.get<std::int64_t>());
+  }
+  return h;
+}
+
+std::vector<Case> load_cases() {
+  const std::string path = std::string(WEFT_SCANS_SORT_ORACLE_DIR) + "/cases.json";
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("cannot open " + path);
+  const nlohmann::json doc = nlohmann::json::parse(in);
+  std::vector<Case> cases;
+  for (const nlohmann::json& c : doc.at("cases")) {
+    Case k;
+    k.name = c.at("name").get<std::string>();
+    k.op = c.at("op").get<std::string>();
+    k.transform = c.at("transform").get<std::string>();
+    k.attrs = c.at("attrs");
+    k.rtol = c.at("rtol").get<double>();
+    for (const nlohmann::json& a : c.at("inputs")) k.inputs.push_back(read_array(a));
+    k.expected = read_array(c.at("expected"));
+    cases.push_back(std::move(k));
+  }
+  return cases;
+}
+
+const testing::LoadedCases<Case>& loaded() {
+  static const testing::LoadedCases<Case> cases = testing::load_or_explain(load_cases);
+  return cases;
+}
+
+// The op a case names, as weft::lax spells it.
+std::function<Array(const Array&)> op_of(const Case& c) {
+  const nlohmann::json& a = c.attrs;
+  if (c.op == "cumsum")
+    return [a](const Array& x) {
+      return lax::cumsum(x, a.at("axis").get<std::int64_t>(), a.at("reverse").get<int>() != 0);
+    };
+  throw std::runtime_error("scans_sort_test: no weft twin for op " + c.op);
+}
+
+// What the case computes, as a function of its inputs.
+ArrayFunction function_of(const Case& c) {
+  const auto op = op_of(c);
+  if (c.transform == "none")
+    return [op](const std::vector<Array>& xs) { return std::vector<Array>{op(xs[0])}; };
+  if (c.transform == "grad")
+    return [op](const std::vector<Array>& xs) {
+      const Array& w = xs[1];
+      auto loss = [op, w](const std::vector<Array>& args) {
+        const Array y = lax::mul(op(args[0]), w);
+        lax::Axes all(static_cast<std::size_t>(y.shape().size()));
+        for (std::size_t d = 0; d < all.size(); ++d) all[d] = static_cast<std::int64_t>(d);
+        return std::vector<Array>{lax::reduce_sum(y, all)};
+      };
+      return grad(loss)({xs[0]});
+    };
+  if (c.transform == "vmap")
+    return [op](const std::vector<Array>& xs) { return std::vector<Array>{vmap(op)(xs[0])}; };
+  throw std::runtime_error("scans_sort_test: unknown transform " + c.transform);
+}
+
+void run_case(const Case& c) {
+  SCOPED_TRACE("case " + c.name);
+  auto traced = jit(function_of(c), {.name = "scans_sort_case"});
+  std::vector<Array> args;
+  for (const HostArray& h : c.inputs) args.push_back(Array::from_host(h));
+  const std::vector<Array> on_device = traced(args);
+  ASSERT_EQ(on_device.size(), 1u);
+  EXPECT_EQ(compare_values(on_device[0].to_host(), c.expected, c.rtol), "") << "device";
+  const Lowered lowered = traced.lower(args);
+  const std::vector<HostArray> interpreted = interpret(lowered.graph(), c.inputs);
+  ASSERT_EQ(interpreted.size(), 1u);
+  EXPECT_EQ(compare_values(interpreted[0], c.expected, c.rtol), "") << "interpreter on\n"
+                                                                    << lowered.as_text();
+}
+
+void run_cases_with_prefix(const std::string& prefix) {
+  ASSERT_EQ(loaded().error, "");
+  int ran = 0;
+  for (const Case& c : loaded().cases)
+    if (c.name.rfind(prefix, 0) == 0) {
+      run_case(c);
+      ++ran;
+    }
+  EXPECT_GT(ran, 0) << "no case named " << prefix << "...";
+}
+
+TEST(ScansSort, CumsumFollowsJax) {
+  run_cases_with_prefix("cumsum");
+}
+
+// The number of launches in a plan (no control steps here).
+int launches_of(const opencl::BlockPlan& block) {
+  int launches = 0;
+  for (const opencl::StepPlan& step : block.steps)
+    launches += step.kind == opencl::StepPlan::Kind::Launch;
+  return launches;
+}
+
+// A long i32 cumsum (three levels of block totals) wraps as a loop computed here does, and runs
+// in a handful of launches, not one per element or block.
+TEST(ScansSort, LongIntegerCumsumIsAParallelScan) {
+  const std::int64_t n = 4'300'001;
+  HostArray x(DType::I32, {n});
+  for (std::int64_t i = 0; i < n; ++i)
+    x.set_i64(i, (i * 7919) % 2001 - 1000 + (i % 3 == 0 ? 1 << 20 : 0));
+  for (const bool reverse : {false, true}) {
+    SCOPED_TRACE(reverse ? "reverse" : "forward");
+    auto traced = jit([reverse](const Array& v) { return lax::cumsum(v, 0, reverse); });
+    const Array arg = Array::from_host(x);
+    const HostArray got = traced(arg).to_host();
+    std::uint32_t acc = 0;
+    std::int64_t wrong = 0, first_wrong = -1;
+    for (std::int64_t k = 0; k < n; ++k) {
+      const std::int64_t i = reverse ? n - 1 - k : k;
+      acc += static_cast<std::uint32_t>(x.get_i64(i));
+      if (got.get_i64(i) != static_cast<std::int32_t>(acc)) {
+        if (first_wrong < 0) first_wrong = i;
+        ++wrong;
+      }
+    }
+    EXPECT_EQ(wrong, 0) << "first wrong element " << first_wrong;
+    auto exe = std::dynamic_pointer_cast<opencl::OpenCLExecutable>(traced.lower(arg).compile());
+    ASSERT_NE(exe, nullptr);
+    EXPECT_LE(launches_of(exe->plan()), 5);
+    ASSERT_EQ(exe->info().kernels.size(), 1u);
+    EXPECT_EQ(exe->info().kernels[0].kind, "own");
+  }
+}
+
+}  // namespace
+}  // namespace weft
