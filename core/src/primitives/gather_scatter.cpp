@@ -568,9 +568,11 @@ Batched batch_scatter(const Node& n, std::span<const Batched> operands, std::int
 }
 
 Primitive scatter_op(OpKind kind, std::string_view name) {
-  // Not free: a fused consumer would redo the whole scatter per element.
+  // A kernel of its own: each update lands on an element it cannot know before reading the
+  // indices.
   Primitive p = row(kind, name, OpClass::Layout, 3);
   p.info.fusion_cost = 4;
+  p.info.own_kernel = true;
   p.type = scatter_type;
   p.evaluate = evaluate_scatter;
   p.batch = rule_from(batch_scatter);

@@ -1,8 +1,6 @@
-// Gather and the scatters as element tasks. Gather reads its index vector, then its operand at
-// the start plus the offset, so it fuses with what produces the operand and what consumes the
-// result. A scatter's element folds, in update order, every update that lands on it: one
-// work-item per output element, so sums are the same from run to run (and collisions need no
-// atomics), at the price of visiting every index row per element.
+// Gather as an element task: it reads its index vector, then its operand at the start plus the
+// offset, so it fuses with what produces the operand and what consumes the result. The
+// scatters run in kernels of their own (codegen/scatter_kernel.cpp).
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -11,6 +9,7 @@
 #include "codegen/cl_types.h"
 #include "codegen/expr_emitter.h"
 #include "codegen/lowerings/families.h"
+#include "codegen/scatter_kernel.h"
 #include "weft/ir/op_attrs.h"
 
 namespace weft::opencl::lowerings {
@@ -95,106 +94,13 @@ EmitTask gather(ExprEmitter& emit, const Node& n, Index idx) {
                             "((" + in_bounds + ") ? " + x + " : " + fill_literal(a, n.dtype) + ")");
 }
 
-// `acc` combined with update `u` as the scatter's op does (scatter replaces).
-std::string combined(OpKind op, DType t, const std::string& acc, const std::string& u) {
-  const std::string T = cl_type(t);
-  const bool is_add = op == OpKind::ScatterAdd, is_mul = op == OpKind::ScatterMul;
-  if (is_add || is_mul) {
-    const char* sign = is_add ? " + " : " * ";
-    if (t == DType::Bool) return "(" + acc + (is_add ? " || " : " && ") + u + ")";
-    if (is_signed_integer(t))  // signed overflow wraps through the unsigned type
-      return "((" + T + ")((" + unsigned_of(t) + ")" + acc + sign + "(" + unsigned_of(t) + ")" + u +
-             "))";
-    return "(" + acc + sign + u + ")";
-  }
-  if (op == OpKind::ScatterMin || op == OpKind::ScatterMax) {
-    const bool is_max = op == OpKind::ScatterMax;
-    if (t == DType::Bool) return "(" + acc + (is_max ? " || " : " && ") + u + ")";
-    if (!is_float(t)) return std::string(is_max ? "max(" : "min(") + acc + ", " + u + ")";
-    return "((isnan(" + acc + ") || isnan(" + u + ")) ? (" + acc + " + " + u + ") : f" +
-           (is_max ? "max(" : "min(") + acc + ", " + u + "))";
-  }
-  return u;
-}
-
-EmitTask scatter(ExprEmitter& emit, const Node& n, Index idx) {
-  const ScatterAttrs a = ScatterAttrs::read(n.attrs);
-  const Shape& in = n.shape;
-  const Shape& ishape = emit.graph().node(n.inputs[1]).shape;
-  const Shape& ushape = emit.graph().node(n.inputs[2]).shape;
-  std::string base = co_await emit.operand(n.inputs[0], idx);
-  const std::int64_t rows = num_elements(Shape(ishape.begin(), ishape.end() - 1));
-  if (rows == 0 || num_elements(ushape) == 0) co_return base;
-  const auto d = emit.dims_of(idx);
-  const Axes window = window_axes(in.size(), a.inserted_window_dims, a.operand_batching_dims);
-  const Axes scatter_pos = batch_positions(ushape.size(), a.update_window_dims);
-  std::vector<std::int64_t> sizes(in.size(), 1);
-  for (std::size_t j = 0; j < window.size(); ++j)
-    sizes[window[j]] = ushape[a.update_window_dims[j]];
-  const std::string I = emit.index_type();
-  const std::string acc = emit.fresh("acc");
-  const std::string q = emit.fresh("q");
-  const auto vector = static_cast<std::int64_t>(a.scatter_dims_to_operand_dims.size());
-  emit.line(cl_type(n.dtype) + " " + acc + " = " + base + ";");
-  emit.line("for (" + I + " " + q + " = 0; " + q + " < " + std::to_string(rows) + "; ++" + q +
-            ") {");
-  emit.push_scope();
-  // The row's batch position, axis by axis.
-  std::vector<std::string> g(ishape.size() - 1);
-  std::int64_t stride = 1;
-  for (std::size_t j = g.size(); j-- > 0;) {
-    g[j] = emit.fresh("g");
-    emit.line("const " + I + " " + g[j] + " = (" + q + " / " + std::to_string(stride) + ") % " +
-              std::to_string(ishape[j]) + ";");
-    stride *= ishape[j];
-  }
-  std::vector<std::string> start(in.size(), "0");
-  std::string ok = "true";
-  for (std::int64_t k = 0; k < vector; ++k) {
-    Index at{
-        "(" + q + " * " + std::to_string(vector) + " + " + std::to_string(k) + ")", {}, ishape};
-    std::string raw = co_await emit.operand(n.inputs[1], at);
-    const auto axis = static_cast<std::size_t>(a.scatter_dims_to_operand_dims[k]);
-    const Start s = clamped_start(emit, raw, in[axis] - sizes[axis]);
-    start[axis] = s.clamped;
-    if (a.mode == IndexMode::fill) ok += " && " + s.check;
-  }
-  for (std::size_t b = 0; b < a.operand_batching_dims.size(); ++b)
-    start[a.operand_batching_dims[b]] = g[a.scatter_indices_batching_dims[b]];
-  // Whether this element lies in the row's window, and where in the update it is.
-  std::vector<std::string> u(ushape.size());
-  for (std::size_t j = 0; j < scatter_pos.size(); ++j) u[scatter_pos[j]] = g[j];
-  std::size_t w = 0;
-  for (std::size_t axis = 0; axis < in.size(); ++axis) {
-    if (w < window.size() && window[w] == static_cast<std::int64_t>(axis)) {
-      const std::string rel = emit.fresh("r");
-      emit.line("const " + I + " " + rel + " = " + d[axis] + " - " + start[axis] + ";");
-      ok += " && " + rel + " >= 0 && " + rel + " < " + std::to_string(sizes[axis]);
-      u[a.update_window_dims[w]] = rel;
-      ++w;
-    } else {
-      ok += " && " + d[axis] + " == " + start[axis];
-    }
-  }
-  emit.line("if (" + ok + ") {");
-  emit.push_scope();
-  const Index at_update{{}, u, ushape};  // named: no temporary may live across a co_await
-  std::string update = co_await emit.operand(n.inputs[2], at_update);
-  emit.line(acc + " = " + combined(n.op, n.dtype, acc, update) + ";");
-  emit.pop_scope();
-  emit.line("}");
-  emit.pop_scope();
-  emit.line("}");
-  co_return acc;
-}
-
 }  // namespace
 
 void define_gather_scatter_lowerings(Lowerings& table) {
   table.add(element(OpKind::Gather, gather));
   for (OpKind op : {OpKind::Scatter, OpKind::ScatterAdd, OpKind::ScatterMul, OpKind::ScatterMin,
                     OpKind::ScatterMax})
-    table.add(element(op, scatter));
+    table.add(own_kernel(op, "scatter", emit_scatter_kernel));
 }
 
 }  // namespace weft::opencl::lowerings
