@@ -7,11 +7,14 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <random>
 #include <string>
 #include <vector>
 
+#include "support/device_check.h"
 #include "support/oracle_json.h"
 #include "weft/interp/interpreter.h"
 #include "weft/transforms/grad.h"
@@ -206,6 +209,63 @@ TEST(GatherScatterErrors, IndicesMustMatchTheIndexMap) {
 
 TEST(GatherScatterErrors, UnknownModeIsNamed) {
   EXPECT_THROW(index_mode_from_name("wrap", "mode"), InvalidGraphError);
+}
+
+// Embedding-gradient shape: thousands of updates onto a few rows, combined atomically on the
+// device (compare-and-swap loops for f32, atomic_add for i32), against the interpreter.
+ScatterAttrs rows_scatter() {
+  ScatterAttrs a;
+  a.update_window_dims = {1};
+  a.inserted_window_dims = {0};
+  a.scatter_dims_to_operand_dims = {0};
+  return a;
+}
+
+std::vector<HostArray> colliding_inputs(DType dtype) {
+  std::mt19937 rng(28);
+  return {testing::random_array(dtype, {50, 8}, -4, 4, rng),
+          testing::random_array(DType::I32, {4096, 1}, -2, 51, rng),  // a few strays: dropped
+          testing::random_array(dtype, {4096, 8}, -4, 4, rng)};
+}
+
+std::vector<Array> scatter_ops(const std::vector<Array>& xs) {
+  return {lax::scatter_add(xs[0], xs[1], xs[2], rows_scatter()),
+          lax::scatter_max(xs[0], xs[1], xs[2], rows_scatter()),
+          lax::scatter_mul(xs[0], xs[1], lax::div(xs[2], xs[2]), rows_scatter())};
+}
+
+TEST(ScatterDevice, ManyCollisionsMatchTheInterpreter) {
+  EXPECT_EQ(
+      testing::check_against_interpreter(scatter_ops, colliding_inputs(DType::F32), 1e-4, 1e-4),
+      "");
+  EXPECT_EQ(testing::check_against_interpreter(
+                [](const std::vector<Array>& xs) {
+                  return std::vector<Array>{lax::scatter_add(xs[0], xs[1], xs[2], rows_scatter()),
+                                            lax::scatter_min(xs[0], xs[1], xs[2], rows_scatter())};
+                },
+                colliding_inputs(DType::I32), 0, 0),
+            "");
+}
+
+// WEFT_DETERMINISTIC_SCATTER=1: the same sums, bit for bit, on every run.
+TEST(ScatterDevice, DeterministicModeRepeatsSumsExactly) {
+  ::setenv("WEFT_DETERMINISTIC_SCATTER", "1", 1);
+  const std::vector<HostArray> inputs = colliding_inputs(DType::F32);
+  std::vector<Array> args;
+  for (const HostArray& h : inputs) args.push_back(Array::from_host(h));
+  std::function<std::vector<Array>(const std::vector<Array>&)> fn =
+      [](const std::vector<Array>& xs) {
+        return std::vector<Array>{lax::scatter_add(xs[0], xs[1], xs[2], rows_scatter())};
+      };
+  auto traced = jit(fn, {.name = "deterministic_scatter"});
+  const HostArray first = traced(args)[0].to_host();
+  for (int run = 0; run < 3; ++run) {
+    const HostArray again = traced(args)[0].to_host();
+    for (std::int64_t i = 0; i < first.size(); ++i)
+      ASSERT_EQ(first.get_f64(i), again.get_f64(i)) << "run " << run << ", element " << i;
+  }
+  EXPECT_EQ(testing::check_against_interpreter(fn, inputs, 1e-4, 1e-4), "");
+  ::unsetenv("WEFT_DETERMINISTIC_SCATTER");
 }
 
 }  // namespace
