@@ -45,7 +45,7 @@ HostArray parse_array(const json& spec) {
   return h;
 }
 
-// compare_values, with NaN matching NaN.
+// compare_values, with NaN matching NaN and an infinity the same infinity.
 std::string difference(const HostArray& got, const HostArray& want) {
   if (got.dtype() != want.dtype() || got.shape() != want.shape())
     return testing::compare_values(got, want, 1e-5);
@@ -55,7 +55,8 @@ std::string difference(const HostArray& got, const HostArray& want) {
       if (std::isnan(want.get_f64(i)) != std::isnan(got.get_f64(i)))
         return "element " + std::to_string(i) + ": NaN on one side only\n  got  " +
                testing::describe_values(got) + "\n  want " + testing::describe_values(want);
-      if (std::isnan(want.get_f64(i))) {
+      if (std::isnan(want.get_f64(i)) ||
+          (std::isinf(want.get_f64(i)) && got.get_f64(i) == want.get_f64(i))) {
         g.set_f64(i, 0);
         w.set_f64(i, 0);
       }
@@ -267,6 +268,87 @@ TEST(ScatterDevice, DeterministicModeRepeatsSumsExactly) {
   EXPECT_EQ(testing::check_against_interpreter(fn, inputs, 1e-4, 1e-4), "");
   ::unsetenv("WEFT_DETERMINISTIC_SCATTER");
 }
+
+// ---- the numpy layer (np_cases.json) -------------------------------------------------------
+
+struct NpCase {
+  std::string name, fn;
+  json params;
+  std::vector<HostArray> args;
+  HostArray expected;
+};
+
+std::vector<NpCase> load_np_cases() {
+  std::ifstream in(std::string(WEFT_GATHER_SCATTER_ORACLE_DIR) + "/np_cases.json");
+  if (!in) throw std::runtime_error("cannot read the numpy indexing oracle");
+  const json doc = json::parse(in);
+  std::vector<NpCase> cases;
+  for (const json& c : doc.at("cases")) {
+    NpCase k{c.at("name"), c.at("fn"), c.at("params"), {}, parse_array(c.at("expected"))};
+    for (const json& a : c.at("args")) k.args.push_back(parse_array(a));
+    cases.push_back(std::move(k));
+  }
+  return cases;
+}
+
+IndexMode mode_of(const NpCase& c) {
+  return index_mode_from_name(c.params.at("mode").get<std::string>(), "mode");
+}
+
+Array apply_np(const NpCase& c, const std::vector<Array>& xs) {
+  if (c.fn == "take") {
+    const json& axis = c.params.at("axis");
+    return np::take(xs[0], xs[1],
+                    axis.is_null() ? std::nullopt : std::optional<std::int64_t>(axis.get<int>()),
+                    mode_of(c));
+  }
+  if (c.fn == "take_along_axis")
+    return np::take_along_axis(xs[0], xs[1], c.params.at("axis").get<int>(), mode_of(c));
+  if (c.fn == "at_get") return np::at(xs[0], xs[1]).get(mode_of(c));
+  if (c.fn == "at_set") return np::at(xs[0], xs[1]).set(xs[2], mode_of(c));
+  if (c.fn == "at_add") return np::at(xs[0], xs[1]).add(xs[2], mode_of(c));
+  if (c.fn == "at_multiply") return np::at(xs[0], xs[1]).multiply(xs[2], mode_of(c));
+  if (c.fn == "at_min") return np::at(xs[0], xs[1]).min(xs[2], mode_of(c));
+  if (c.fn == "at_max") return np::at(xs[0], xs[1]).max(xs[2], mode_of(c));
+  if (c.fn == "one_hot") return np::one_hot(xs[0], c.params.at("num_classes").get<int>());
+  const std::int64_t n = c.params.at("num_segments").get<int>();
+  if (c.fn == "segment_sum") return np::segment_sum(xs[0], xs[1], n);
+  if (c.fn == "segment_max") return np::segment_max(xs[0], xs[1], n);
+  if (c.fn == "segment_min") return np::segment_min(xs[0], xs[1], n);
+  throw std::runtime_error("unknown numpy function " + c.fn);
+}
+
+class NpIndexingOracle : public ::testing::TestWithParam<NpCase> {};
+
+TEST_P(NpIndexingOracle, MatchesJaxOnDeviceAndInterpreter) {
+  const NpCase& c = GetParam();
+  std::vector<Array> device_args;
+  for (const HostArray& h : c.args) device_args.push_back(Array::from_host(h));
+  EXPECT_EQ(difference(apply_np(c, device_args).to_host(), c.expected), "") << "eager";
+  std::function<std::vector<Array>(const std::vector<Array>&)> fn =
+      [&c](const std::vector<Array>& xs) { return std::vector<Array>{apply_np(c, xs)}; };
+  auto traced = jit(fn, {.name = "np_indexing_case"});
+  EXPECT_EQ(difference(traced(device_args)[0].to_host(), c.expected), "") << "jit";
+  const Lowered lowered = traced.lower(device_args);
+  const std::vector<HostArray> interpreted = interpret(lowered.graph(), c.args);
+  ASSERT_EQ(interpreted.size(), 1u);
+  EXPECT_EQ(difference(interpreted[0], c.expected), "") << "interpreter on\n" << lowered.as_text();
+}
+
+const testing::LoadedCases<NpCase>& loaded_np() {
+  static const auto cases = testing::load_or_explain(load_np_cases);
+  return cases;
+}
+
+TEST(NpIndexingOracleFile, Loads) {
+  EXPECT_EQ(loaded_np().error, "");
+  EXPECT_FALSE(loaded_np().cases.empty());
+}
+
+INSTANTIATE_TEST_SUITE_P(Jax, NpIndexingOracle, ::testing::ValuesIn(loaded_np().cases),
+                         [](const ::testing::TestParamInfo<NpCase>& info) {
+                           return info.param.name;
+                         });
 
 }  // namespace
 }  // namespace weft

@@ -11,7 +11,10 @@ on CPU. The build and the tests never run this script; rerun it only to change t
 A case applies one primitive ("op": gather, scatter, scatter_add, scatter_mul, scatter_min,
 scatter_max) with "attrs" named as weft's IR text names them, to "args", under a "transform":
 "none"; "grad": the gradient of sum(op(args[:-1]) * args[-1]) with respect to "argnums";
-"vmap": vmapped over "in_axes" (null: not batched). "expected" lists the results. Arrays are
+"vmap": vmapped over "in_axes" (null: not batched). "expected" lists the results.
+np_cases.json holds the numpy layer's: "fn" (take, take_along_axis, at_get, at_set, at_add,
+at_multiply, at_min, at_max, one_hot, segment_sum, segment_max, segment_min) with its "params"
+on "args", and JAX's "expected". Arrays are
 {"dtype", "shape", "values"} with weft's dtype names; non-finite floats are "nan", "inf", "-inf".
 """
 
@@ -118,6 +121,62 @@ def case(name, op, attrs, args, transform="none", argnums=None, in_axes=None):
     if in_axes is not None:
         c["in_axes"] = in_axes
     CASES.append(c)
+
+
+NP_CASES = []
+
+
+def np_case(name, fn, params, args, call):
+    args = [np.asarray(a) for a in args]
+    NP_CASES.append({"name": name, "fn": fn, "params": params, "args": [spec(a) for a in args],
+                     "expected": spec(call(*[jnp.asarray(a) for a in args]))})
+
+
+def np_cases():
+    rng = np.random.default_rng(2828)
+
+    def f32(*shape):
+        return rng.standard_normal(shape).astype(np.float32)
+
+    def i32(values):
+        return np.asarray(values, dtype=np.int32)
+
+    x = f32(4, 5)
+    np_case("take_flat", "take", {"axis": None, "mode": "fill"}, [x, i32([[0, 19], [-1, 7]])],
+            lambda a, i: jnp.take(a, i))
+    np_case("take_axis1_oob_fill", "take", {"axis": 1, "mode": "fill"}, [x, i32([4, -2, 5, 0])],
+            lambda a, i: jnp.take(a, i, axis=1))
+    np_case("take_axis0_clip", "take", {"axis": 0, "mode": "clip"}, [x, i32([[3, 9], [-1, 0]])],
+            lambda a, i: jnp.take(a, i, axis=0, mode="clip"))
+    along = i32([[0, 4, 4], [1, -1, 2], [3, 3, 0], [2, 0, 1]])
+    np_case("take_along_axis1", "take_along_axis", {"axis": 1, "mode": "fill"}, [x, along],
+            lambda a, i: jnp.take_along_axis(a, i, axis=1))
+    np_case("take_along_axis0_broadcast", "take_along_axis", {"axis": 0, "mode": "fill"},
+            [x, i32([[3, 0, 1, 2, 2]])], lambda a, i: jnp.take_along_axis(a, i, axis=0))
+    np_case("take_along_argsort", "take_along_axis", {"axis": -1, "mode": "fill"},
+            [x, np.argsort(x, axis=-1).astype(np.int32)],
+            lambda a, i: jnp.take_along_axis(a, i, axis=-1))
+    rows = i32([2, 0, 2, -1, 7])
+    vals = f32(5, 5)
+    np_case("at_get", "at_get", {"mode": "clip"}, [x, i32([[1, -1], [3, 9]])],
+            lambda a, i: a.at[i].get(mode="clip"))
+    np_case("at_set_unique", "at_set", {"mode": "fill"}, [x, i32([1, -1, 7]), f32(3, 5)],
+            lambda a, i, v: a.at[i].set(v))
+    for fn in ["add", "multiply", "min", "max"]:
+        np_case("at_" + fn + "_duplicates", "at_" + fn, {"mode": "fill"}, [x, rows, vals],
+                lambda a, i, v, fn=fn: getattr(a.at[i], fn)(v))
+    np_case("at_add_scalar_row", "at_add", {"mode": "fill"}, [x, i32([0, 0, 3]), f32(5)],
+            lambda a, i, v: a.at[i].add(v))
+    np_case("one_hot", "one_hot", {"num_classes": 4}, [i32([[0, 3], [5, -1], [2, 2]])],
+            lambda i: jax.nn.one_hot(i, 4))
+    ids = i32([0, 0, 1, 4, 4, 4, 2, 0, 6, -1])
+    data = f32(10, 3)
+    for fn in ["segment_sum", "segment_max", "segment_min"]:
+        np_case(fn, fn, {"num_segments": 5}, [data, ids],
+                lambda d, i, fn=fn: getattr(jax.ops, fn)(d, i, num_segments=5))
+    np_case("segment_sum_int", "segment_sum", {"num_segments": 5},
+            [rng.integers(-9, 9, (10,)).astype(np.int32), ids],
+            lambda d, i: jax.ops.segment_sum(d, i, num_segments=5))
 
 
 def main():
@@ -229,6 +288,10 @@ def main():
     os.makedirs(OUT_DIR, exist_ok=True)
     with open(os.path.join(OUT_DIR, "cases.json"), "w") as f:
         json.dump({"jax_version": jax.__version__, "cases": CASES}, f, indent=1)
+        f.write("\n")
+    np_cases()
+    with open(os.path.join(OUT_DIR, "np_cases.json"), "w") as f:
+        json.dump({"jax_version": jax.__version__, "cases": NP_CASES}, f, indent=1)
         f.write("\n")
 
 
