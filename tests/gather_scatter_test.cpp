@@ -311,6 +311,12 @@ Array apply_np(const NpCase& c, const std::vector<Array>& xs) {
   if (c.fn == "at_min") return np::at(xs[0], xs[1]).min(xs[2], mode_of(c));
   if (c.fn == "at_max") return np::at(xs[0], xs[1]).max(xs[2], mode_of(c));
   if (c.fn == "one_hot") return np::one_hot(xs[0], c.params.at("num_classes").get<int>());
+  if (c.fn == "repeat") {
+    const json& axis = c.params.at("axis");
+    return np::repeat(xs[0], c.params.at("repeats").get<int>(),
+                      axis.is_null() ? std::nullopt : std::optional<std::int64_t>(axis.get<int>()));
+  }
+  if (c.fn == "tile") return np::tile(xs[0], c.params.at("reps").get<std::vector<std::int64_t>>());
   const std::int64_t n = c.params.at("num_segments").get<int>();
   if (c.fn == "segment_sum") return np::segment_sum(xs[0], xs[1], n);
   if (c.fn == "segment_max") return np::segment_max(xs[0], xs[1], n);

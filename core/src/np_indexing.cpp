@@ -1,5 +1,6 @@
 // The numpy layer's indexing: take, take_along_axis, at(...) updates, one_hot and the segment
 // reductions, each a gather or a scatter with jax.numpy's dimension numbers and defaults.
+#include <algorithm>
 #include <limits>
 
 #include "np_internal.h"
@@ -217,6 +218,50 @@ Array segment_min(const Array& data, const Array& segment_ids, std::int64_t num_
                   std::source_location loc) {
   return segment_reduce(OpKind::ScatterMin, data, segment_ids, num_segments, highest(data.dtype()),
                         "segment_min", loc);
+}
+
+Array repeat(const Array& x, std::int64_t repeats, std::optional<std::int64_t> axis,
+             std::source_location loc) {
+  if (repeats < 0)
+    throw ShapeError("repeat: repeats=" + std::to_string(repeats) + " must be >= 0 at " +
+                     loc_str(loc));
+  if (!axis) return repeat(lax::reshape(x, {x.size()}, loc), repeats, 0, loc);
+  const Shape& in = x.shape();
+  const std::int64_t a = internal::normalize_axis(*axis, in.size(), "repeat", loc);
+  // A new axis of `repeats` right after `axis`, then the two merged.
+  Shape spread;
+  Axes dims;
+  for (std::int64_t d = 0; d < static_cast<std::int64_t>(in.size()); ++d) {
+    dims.push_back(static_cast<std::int64_t>(spread.size()));
+    spread.push_back(in[d]);
+    if (d == a) spread.push_back(repeats);
+  }
+  Shape out = in;
+  out[a] *= repeats;
+  return lax::reshape(lax::broadcast_in_dim(x, spread, dims, loc), out, loc);
+}
+
+Array tile(const Array& x, const std::vector<std::int64_t>& reps, std::source_location loc) {
+  for (std::int64_t r : reps)
+    if (r < 0)
+      throw ShapeError("tile: reps must be >= 0, got a " + std::to_string(r) + " at " +
+                       loc_str(loc));
+  const std::size_t rank = std::max(reps.size(), x.shape().size());
+  Shape in(rank - x.shape().size(), 1);
+  in.insert(in.end(), x.shape().begin(), x.shape().end());
+  std::vector<std::int64_t> r(rank - reps.size(), 1);
+  r.insert(r.end(), reps.begin(), reps.end());
+  // Each axis becomes (its repeats, itself), then each pair merges.
+  Shape spread, out;
+  Axes dims;
+  for (std::size_t d = 0; d < rank; ++d) {
+    spread.push_back(r[d]);
+    dims.push_back(static_cast<std::int64_t>(spread.size()));
+    spread.push_back(in[d]);
+    out.push_back(r[d] * in[d]);
+  }
+  const Array x_in = lax::reshape(x, in, loc);
+  return lax::reshape(lax::broadcast_in_dim(x_in, spread, dims, loc), out, loc);
 }
 
 }  // namespace weft::np

@@ -13,9 +13,9 @@ scatter_max) with "attrs" named as weft's IR text names them, to "args", under a
 "none"; "grad": the gradient of sum(op(args[:-1]) * args[-1]) with respect to "argnums";
 "vmap": vmapped over "in_axes" (null: not batched). "expected" lists the results.
 np_cases.json holds the numpy layer's: "fn" (take, take_along_axis, at_get, at_set, at_add,
-at_multiply, at_min, at_max, one_hot, segment_sum, segment_max, segment_min) with its "params"
-on "args", and JAX's "expected". Arrays are
-{"dtype", "shape", "values"} with weft's dtype names; non-finite floats are "nan", "inf", "-inf".
+at_multiply, at_min, at_max, one_hot, segment_sum, segment_max, segment_min, repeat, tile) with
+its "params" on "args", and JAX's "expected". Arrays are {"dtype", "shape", "values"} with
+weft's dtype names; non-finite floats are "nan", "inf", "-inf".
 """
 
 import json
@@ -177,6 +177,14 @@ def np_cases():
     np_case("segment_sum_int", "segment_sum", {"num_segments": 5},
             [rng.integers(-9, 9, (10,)).astype(np.int32), ids],
             lambda d, i: jax.ops.segment_sum(d, i, num_segments=5))
+    np_case("repeat_axis1", "repeat", {"repeats": 3, "axis": 1}, [f32(2, 3)],
+            lambda a: jnp.repeat(a, 3, axis=1))
+    np_case("repeat_flat", "repeat", {"repeats": 2, "axis": None}, [i32([[1, 2], [3, 4]])],
+            lambda a: jnp.repeat(a, 2))
+    np_case("tile_2d", "tile", {"reps": [2, 3]}, [f32(2, 2)], lambda a: jnp.tile(a, (2, 3)))
+    np_case("tile_more_reps", "tile", {"reps": [2, 1, 2]}, [f32(3)],
+            lambda a: jnp.tile(a, (2, 1, 2)))
+    np_case("tile_fewer_reps", "tile", {"reps": [2]}, [f32(2, 3)], lambda a: jnp.tile(a, 2))
 
 
 def main():

@@ -243,6 +243,12 @@ Array segment_max(const Array& data, const Array& segment_ids, std::int64_t num_
                   WEFT_LOC_PARAM);
 Array segment_min(const Array& data, const Array& segment_ids, std::int64_t num_segments,
                   WEFT_LOC_PARAM);
+// jnp.repeat with a static count: each element `repeats` times along `axis` (none: x
+// flattened first); jnp.tile: x repeated reps[i] times along axis i (the shorter of x's shape
+// and reps is padded with leading 1s).
+Array repeat(const Array& x, std::int64_t repeats, std::optional<std::int64_t> axis = std::nullopt,
+             WEFT_LOC_PARAM);
+Array tile(const Array& x, const std::vector<std::int64_t>& reps, WEFT_LOC_PARAM);
 
 }  // namespace np
 
