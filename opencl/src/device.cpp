@@ -55,6 +55,13 @@ bool use_builtin_math(bool is_gpu) {
   return is_gpu;
 }
 
+// WEFT_DETERMINISTIC_SCATTER=1: scatters give the same sums on every run (see
+// DeviceCaps::deterministic_scatter). Read at each compile; part of the cache key.
+bool deterministic_scatter() {
+  const char* value = std::getenv("WEFT_DETERMINISTIC_SCATTER");
+  return value && std::string_view(value) == "1";
+}
+
 }  // namespace
 
 namespace {
@@ -154,6 +161,7 @@ DeviceCaps OpenCLDevice::caps() const {
   caps.is_gpu = info_.type == DeviceType::Gpu;
   caps.native_float_vector_width = info_.native_float_vector_width;
   caps.builtin_math = use_builtin_math(caps.is_gpu);
+  caps.deterministic_scatter = deterministic_scatter();
   return caps;
 }
 

@@ -438,6 +438,39 @@ inline Graph graph_using(OpKind kind) {
           out = b.op(kind, {x}, f, {2, 3, 4}, {{"dimensions", Ints{2, 0}}});
           break;
         }
+        // Gather and scatter: rows of a table by index, and updates added back into them.
+        case OpKind::Gather: {
+          ValueId x = b.param(f, {5, 3});
+          ValueId i = b.param(DType::I32, {4, 1});
+          out = b.op(kind, {x, i}, f, {4, 3},
+                     {{"offset_dims", Ints{1}},
+                      {"collapsed_slice_dims", Ints{0}},
+                      {"start_index_map", Ints{0}},
+                      {"operand_batching_dims", Ints{}},
+                      {"start_indices_batching_dims", Ints{}},
+                      {"slice_sizes", Ints{1, 3}},
+                      {"mode", std::string("fill")}});
+          break;
+        }
+        case OpKind::Scatter:
+        case OpKind::ScatterAdd:
+        case OpKind::ScatterMul:
+        case OpKind::ScatterMin:
+        case OpKind::ScatterMax: {
+          ValueId x = b.param(f, {5, 3});
+          ValueId i = b.param(DType::I32, {4, 1});
+          ValueId u = b.param(f, {4, 3});
+          out = b.op(kind, {x, i, u}, f, {5, 3},
+                     {{"update_window_dims", Ints{1}},
+                      {"inserted_window_dims", Ints{0}},
+                      {"scatter_dims_to_operand_dims", Ints{0}},
+                      {"operand_batching_dims", Ints{}},
+                      {"scatter_indices_batching_dims", Ints{}},
+                      {"mode", std::string("fill")},
+                      {"indices_are_sorted", std::int64_t{0}},
+                      {"unique_indices", std::int64_t{0}}});
+          break;
+        }
         default:
           ADD_FAILURE() << "no test graph for layout op " << op_name(kind);
       }

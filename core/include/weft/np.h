@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "weft/array.h"
+#include "weft/ir/op_kind.h"
 #include "weft/ops.h"
 
 namespace weft {
@@ -228,6 +229,51 @@ Array power(const Array& x, std::int64_t y, WEFT_LOC_PARAM);
 // (conditions and choices broadcast together; the choices promote).
 Array select(const std::vector<Array>& conditions, const std::vector<Array>& choices,
              WeakScalar default_value = 0, WEFT_LOC_PARAM);
+// Gather and scatter (as jax.numpy): indices are integer arrays of static shape; negative
+// indices count from the end, as in numpy (but take in clip mode clamps them to 0, as numpy's
+// and JAX's take do). Out-of-bounds indices follow `mode`: take and take_along_axis default to
+// fill (NaN for floats, as JAX), at(...).get to clip, updates drop them (JAX's defaults).
+Array take(const Array& x, const Array& indices, std::optional<std::int64_t> axis = std::nullopt,
+           IndexMode mode = IndexMode::fill, WEFT_LOC_PARAM);
+Array take_along_axis(const Array& x, const Array& indices, std::int64_t axis,
+                      IndexMode mode = IndexMode::fill, WEFT_LOC_PARAM);
+// x.at[indices] as jax.numpy has it, for integer-array indices into x's leading axis:
+//   np::at(x, i).add(v)   // x with v added at rows i (repeated rows add up)
+// v broadcasts to indices.shape + x.shape[1:] (numpy rules); each returns a new array.
+class AtIndex {
+ public:
+  AtIndex(Array x, Array indices, std::source_location loc)
+      : x_(std::move(x)), indices_(std::move(indices)), loc_(loc) {}
+  Array get(IndexMode mode = IndexMode::clip) const;  // x[indices]
+  Array set(const Array& values, IndexMode mode = IndexMode::fill) const;
+  Array add(const Array& values, IndexMode mode = IndexMode::fill) const;
+  Array multiply(const Array& values, IndexMode mode = IndexMode::fill) const;
+  Array min(const Array& values, IndexMode mode = IndexMode::fill) const;
+  Array max(const Array& values, IndexMode mode = IndexMode::fill) const;
+
+ private:
+  Array update(OpKind op, const Array& values, IndexMode mode) const;
+  Array x_, indices_;
+  std::source_location loc_;
+};
+AtIndex at(const Array& x, const Array& indices, WEFT_LOC_PARAM);
+// jax.nn.one_hot: x's shape plus a last axis of `num_classes`; 1 where it equals x.
+Array one_hot(const Array& x, std::int64_t num_classes, DType dtype = DType::F32, WEFT_LOC_PARAM);
+// jax.ops.segment_sum/max/min: data's rows combined by segment id into `num_segments` rows;
+// ids outside [0, num_segments) are dropped; an empty segment holds 0 (sum) or the lowest
+// (max) or highest (min) value of the dtype (-inf and inf for floats).
+Array segment_sum(const Array& data, const Array& segment_ids, std::int64_t num_segments,
+                  WEFT_LOC_PARAM);
+Array segment_max(const Array& data, const Array& segment_ids, std::int64_t num_segments,
+                  WEFT_LOC_PARAM);
+Array segment_min(const Array& data, const Array& segment_ids, std::int64_t num_segments,
+                  WEFT_LOC_PARAM);
+// jnp.repeat with a static count: each element `repeats` times along `axis` (none: x
+// flattened first); jnp.tile: x repeated reps[i] times along axis i (the shorter of x's shape
+// and reps is padded with leading 1s).
+Array repeat(const Array& x, std::int64_t repeats, std::optional<std::int64_t> axis = std::nullopt,
+             WEFT_LOC_PARAM);
+Array tile(const Array& x, const std::vector<std::int64_t>& reps, WEFT_LOC_PARAM);
 
 }  // namespace np
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "weft/array.h"
+#include "weft/ir/op_attrs.h"
 
 namespace weft::lax {
 
@@ -128,5 +129,20 @@ Array sort(const Array& x, std::int64_t dimension = -1, WEFT_LOC_PARAM);
 Array argsort(const std::vector<Array>& keys, std::int64_t dimension = -1, WEFT_LOC_PARAM);
 // The k largest elements along the last axis, and their positions (i32; ties lower first).
 std::pair<Array, Array> top_k(const Array& x, std::int64_t k, WEFT_LOC_PARAM);
+
+// Gather and scatter (as jax.lax.gather and jax.lax.scatter*): the dimension numbers, mode and
+// fill value are the attribute structs' (weft/ir/op_attrs.h), whose default mode is JAX's
+// (fill). The index vector runs along the indices' last axis.
+Array gather(const Array& operand, const Array& indices, const GatherAttrs& dims, WEFT_LOC_PARAM);
+Array scatter(const Array& operand, const Array& indices, const Array& updates,
+              const ScatterAttrs& dims, WEFT_LOC_PARAM);
+Array scatter_add(const Array& operand, const Array& indices, const Array& updates,
+                  const ScatterAttrs& dims, WEFT_LOC_PARAM);
+Array scatter_mul(const Array& operand, const Array& indices, const Array& updates,
+                  const ScatterAttrs& dims, WEFT_LOC_PARAM);
+Array scatter_min(const Array& operand, const Array& indices, const Array& updates,
+                  const ScatterAttrs& dims, WEFT_LOC_PARAM);
+Array scatter_max(const Array& operand, const Array& indices, const Array& updates,
+                  const ScatterAttrs& dims, WEFT_LOC_PARAM);
 
 }  // namespace weft::lax

@@ -84,5 +84,7 @@ void define_erf_inv_primitive(Definitions& defs);
 void define_cumulative_primitives(Definitions& defs);
 void define_rev_primitive(Definitions& defs);
 void define_sort_primitives(Definitions& defs);
+// Gather and scatter.
+void define_gather_scatter_primitives(Definitions& defs);
 
 }  // namespace weft::prim

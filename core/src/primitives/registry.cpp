@@ -48,6 +48,8 @@ Table build_table() {
   define_cumulative_primitives(defs);
   define_rev_primitive(defs);
   define_sort_primitives(defs);
+  // Gather and scatter.
+  define_gather_scatter_primitives(defs);
   Table table;
   std::array<bool, kNumOpKinds> seen{};
   for (Primitive& p : std::move(defs).take()) {

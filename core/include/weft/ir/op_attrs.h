@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -268,6 +269,118 @@ struct RevAttrs {
 
   static RevAttrs read(const Attrs& attrs) { return {attrs.get_ints(kDimensions)}; }
   Attrs write() const { return Attrs{{kDimensions, dimensions}}; }
+};
+
+// ---- gather and scatter --------------------------------------------------------------------
+
+// How gather and scatter treat start indices outside the operand (JAX's GatherScatterMode):
+// clip clamps them so the window stays inside; fill gives gather's fill value for the whole
+// window and drops scatter's update window; promise_in_bounds is the caller's promise (weft
+// clamps, as XLA on CPUs does). JAX's default, for lax.gather and lax.scatter*, is fill.
+enum class IndexMode : std::uint8_t { clip, fill, promise_in_bounds };
+
+inline const char* index_mode_name(IndexMode mode) {
+  switch (mode) {
+    case IndexMode::clip:
+      return "clip";
+    case IndexMode::fill:
+      return "fill";
+    case IndexMode::promise_in_bounds:
+      return "promise_in_bounds";
+  }
+  return "fill";
+}
+
+// The mode named `name`; throws InvalidGraphError naming `attr` for any other spelling.
+IndexMode index_mode_from_name(const std::string& name, const char* attr);
+
+// gather(operand, indices): XLA's GatherDimensionNumbers with the index vector along the
+// indices' last axis (JAX's convention), slice_sizes, mode and, for fill, the fill value
+// (absent: JAX's default, NaN for floats, the lowest signed and the highest unsigned integer,
+// true for bool).
+struct GatherAttrs {
+  static constexpr const char* kOffsetDims = "offset_dims";
+  static constexpr const char* kCollapsedSliceDims = "collapsed_slice_dims";
+  static constexpr const char* kStartIndexMap = "start_index_map";
+  static constexpr const char* kOperandBatchingDims = "operand_batching_dims";
+  static constexpr const char* kStartIndicesBatchingDims = "start_indices_batching_dims";
+  static constexpr const char* kSliceSizes = "slice_sizes";
+  static constexpr const char* kMode = "mode";
+  static constexpr const char* kFillValue = "fill_value";
+  std::vector<std::int64_t> offset_dims, collapsed_slice_dims, start_index_map;
+  std::vector<std::int64_t> operand_batching_dims, start_indices_batching_dims;
+  std::vector<std::int64_t> slice_sizes;
+  IndexMode mode = IndexMode::fill;
+  std::optional<double> fill_value;
+
+  static GatherAttrs read(const Attrs& attrs) {
+    GatherAttrs a{attrs.get_ints(kOffsetDims),
+                  attrs.get_ints(kCollapsedSliceDims),
+                  attrs.get_ints(kStartIndexMap),
+                  attrs.get_ints(kOperandBatchingDims),
+                  attrs.get_ints(kStartIndicesBatchingDims),
+                  attrs.get_ints(kSliceSizes),
+                  index_mode_from_name(attrs.get_string(kMode), kMode),
+                  std::nullopt};
+    if (attrs.find(kFillValue)) a.fill_value = attrs.get_float(kFillValue);
+    return a;
+  }
+  Attrs write() const {
+    Attrs a{{kOffsetDims, offset_dims},
+            {kCollapsedSliceDims, collapsed_slice_dims},
+            {kStartIndexMap, start_index_map},
+            {kOperandBatchingDims, operand_batching_dims},
+            {kStartIndicesBatchingDims, start_indices_batching_dims},
+            {kSliceSizes, slice_sizes},
+            {kMode, std::string(index_mode_name(mode))}};
+    if (fill_value) a.set(kFillValue, *fill_value);
+    return a;
+  }
+};
+
+// scatter, scatter_add, scatter_mul, scatter_min, scatter_max (operand, indices, updates):
+// XLA's ScatterDimensionNumbers with the index vector along the indices' last axis, the mode,
+// and JAX's two hints (accepted and kept; weft's results do not depend on them).
+struct ScatterAttrs {
+  static constexpr const char* kUpdateWindowDims = "update_window_dims";
+  static constexpr const char* kInsertedWindowDims = "inserted_window_dims";
+  static constexpr const char* kScatterDimsToOperandDims = "scatter_dims_to_operand_dims";
+  static constexpr const char* kOperandBatchingDims = GatherAttrs::kOperandBatchingDims;
+  static constexpr const char* kScatterIndicesBatchingDims = "scatter_indices_batching_dims";
+  static constexpr const char* kMode = GatherAttrs::kMode;
+  static constexpr const char* kIndicesAreSorted = "indices_are_sorted";
+  static constexpr const char* kUniqueIndices = "unique_indices";
+  std::vector<std::int64_t> update_window_dims, inserted_window_dims, scatter_dims_to_operand_dims;
+  std::vector<std::int64_t> operand_batching_dims, scatter_indices_batching_dims;
+  IndexMode mode = IndexMode::fill;
+  bool indices_are_sorted = false;
+  bool unique_indices = false;
+
+  static ScatterAttrs read(const Attrs& attrs) {
+    auto flag = [&](const char* name) {
+      const AttrValue* v = attrs.find(name);
+      const auto* i = v ? std::get_if<std::int64_t>(v) : nullptr;
+      return i && *i != 0;
+    };
+    return {attrs.get_ints(kUpdateWindowDims),
+            attrs.get_ints(kInsertedWindowDims),
+            attrs.get_ints(kScatterDimsToOperandDims),
+            attrs.get_ints(kOperandBatchingDims),
+            attrs.get_ints(kScatterIndicesBatchingDims),
+            index_mode_from_name(attrs.get_string(kMode), kMode),
+            flag(kIndicesAreSorted),
+            flag(kUniqueIndices)};
+  }
+  Attrs write() const {
+    return Attrs{{kUpdateWindowDims, update_window_dims},
+                 {kInsertedWindowDims, inserted_window_dims},
+                 {kScatterDimsToOperandDims, scatter_dims_to_operand_dims},
+                 {kOperandBatchingDims, operand_batching_dims},
+                 {kScatterIndicesBatchingDims, scatter_indices_batching_dims},
+                 {kMode, std::string(index_mode_name(mode))},
+                 {kIndicesAreSorted, std::int64_t{indices_are_sorted ? 1 : 0}},
+                 {kUniqueIndices, std::int64_t{unique_indices ? 1 : 0}}};
+  }
 };
 
 }  // namespace weft

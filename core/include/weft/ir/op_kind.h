@@ -134,6 +134,15 @@ enum class OpKind : std::uint8_t {
   // their positions (i32).
   TopK,         // attrs: k
   TopKIndices,  // attrs: k
+  // Gather and scatter (jax.lax semantics, XLA's dimension numbers; attrs: GatherAttrs and
+  // ScatterAttrs in weft/ir/op_attrs.h). gather(operand, indices); scatter*(operand, indices,
+  // updates). Index vectors run along the indices' last axis, as in JAX.
+  Gather,
+  Scatter,  // replace: where updates collide, the last in update order wins
+  ScatterAdd,
+  ScatterMul,
+  ScatterMin,
+  ScatterMax,
   // Ops that exist only in graphs a transformation traces: their rules are their meaning (they
   // hang off Node::custom, or are the pmap collectives'); they are inlined or rewritten before
   // anything compiles (see is_transformation_only).

@@ -117,6 +117,9 @@ struct DeviceCaps {
   // f32 exp, log, tanh, ... by the driver's builtins instead of weft's vectorisable ones
   // (WEFT_MATH; the default on GPUs, whose builtins already run on vector hardware).
   bool builtin_math = false;
+  // Scatters fold their updates in a fixed order, one work-item per result element, instead of
+  // combining them atomically in whatever order work-items run (WEFT_DETERMINISTIC_SCATTER=1).
+  bool deterministic_scatter = false;
 };
 
 }  // namespace weft::opencl

@@ -93,5 +93,7 @@ void define_erf_inv_lowering(Lowerings& table);
 // Cumulative ops, rev and sorting.
 void define_cumulative_lowerings(Lowerings& table);
 void define_sort_lowerings(Lowerings& table);
+// Gather and scatter.
+void define_gather_scatter_lowerings(Lowerings& table);
 
 }  // namespace weft::opencl::lowerings

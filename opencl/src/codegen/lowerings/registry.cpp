@@ -51,6 +51,8 @@ Table build_table() {
   // Cumulative ops, rev and sorting.
   lowerings::define_cumulative_lowerings(entries);
   lowerings::define_sort_lowerings(entries);
+  // Gather and scatter.
+  lowerings::define_gather_scatter_lowerings(entries);
   Table table{};
   std::array<bool, kNumOpKinds> seen{};
   for (const Lowering& l : std::move(entries).take()) {

@@ -1,0 +1,21 @@
+// The kernels of the scatters (OpInfo::own_kernel): the operand copied into the result, then
+// either one work-item per update element combining it into its target with an atomic
+// operation (compare-and-swap loops on the bits for floats, OpenCL 1.2 having no float
+// atomics), or, deterministically, one work-item per result element folding every update that
+// lands on it in update order. The deterministic kernel runs for scatter (replace: the last
+// update wins, as the interpreter and the jvp rule assume), for 64-bit and bool elements, and
+// for every scatter when DeviceCaps::deterministic_scatter (WEFT_DETERMINISTIC_SCATTER=1).
+#pragma once
+
+#include <string>
+
+#include "codegen/kernel_context.h"
+
+namespace weft::opencl {
+
+void emit_scatter_kernel(KernelContext& ctx, const FusionGroup& group, const std::string& name);
+
+// `acc` combined with update `u` as scatter op `op` does, in dtype `t` (scatter replaces).
+std::string scatter_combined(OpKind op, DType t, const std::string& acc, const std::string& u);
+
+}  // namespace weft::opencl

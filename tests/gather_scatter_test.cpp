@@ -1,0 +1,360 @@
+// Gather and the scatters against JAX (tools/oracles/gather_scatter.py writes the cases):
+// each case runs eagerly and under jit on the default device, and in the reference
+// interpreter on the graph jit traced; the results must be JAX's (NaN where JAX has NaN).
+// Cases cover embedding lookups in every index mode, windows, take_along_axis through
+// batching axes, scatters with colliding and stray indices, segment sums, gradients (gather's
+// is a scatter_add) and vmap.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "support/device_check.h"
+#include "support/oracle_json.h"
+#include "weft/interp/interpreter.h"
+#include "weft/transforms/grad.h"
+#include "weft/transforms/vmap.h"
+#include "weft/weft.h"
+
+namespace weft {
+namespace {
+
+using nlohmann::json;
+
+HostArray parse_array(const json& spec) {
+  const std::optional<DType> dtype = dtype_from_name(spec.at("dtype").get<std::string>());
+  if (!dtype) throw std::runtime_error("unknown dtype in " + spec.dump());
+  HostArray h(*dtype, spec.at("shape").get<Shape>());
+  const json& values = spec.at("values");
+  for (std::int64_t i = 0; i < h.size(); ++i) {
+    const json& v = values.at(static_cast<std::size_t>(i));
+    if (v.is_string()) {
+      const std::string s = v.get<std::string>();
+      h.set_f64(i, s == "nan" ? std::nan("") : s == "inf" ? INFINITY : -INFINITY);
+    } else if (is_float(*dtype)) {
+      h.set_f64(i, v.get<double>());
+    } else {
+      h.set_i64(i, v.get<std::int64_t>());
+    }
+  }
+  return h;
+}
+
+// compare_values, with NaN matching NaN and an infinity the same infinity.
+std::string difference(const HostArray& got, const HostArray& want) {
+  if (got.dtype() != want.dtype() || got.shape() != want.shape())
+    return testing::compare_values(got, want, 1e-5);
+  HostArray g = got, w = want;
+  if (is_float(want.dtype()))
+    for (std::int64_t i = 0; i < want.size(); ++i) {
+      if (std::isnan(want.get_f64(i)) != std::isnan(got.get_f64(i)))
+        return "element " + std::to_string(i) + ": NaN on one side only\n  got  " +
+               testing::describe_values(got) + "\n  want " + testing::describe_values(want);
+      if (std::isnan(want.get_f64(i)) ||
+          (std::isinf(want.get_f64(i)) && got.get_f64(i) == want.get_f64(i))) {
+        g.set_f64(i, 0);
+        w.set_f64(i, 0);
+      }
+    }
+  return testing::compare_values(g, w, 1e-5);
+}
+
+std::vector<std::int64_t> ints(const json& attrs, const char* name) {
+  return attrs.at(name).get<std::vector<std::int64_t>>();
+}
+
+GatherAttrs gather_attrs(const json& a) {
+  GatherAttrs g;
+  g.offset_dims = ints(a, "offset_dims");
+  g.collapsed_slice_dims = ints(a, "collapsed_slice_dims");
+  g.start_index_map = ints(a, "start_index_map");
+  g.operand_batching_dims = ints(a, "operand_batching_dims");
+  g.start_indices_batching_dims = ints(a, "start_indices_batching_dims");
+  g.slice_sizes = ints(a, "slice_sizes");
+  g.mode = index_mode_from_name(a.at("mode").get<std::string>(), "mode");
+  if (a.contains("fill_value") && !a.at("fill_value").is_null())
+    g.fill_value = a.at("fill_value").get<double>();
+  return g;
+}
+
+ScatterAttrs scatter_attrs(const json& a) {
+  ScatterAttrs s;
+  s.update_window_dims = ints(a, "update_window_dims");
+  s.inserted_window_dims = ints(a, "inserted_window_dims");
+  s.scatter_dims_to_operand_dims = ints(a, "scatter_dims_to_operand_dims");
+  s.operand_batching_dims = ints(a, "operand_batching_dims");
+  s.scatter_indices_batching_dims = ints(a, "scatter_indices_batching_dims");
+  s.mode = index_mode_from_name(a.at("mode").get<std::string>(), "mode");
+  s.unique_indices = a.at("unique_indices").get<int>() != 0;
+  return s;
+}
+
+struct Case {
+  std::string name, op, transform;
+  json attrs;
+  std::vector<HostArray> args, expected;
+  std::vector<int> argnums;
+  std::vector<std::optional<int>> in_axes;
+};
+
+std::vector<Case> load_cases() {
+  std::ifstream in(std::string(WEFT_GATHER_SCATTER_ORACLE_DIR) + "/cases.json");
+  if (!in) throw std::runtime_error("cannot read the gather/scatter oracle");
+  const json doc = json::parse(in);
+  std::vector<Case> cases;
+  for (const json& c : doc.at("cases")) {
+    Case k{c.at("name"), c.at("op"), c.at("transform"), c.at("attrs"), {}, {}, {}, {}};
+    for (const json& a : c.at("args")) k.args.push_back(parse_array(a));
+    for (const json& e : c.at("expected")) k.expected.push_back(parse_array(e));
+    if (c.contains("argnums")) k.argnums = c.at("argnums").get<std::vector<int>>();
+    if (c.contains("in_axes"))
+      for (const json& axis : c.at("in_axes"))
+        k.in_axes.push_back(axis.is_null() ? std::nullopt : std::optional<int>(axis.get<int>()));
+    cases.push_back(std::move(k));
+  }
+  return cases;
+}
+
+// The case's primitive on its operands.
+Array apply_op(const Case& c, const std::vector<Array>& xs) {
+  if (c.op == "gather") return lax::gather(xs[0], xs[1], gather_attrs(c.attrs));
+  const ScatterAttrs s = scatter_attrs(c.attrs);
+  if (c.op == "scatter") return lax::scatter(xs[0], xs[1], xs[2], s);
+  if (c.op == "scatter_add") return lax::scatter_add(xs[0], xs[1], xs[2], s);
+  if (c.op == "scatter_mul") return lax::scatter_mul(xs[0], xs[1], xs[2], s);
+  if (c.op == "scatter_min") return lax::scatter_min(xs[0], xs[1], xs[2], s);
+  if (c.op == "scatter_max") return lax::scatter_max(xs[0], xs[1], xs[2], s);
+  throw std::runtime_error("unknown op " + c.op);
+}
+
+// The case's function of all its arguments: the op, its gradient, or its vmap.
+std::vector<Array> run_case_fn(const Case& c, const std::vector<Array>& xs) {
+  if (c.transform == "none") return {apply_op(c, xs)};
+  if (c.transform == "grad") {
+    auto loss = [&c](const std::vector<Array>& a) {
+      const std::vector<Array> operands(a.begin(), a.end() - 1);
+      const Array y = apply_op(c, operands);
+      lax::Axes all;
+      for (std::size_t d = 0; d < y.shape().size(); ++d)
+        all.push_back(static_cast<std::int64_t>(d));
+      return std::vector<Array>{lax::reduce_sum(lax::mul(y, a.back()), all)};
+    };
+    return grad(loss, GradOptions{c.argnums})(xs);
+  }
+  auto op = [&c](const std::vector<Array>& a) { return std::vector<Array>{apply_op(c, a)}; };
+  return vmap(op, VmapOptions{c.in_axes, {}})(xs);
+}
+
+class GatherScatterOracle : public ::testing::TestWithParam<Case> {};
+
+TEST_P(GatherScatterOracle, MatchesJaxOnDeviceAndInterpreter) {
+  const Case& c = GetParam();
+  std::vector<Array> device_args;
+  for (const HostArray& h : c.args) device_args.push_back(Array::from_host(h));
+  const std::vector<Array> eager = run_case_fn(c, device_args);
+  ASSERT_EQ(eager.size(), c.expected.size());
+  for (std::size_t k = 0; k < eager.size(); ++k)
+    EXPECT_EQ(difference(eager[k].to_host(), c.expected[k]), "") << "eager, result " << k;
+  std::function<std::vector<Array>(const std::vector<Array>&)> fn =
+      [&c](const std::vector<Array>& xs) { return run_case_fn(c, xs); };
+  auto traced = jit(fn, {.name = "gather_scatter_case"});
+  const std::vector<Array> jitted = traced(device_args);
+  for (std::size_t k = 0; k < jitted.size(); ++k)
+    EXPECT_EQ(difference(jitted[k].to_host(), c.expected[k]), "") << "jit, result " << k;
+  const Lowered lowered = traced.lower(device_args);
+  const std::vector<HostArray> interpreted = interpret(lowered.graph(), c.args);
+  ASSERT_EQ(interpreted.size(), c.expected.size());
+  for (std::size_t k = 0; k < interpreted.size(); ++k)
+    EXPECT_EQ(difference(interpreted[k], c.expected[k]), "")
+        << "interpreter, result " << k << " on\n"
+        << lowered.as_text();
+}
+
+const testing::LoadedCases<Case>& loaded() {
+  static const auto cases = testing::load_or_explain(load_cases);
+  return cases;
+}
+
+TEST(GatherScatterOracleFile, Loads) {
+  EXPECT_EQ(loaded().error, "");
+  EXPECT_FALSE(loaded().cases.empty());
+}
+
+INSTANTIATE_TEST_SUITE_P(Jax, GatherScatterOracle, ::testing::ValuesIn(loaded().cases),
+                         [](const ::testing::TestParamInfo<Case>& info) {
+                           return info.param.name;
+                         });
+
+// Errors name the op and what to fix.
+TEST(GatherScatterErrors, IndicesMustMatchTheIndexMap) {
+  const Array x = Array::from_host(HostArray(DType::F32, {5, 3}));
+  const Array i = Array::from_host(HostArray(DType::I32, {4, 2}));
+  GatherAttrs a;
+  a.offset_dims = {1};
+  a.collapsed_slice_dims = {0};
+  a.start_index_map = {0};
+  a.slice_sizes = {1, 3};
+  try {
+    lax::gather(x, i, a);
+    FAIL() << "no error";
+  } catch (const ShapeError& e) {
+    EXPECT_NE(std::string(e.what()).find("gather"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("start_index_map"), std::string::npos) << e.what();
+  }
+}
+
+TEST(GatherScatterErrors, UnknownModeIsNamed) {
+  EXPECT_THROW(index_mode_from_name("wrap", "mode"), InvalidGraphError);
+}
+
+// Embedding-gradient shape: thousands of updates onto a few rows, combined atomically on the
+// device (compare-and-swap loops for f32, atomic_add for i32), against the interpreter.
+ScatterAttrs rows_scatter() {
+  ScatterAttrs a;
+  a.update_window_dims = {1};
+  a.inserted_window_dims = {0};
+  a.scatter_dims_to_operand_dims = {0};
+  return a;
+}
+
+std::vector<HostArray> colliding_inputs(DType dtype) {
+  std::mt19937 rng(28);
+  return {testing::random_array(dtype, {50, 8}, -4, 4, rng),
+          testing::random_array(DType::I32, {4096, 1}, -2, 51, rng),  // a few strays: dropped
+          testing::random_array(dtype, {4096, 8}, -4, 4, rng)};
+}
+
+std::vector<Array> scatter_ops(const std::vector<Array>& xs) {
+  return {lax::scatter_add(xs[0], xs[1], xs[2], rows_scatter()),
+          lax::scatter_max(xs[0], xs[1], xs[2], rows_scatter()),
+          lax::scatter_mul(xs[0], xs[1], lax::div(xs[2], xs[2]), rows_scatter())};
+}
+
+TEST(ScatterDevice, ManyCollisionsMatchTheInterpreter) {
+  EXPECT_EQ(
+      testing::check_against_interpreter(scatter_ops, colliding_inputs(DType::F32), 1e-4, 1e-4),
+      "");
+  EXPECT_EQ(testing::check_against_interpreter(
+                [](const std::vector<Array>& xs) {
+                  return std::vector<Array>{lax::scatter_add(xs[0], xs[1], xs[2], rows_scatter()),
+                                            lax::scatter_min(xs[0], xs[1], xs[2], rows_scatter())};
+                },
+                colliding_inputs(DType::I32), 0, 0),
+            "");
+}
+
+// WEFT_DETERMINISTIC_SCATTER=1: the same sums, bit for bit, on every run.
+TEST(ScatterDevice, DeterministicModeRepeatsSumsExactly) {
+  ::setenv("WEFT_DETERMINISTIC_SCATTER", "1", 1);
+  const std::vector<HostArray> inputs = colliding_inputs(DType::F32);
+  std::vector<Array> args;
+  for (const HostArray& h : inputs) args.push_back(Array::from_host(h));
+  std::function<std::vector<Array>(const std::vector<Array>&)> fn =
+      [](const std::vector<Array>& xs) {
+        return std::vector<Array>{lax::scatter_add(xs[0], xs[1], xs[2], rows_scatter())};
+      };
+  auto traced = jit(fn, {.name = "deterministic_scatter"});
+  const HostArray first = traced(args)[0].to_host();
+  for (int run = 0; run < 3; ++run) {
+    const HostArray again = traced(args)[0].to_host();
+    for (std::int64_t i = 0; i < first.size(); ++i)
+      ASSERT_EQ(first.get_f64(i), again.get_f64(i)) << "run " << run << ", element " << i;
+  }
+  EXPECT_EQ(testing::check_against_interpreter(fn, inputs, 1e-4, 1e-4), "");
+  ::unsetenv("WEFT_DETERMINISTIC_SCATTER");
+}
+
+// ---- the numpy layer (np_cases.json) -------------------------------------------------------
+
+struct NpCase {
+  std::string name, fn;
+  json params;
+  std::vector<HostArray> args;
+  HostArray expected;
+};
+
+std::vector<NpCase> load_np_cases() {
+  std::ifstream in(std::string(WEFT_GATHER_SCATTER_ORACLE_DIR) + "/np_cases.json");
+  if (!in) throw std::runtime_error("cannot read the numpy indexing oracle");
+  const json doc = json::parse(in);
+  std::vector<NpCase> cases;
+  for (const json& c : doc.at("cases")) {
+    NpCase k{c.at("name"), c.at("fn"), c.at("params"), {}, parse_array(c.at("expected"))};
+    for (const json& a : c.at("args")) k.args.push_back(parse_array(a));
+    cases.push_back(std::move(k));
+  }
+  return cases;
+}
+
+IndexMode mode_of(const NpCase& c) {
+  return index_mode_from_name(c.params.at("mode").get<std::string>(), "mode");
+}
+
+Array apply_np(const NpCase& c, const std::vector<Array>& xs) {
+  if (c.fn == "take") {
+    const json& axis = c.params.at("axis");
+    return np::take(xs[0], xs[1],
+                    axis.is_null() ? std::nullopt : std::optional<std::int64_t>(axis.get<int>()),
+                    mode_of(c));
+  }
+  if (c.fn == "take_along_axis")
+    return np::take_along_axis(xs[0], xs[1], c.params.at("axis").get<int>(), mode_of(c));
+  if (c.fn == "at_get") return np::at(xs[0], xs[1]).get(mode_of(c));
+  if (c.fn == "at_set") return np::at(xs[0], xs[1]).set(xs[2], mode_of(c));
+  if (c.fn == "at_add") return np::at(xs[0], xs[1]).add(xs[2], mode_of(c));
+  if (c.fn == "at_multiply") return np::at(xs[0], xs[1]).multiply(xs[2], mode_of(c));
+  if (c.fn == "at_min") return np::at(xs[0], xs[1]).min(xs[2], mode_of(c));
+  if (c.fn == "at_max") return np::at(xs[0], xs[1]).max(xs[2], mode_of(c));
+  if (c.fn == "one_hot") return np::one_hot(xs[0], c.params.at("num_classes").get<int>());
+  if (c.fn == "repeat") {
+    const json& axis = c.params.at("axis");
+    return np::repeat(xs[0], c.params.at("repeats").get<int>(),
+                      axis.is_null() ? std::nullopt : std::optional<std::int64_t>(axis.get<int>()));
+  }
+  if (c.fn == "tile") return np::tile(xs[0], c.params.at("reps").get<std::vector<std::int64_t>>());
+  const std::int64_t n = c.params.at("num_segments").get<int>();
+  if (c.fn == "segment_sum") return np::segment_sum(xs[0], xs[1], n);
+  if (c.fn == "segment_max") return np::segment_max(xs[0], xs[1], n);
+  if (c.fn == "segment_min") return np::segment_min(xs[0], xs[1], n);
+  throw std::runtime_error("unknown numpy function " + c.fn);
+}
+
+class NpIndexingOracle : public ::testing::TestWithParam<NpCase> {};
+
+TEST_P(NpIndexingOracle, MatchesJaxOnDeviceAndInterpreter) {
+  const NpCase& c = GetParam();
+  std::vector<Array> device_args;
+  for (const HostArray& h : c.args) device_args.push_back(Array::from_host(h));
+  EXPECT_EQ(difference(apply_np(c, device_args).to_host(), c.expected), "") << "eager";
+  std::function<std::vector<Array>(const std::vector<Array>&)> fn =
+      [&c](const std::vector<Array>& xs) { return std::vector<Array>{apply_np(c, xs)}; };
+  auto traced = jit(fn, {.name = "np_indexing_case"});
+  EXPECT_EQ(difference(traced(device_args)[0].to_host(), c.expected), "") << "jit";
+  const Lowered lowered = traced.lower(device_args);
+  const std::vector<HostArray> interpreted = interpret(lowered.graph(), c.args);
+  ASSERT_EQ(interpreted.size(), 1u);
+  EXPECT_EQ(difference(interpreted[0], c.expected), "") << "interpreter on\n" << lowered.as_text();
+}
+
+const testing::LoadedCases<NpCase>& loaded_np() {
+  static const auto cases = testing::load_or_explain(load_np_cases);
+  return cases;
+}
+
+TEST(NpIndexingOracleFile, Loads) {
+  EXPECT_EQ(loaded_np().error, "");
+  EXPECT_FALSE(loaded_np().cases.empty());
+}
+
+INSTANTIATE_TEST_SUITE_P(Jax, NpIndexingOracle, ::testing::ValuesIn(loaded_np().cases),
+                         [](const ::testing::TestParamInfo<NpCase>& info) {
+                           return info.param.name;
+                         });
+
+}  // namespace
+}  // namespace weft
