@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -218,10 +219,39 @@ inline ValueId host_graph(Builder& b, OpKind kind) {
   }
 }
 
+// Bit operations and the remaining elementwise ops: their sample, or nullopt for other ops.
+inline std::optional<ValueId> elementwise_bits_graph(Builder& b, OpKind kind) {
+  const DType f = DType::F32;
+  switch (kind) {
+    case OpKind::ShiftLeft:
+    case OpKind::ShiftRightLogical:
+    case OpKind::ShiftRightArithmetic: {
+      ValueId x = b.param(DType::U32, {4});
+      ValueId n = b.param(DType::U32, {4});
+      return b.op(kind, {x, n}, DType::U32, {4});
+    }
+    case OpKind::BitcastConvert: {
+      // f64[3] -> u32[3, 2] -> f64[3], and f32 -> i32 at one width.
+      ValueId x = b.param(DType::F64, {3});
+      ValueId halves = b.op(kind, {x}, DType::U32, {3, 2});
+      b.g.outputs.push_back(b.op(kind, {halves}, DType::F64, {3}));
+      ValueId y = b.param(f, {2});
+      b.g.outputs.push_back(b.op(kind, {y}, DType::I32, {2}));
+      return halves;
+    }
+    default:
+      return std::nullopt;
+  }
+}
+
 // A small valid graph that uses `kind`, with sensible attributes.
 inline Graph graph_using(OpKind kind) {
   Builder b;
   b.g.name = "uses_" + std::string(op_name(kind));
+  if (const std::optional<ValueId> out = elementwise_bits_graph(b, kind)) {
+    b.g.outputs.insert(b.g.outputs.begin(), *out);
+    return b.g;
+  }
   const OpInfo& info = op_info(kind);
   const DType f = DType::F32;
   ValueId out = -1;

@@ -91,4 +91,14 @@ struct DotDims {
 };
 Array dot_general(const Array& lhs, const Array& rhs, const DotDims& dims, WEFT_LOC_PARAM);
 
+// Bit operations and the remaining elementwise ops (ops_elementwise_bits.cpp).
+// Shifts of integers of one dtype and shape, as XLA: an amount outside [0, bit width) (read as
+// unsigned) shifts every bit out: 0, or the sign fill for the arithmetic shift.
+Array shift_left(const Array& x, const Array& amount, WEFT_LOC_PARAM);
+Array shift_right_logical(const Array& x, const Array& amount, WEFT_LOC_PARAM);
+Array shift_right_arithmetic(const Array& x, const Array& amount, WEFT_LOC_PARAM);
+// x's bits read as `dtype`: a wider x gains a trailing axis of the width ratio (low part first),
+// a narrower x loses its trailing axis, which must have that size. Not for bool.
+Array bitcast_convert_type(const Array& x, DType dtype, WEFT_LOC_PARAM);
+
 }  // namespace weft::lax

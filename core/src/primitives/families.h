@@ -73,5 +73,8 @@ void define_custom_vjp_primitive(Definitions& defs);
 void define_checkpoint_primitive(Definitions& defs);
 void define_custom_lin_primitive(Definitions& defs);
 void define_collective_primitives(Definitions& defs);
+// Bit operations and the remaining elementwise ops.
+void define_bit_primitives(Definitions& defs);
+void define_bitcast_primitive(Definitions& defs);
 
 }  // namespace weft::prim

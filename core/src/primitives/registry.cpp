@@ -37,6 +37,9 @@ Table build_table() {
   define_checkpoint_primitive(defs);
   define_custom_lin_primitive(defs);
   define_collective_primitives(defs);
+  // Bit operations and the remaining elementwise ops.
+  define_bit_primitives(defs);
+  define_bitcast_primitive(defs);
   Table table;
   std::array<bool, kNumOpKinds> seen{};
   for (Primitive& p : std::move(defs).take()) {

@@ -103,6 +103,13 @@ enum class OpKind : std::uint8_t {
   HostCall,    // attrs: callback (slot in Graph::callbacks), effect (string; absent: pure),
                // ordered (0/1)
   AfterAll,    // tokens -> one token, ready once all are (none: ready at once)
+  // Bit operations and the remaining elementwise ops (primitives/bits.cpp, bitcast.cpp).
+  ShiftLeft,             // XLA's: a shift by the bit width or more gives 0
+  ShiftRightLogical,     // ... 0
+  ShiftRightArithmetic,  // ... the sign fill
+  // The bits of the operand read as the node's dtype: the same shape for one width; a wider
+  // operand adds a trailing axis of width ratio, a narrower one consumes it (as XLA).
+  BitcastConvert,
   // Ops that exist only in graphs a transformation traces: their rules are their meaning (they
   // hang off Node::custom, or are the pmap collectives'); they are inlined or rewritten before
   // anything compiles (see is_transformation_only).

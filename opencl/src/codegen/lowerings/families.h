@@ -69,5 +69,7 @@ void define_dot_lowerings(Lowerings& table);
 void define_structure_lowerings(Lowerings& table);
 void define_host_lowerings(Lowerings& table);
 void define_custom_lowerings(Lowerings& table);
+// Bit operations and the remaining elementwise ops.
+void define_bit_lowerings(Lowerings& table);
 
 }  // namespace weft::opencl::lowerings

@@ -41,6 +41,8 @@ Table build_table() {
   lowerings::define_structure_lowerings(entries);
   lowerings::define_host_lowerings(entries);
   lowerings::define_custom_lowerings(entries);
+  // Bit operations and the remaining elementwise ops.
+  lowerings::define_bit_lowerings(entries);
   Table table{};
   std::array<bool, kNumOpKinds> seen{};
   for (const Lowering& l : std::move(entries).take()) {
