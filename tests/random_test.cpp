@@ -143,6 +143,13 @@ double case_ulps(const json& c) {
   return fn == "normal" || fn == "truncated_normal" ? std::max(ulps, kErfInvUlps) : ulps;
 }
 
+// The graph's inputs: the key, then the arrays the function closed over (categorical's logits).
+std::vector<HostArray> with_captured(const HostArray& key, const Lowered& lowered) {
+  std::vector<HostArray> inputs{key};
+  for (const Array& a : lowered.captured()) inputs.push_back(a.to_host());
+  return inputs;
+}
+
 void run_file(const std::string& file) {
   const json cases = load(file);
   ASSERT_FALSE(cases.empty()) << file;
@@ -166,7 +173,7 @@ void run_file(const std::string& file) {
     EXPECT_EQ(difference(traced(args).at(0).to_host(), expected, ulps, absolute), "") << "jit";
     const Lowered lowered = traced.lower(args);
     const std::vector<HostArray> interpreted =
-        interpret(lowered.graph(), std::vector<HostArray>{key});
+        interpret(lowered.graph(), with_captured(key, lowered));
     ASSERT_EQ(interpreted.size(), 1u);
     EXPECT_EQ(difference(interpreted[0], expected, ulps, absolute), "") << "interpreter";
   }
