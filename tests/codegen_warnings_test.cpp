@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <sstream>
 #include <string>
@@ -28,8 +29,7 @@ namespace {
 
 using Ints = std::vector<std::int64_t>;
 
-const std::vector<DType> kAll = {DType::Bool, DType::I32, DType::I64,
-                                 DType::U32,  DType::F32, DType::F64};
+const std::vector<DType> kAll(std::begin(kAllDTypes), std::end(kAllDTypes));
 
 opencl::OpenCLDevice& device() {
   return dynamic_cast<opencl::OpenCLDevice&>(default_device());
@@ -93,8 +93,8 @@ Graph elementwise_program(const Shape& shape) {
   Builder b("elementwise");
   const std::vector<DType> all = usable(kAll);
   const std::vector<DType> numeric = without(all, {DType::Bool});
-  const std::vector<DType> floats = without(numeric, {DType::I32, DType::I64, DType::U32});
-  const std::vector<DType> logical = without(all, {DType::F32, DType::F64});
+  std::vector<DType> floats, logical;
+  for (DType t : all) (is_float(t) ? floats : logical).push_back(t);
   std::map<DType, std::pair<ValueId, ValueId>> xy;
   for (DType t : all) xy[t] = {b.param(t, shape), b.param(t, shape)};
   const ValueId pred = b.param(DType::Bool, shape);

@@ -361,7 +361,7 @@ TEST(IrText, ParseErrorsNameLineColumnAndWhatWasExpected) {
        3, "value %1 is already defined on line 2"},
       {"func @f(%x: f32[3], %x: f32[3]) -> () {\n  return\n}\n", 1, 21,
        "value %x is already defined on line 1"},
-      {"func @f(%0: f16[3]) -> () {\n  return\n}\n", 1, 13, "unknown dtype 'f16'"},
+      {"func @f(%0: c64[3]) -> () {\n  return\n}\n", 1, 13, "unknown dtype 'c64'"},
       {"func @f() -> () {\n  return\n}\nfunc", 4, 1,
        "expected end of input after the closing '}', found 'func'"},
       {"func @f(%0: f32[3]) -> (f32[3]) {\n  return %0\n", 3, 1,

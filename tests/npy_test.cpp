@@ -8,6 +8,9 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
 #include <vector>
@@ -193,10 +196,13 @@ TEST(NpyParse, RejectsUnsupportedDTypesWithTheReason) {
   std::string m = parse_error(with_descr(">f4"));
   EXPECT_NE(m.find("unsupported .npy dtype '>f4'"), std::string::npos) << m;
   EXPECT_NE(m.find("big-endian"), std::string::npos) << m;
-  m = parse_error(with_descr("|u1"));
-  EXPECT_NE(m.find("uint8"), std::string::npos) << m;
-  EXPECT_NE(m.find("<f4, <f8, <i4, <i8, <u4 and |b1"), std::string::npos) << m;
-  EXPECT_NE(parse_error(with_descr("<f2")).find("'<f2'"), std::string::npos);
+  m = parse_error(with_descr("<u1"));
+  EXPECT_NE(m.find("'|u1'"), std::string::npos) << m;
+  EXPECT_NE(m.find("<f4, <f8, <f2, <V2 (bf16), <i4, <i8, <u4, <u8, <i2, <u2, |i1, |u1 and |b1"),
+            std::string::npos)
+      << m;
+  EXPECT_NE(parse_error(with_descr("<c8")).find("'<c8'"), std::string::npos);
+  EXPECT_NE(parse_error(with_descr("<V4")).find("'<V4'"), std::string::npos);
   EXPECT_NE(parse_error(with_descr("|O")).find("'|O'"), std::string::npos);
   m = parse_error(npy_file(1, "{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (1,), }",
                            data_of<float>({1})));
@@ -479,3 +485,54 @@ TEST(NpyFiles, ReadsFromAPipeAndReportsOneThatEndsEarly) {
 
 }  // namespace
 }  // namespace weft
+
+// ---- dtypes: the narrow and half-precision ones, in files numpy wrote ------------------------
+
+namespace weft::dtype_files {
+
+using Bytes = std::vector<std::byte>;
+
+Bytes file_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  Bytes out(text.size());
+  std::memcpy(out.data(), text.data(), text.size());
+  return out;
+}
+
+TEST(NpyDTypes, ReadsWhatNumpyWroteAndWritesItBack) {
+  const std::string dir = WEFT_DTYPES_ORACLE_DIR;
+  std::ifstream index_file(dir + "/npy.json");
+  const nlohmann::json index = nlohmann::json::parse(index_file);
+  const std::map<std::string, std::string> descr = {{"u8", "|u1"},  {"i8", "|i1"},  {"u16", "<u2"},
+                                                    {"i16", "<i2"}, {"u64", "<u8"}, {"f16", "<f2"},
+                                                    {"bf16", "<V2"}};
+  for (const auto& [name, spec] : index.items()) {
+    SCOPED_TRACE(name);
+    const Bytes numpy_bytes = file_bytes(dir + "/" + name + ".npy");
+    const HostArray a = npy::parse(numpy_bytes, name + ".npy");
+    ASSERT_EQ(dtype_name(a.dtype()), name);
+    ASSERT_EQ(a.shape(), spec.at("shape").get<Shape>());
+    for (std::int64_t i = 0; i < a.size(); ++i) {
+      const nlohmann::json& v = spec.at("values").at(static_cast<std::size_t>(i));
+      if (is_float(a.dtype()))
+        EXPECT_EQ(a.get_f64(i), v.get<double>()) << "element " << i;
+      else if (v.is_number_unsigned())
+        EXPECT_EQ(static_cast<std::uint64_t>(a.get_i64(i)), v.get<std::uint64_t>());
+      else
+        EXPECT_EQ(a.get_i64(i), v.get<std::int64_t>());
+    }
+    EXPECT_EQ(npy::descr_of(a.dtype()), descr.at(name));
+    const Bytes written = npy::serialize(a);
+    const HostArray back = npy::parse(written, "written");
+    EXPECT_EQ(back.dtype(), a.dtype());
+    ASSERT_EQ(back.nbytes(), a.nbytes());
+    EXPECT_EQ(std::memcmp(back.raw(), a.raw(), a.nbytes()), 0);
+    // The data that follows numpy's header is the array's bytes, as written.
+    EXPECT_EQ(
+        std::memcmp(numpy_bytes.data() + (numpy_bytes.size() - a.nbytes()), a.raw(), a.nbytes()),
+        0);
+  }
+}
+
+}  // namespace weft::dtype_files

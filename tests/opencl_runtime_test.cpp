@@ -233,6 +233,27 @@ TEST(Buffers, RoundTripEveryDType) {
       case DType::F64:
         expect_round_trip<double>(device, {-0.0, 1.0 / 3.0, 1.7e308, 4.9e-324});
         break;
+      case DType::U8:
+        expect_round_trip<std::uint8_t>(device, {0, 1, 128, 255});
+        break;
+      case DType::I8:
+        expect_round_trip<std::int8_t>(device, {-128, -1, 0, 127});
+        break;
+      case DType::U16:
+        expect_round_trip<std::uint16_t>(device, {0, 1, 0x8000, 0xffff});
+        break;
+      case DType::I16:
+        expect_round_trip<std::int16_t>(device, {-32768, -1, 0, 32767});
+        break;
+      case DType::U64:
+        expect_round_trip<std::uint64_t>(device, {0, 1, 1ULL << 63, ~0ULL});
+        break;
+      case DType::F16:  // the bits: -0, 1, 65504, the smallest subnormal, NaN
+        expect_round_trip<std::uint16_t>(device, {0x8000, 0x3C00, 0x7BFF, 0x0001, 0x7E00});
+        break;
+      case DType::BF16:  // the bits: -0, 1, the largest finite, a subnormal, NaN
+        expect_round_trip<std::uint16_t>(device, {0x8000, 0x3F80, 0x7F7F, 0x0001, 0x7FC0});
+        break;
       case DType::Token:
         ADD_FAILURE() << "kAllDTypes lists only array dtypes";
         break;

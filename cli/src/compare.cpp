@@ -19,6 +19,7 @@ std::string index_of(const Shape& shape, std::int64_t flat) {
 }
 
 std::string value_text(const HostArray& a, std::int64_t i) {
+  if (a.dtype() == DType::U64) return std::to_string(static_cast<std::uint64_t>(a.get_i64(i)));
   if (!is_float(a.dtype())) return std::to_string(a.get_i64(i));
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.9g", a.get_f64(i));
@@ -55,8 +56,10 @@ Comparison compare(const HostArray& actual, const HostArray& expected, Tolerance
       const std::int64_t a = actual.get_i64(i), e = expected.get_i64(i);
       if (a != e) {
         match = false;
-        abs_error = std::abs(static_cast<double>(a) - static_cast<double>(e));
-        rel_error = e != 0 ? abs_error / std::abs(static_cast<double>(e)) : kInf;
+        // u64 elements come as bit patterns; get_f64 gives their unsigned values.
+        const double av = actual.get_f64(i), ev = expected.get_f64(i);
+        abs_error = std::abs(av - ev);
+        rel_error = ev != 0 ? abs_error / std::abs(ev) : kInf;
       }
     }
     c.max_abs_error = std::max(c.max_abs_error, abs_error);

@@ -28,14 +28,20 @@ namespace {
 constexpr char kMagic[] = "\x93NUMPY";
 constexpr std::size_t kMagicSize = 6;
 constexpr std::size_t kAlignment = 64;  // numpy pads headers so the data starts 64-aligned
-constexpr std::string_view kSupported = "<f4, <f8, <i4, <i8, <u4 and |b1";
+constexpr std::string_view kSupported =
+    "<f4, <f8, <f2, <V2 (bf16), <i4, <i8, <u4, <u8, <i2, <u2, |i1, |u1 and |b1";
 
 struct DescrEntry {
   std::string_view descr;
   DType dtype;
 };
+// numpy has no bfloat16: np.save of an ml_dtypes (JAX) bfloat16 array writes the 2-byte void
+// descr '<V2', so weft writes bf16 that way and reads '<V2' as bf16.
 constexpr DescrEntry kDescrs[] = {{"<f4", DType::F32}, {"<f8", DType::F64}, {"<i4", DType::I32},
-                                  {"<i8", DType::I64}, {"<u4", DType::U32}, {"|b1", DType::Bool}};
+                                  {"<i8", DType::I64}, {"<u4", DType::U32}, {"|b1", DType::Bool},
+                                  {"|u1", DType::U8},  {"|i1", DType::I8},  {"<u2", DType::U16},
+                                  {"<i2", DType::I16}, {"<u8", DType::U64}, {"<f2", DType::F16},
+                                  {"<V2", DType::BF16}};
 
 [[noreturn]] void fail(const std::string& source, const std::string& what) {
   throw InvalidArgumentError(source + ": not a valid .npy file: " + what);
@@ -66,8 +72,8 @@ DType dtype_of_descr(const std::string& descr, const std::string& source) {
   std::string why;
   if (!descr.empty() && descr[0] == '>')
     why = " (big-endian data; convert it with arr.astype(arr.dtype.newbyteorder('<')))";
-  else if (descr == "|u1" || descr == "<u1")
-    why = " (uint8; save booleans as dtype bool, other bytes as int32)";
+  else if (descr == "<u1" || descr == "<i1" || descr == "|V2")
+    why = " (numpy writes one-byte integers as '|u1' / '|i1' and bfloat16 as '<V2')";
   throw InvalidArgumentError(source + ": unsupported .npy dtype '" + printable(descr) + "'" + why +
                              "; weft reads " + std::string(kSupported));
 }

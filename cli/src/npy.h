@@ -1,7 +1,8 @@
 // Reading and writing NumPy .npy files (format versions 1.0, 2.0 and 3.0), the CLI's exchange
-// format for inputs and outputs. Supported: little-endian <f4 <f8 <i4 <i8 <u4 and |b1, C order,
-// any rank. Everything else is rejected with an InvalidArgumentError that names the file and
-// what is wrong, never read approximately.
+// format for inputs and outputs. Supported: little-endian <f4 <f8 <f2 <i4 <i8 <u4 <u8 <i2 <u2,
+// |i1 |u1 |b1, and <V2 as bf16 (what np.save writes for JAX's bfloat16), C order, any rank.
+// Everything else is rejected with an InvalidArgumentError that names the file and what is wrong,
+// never read approximately.
 //
 // .npy bytes are untrusted: the header is read with a bounded read and checked (magic, version,
 // header length, dict, dtype, order, shape, element count) before any data is read, and nothing

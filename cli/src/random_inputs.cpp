@@ -11,6 +11,8 @@ HostArray random_array(DType dtype, const Shape& shape, std::uint64_t seed, std:
   for (std::int64_t i = 0; i < a.size(); ++i) {
     const std::uint64_t r = gen();
     switch (dtype) {
+      case DType::F16:
+      case DType::BF16:
       case DType::F32:
       case DType::F64:
         // The top 53 bits give a uniform double in [0, 1).
@@ -19,9 +21,14 @@ HostArray random_array(DType dtype, const Shape& shape, std::uint64_t seed, std:
       case DType::Bool:
         a.set_i64(i, static_cast<std::int64_t>(r >> 63));
         break;
+      case DType::U8:
+      case DType::U16:
       case DType::U32:
+      case DType::U64:
         a.set_i64(i, static_cast<std::int64_t>(r % 11));
         break;
+      case DType::I8:
+      case DType::I16:
       case DType::I32:
       case DType::I64:
         a.set_i64(i, static_cast<std::int64_t>(r % 21) - 10);

@@ -24,7 +24,8 @@ Array checked_index(const Array& index, bool boolean, const std::source_location
     throw DTypeError(at(api, loc) + what + " must be bool or an integer, got " + type);
   }
   if (!is_integer(index.dtype()))
-    throw DTypeError(at(api, loc) + what + " must be an integer (i32, i64 or u32), got " + type +
+    throw DTypeError(at(api, loc) + what +
+                     " must be an integer (i8, i16, i32, i64, u8, u16, u32 or u64), got " + type +
                      (index.dtype() == DType::Bool ? "; use lax::cond for a bool predicate" : ""));
   return index;
 }

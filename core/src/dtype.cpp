@@ -21,6 +21,20 @@ std::string_view dtype_name(DType t) {
       return "f64";
     case DType::Token:
       return "token";
+    case DType::U8:
+      return "u8";
+    case DType::I8:
+      return "i8";
+    case DType::U16:
+      return "u16";
+    case DType::I16:
+      return "i16";
+    case DType::U64:
+      return "u64";
+    case DType::F16:
+      return "f16";
+    case DType::BF16:
+      return "bf16";
   }
   return "?";
 }
@@ -35,12 +49,20 @@ std::optional<DType> dtype_from_name(std::string_view name) {
 std::size_t dtype_size(DType t) {
   switch (t) {
     case DType::Bool:
+    case DType::U8:
+    case DType::I8:
       return 1;
+    case DType::U16:
+    case DType::I16:
+    case DType::F16:
+    case DType::BF16:
+      return 2;
     case DType::I32:
     case DType::U32:
     case DType::F32:
       return 4;
     case DType::I64:
+    case DType::U64:
     case DType::F64:
       return 8;
     case DType::Token:

@@ -34,6 +34,10 @@ std::string format_element(const HostArray& a, std::int64_t i) {
   switch (a.dtype()) {
     case DType::Bool:
       return a.get_i64(i) ? "true" : "false";
+    case DType::U64:
+      return std::to_string(static_cast<std::uint64_t>(a.get_i64(i)));
+    case DType::F16:
+    case DType::BF16:
     case DType::F32:
     case DType::F64: {
       char buf[32];
@@ -114,6 +118,20 @@ double HostArray::get_f64(std::int64_t i) const {
       return load<float>(p);
     case DType::F64:
       return load<double>(p);
+    case DType::U8:
+      return load<std::uint8_t>(p);
+    case DType::I8:
+      return load<std::int8_t>(p);
+    case DType::U16:
+      return load<std::uint16_t>(p);
+    case DType::I16:
+      return load<std::int16_t>(p);
+    case DType::U64:
+      return static_cast<double>(load<std::uint64_t>(p));
+    case DType::F16:
+      return float16::to_float(load<std::uint16_t>(p));
+    case DType::BF16:
+      return bfloat16::to_float(load<std::uint16_t>(p));
   }
   return 0;
 }
@@ -132,6 +150,18 @@ std::int64_t HostArray::get_i64(std::int64_t i) const {
       return load<std::int64_t>(p);
     case DType::U32:
       return load<std::uint32_t>(p);
+    case DType::U8:
+      return load<std::uint8_t>(p);
+    case DType::I8:
+      return load<std::int8_t>(p);
+    case DType::U16:
+      return load<std::uint16_t>(p);
+    case DType::I16:
+      return load<std::int16_t>(p);
+    case DType::U64:  // the bit pattern, as the interpreter keeps it
+      return static_cast<std::int64_t>(load<std::uint64_t>(p));
+    case DType::F16:
+    case DType::BF16:
     case DType::F32:
     case DType::F64: {
       constexpr double kTwo63 = 9223372036854775808.0;
@@ -171,6 +201,37 @@ void HostArray::set_f64(std::int64_t i, double v) {
     case DType::F64:
       store(p, v);
       break;
+    case DType::U8:
+      store(p, static_cast<std::uint8_t>(saturate_to_i64(v, 0.0, 256.0, 0, 255)));
+      break;
+    case DType::I8:
+      store(p, static_cast<std::int8_t>(saturate_to_i64(v, -128.0, 128.0, -128, 127)));
+      break;
+    case DType::U16:
+      store(p, static_cast<std::uint16_t>(saturate_to_i64(v, 0.0, 65536.0, 0, 65535)));
+      break;
+    case DType::I16:
+      store(p, static_cast<std::int16_t>(saturate_to_i64(v, -32768.0, 32768.0, -32768, 32767)));
+      break;
+    case DType::U64: {
+      constexpr double kTwo64 = 18446744073709551616.0;
+      std::uint64_t u = 0;
+      if (std::isnan(v) || v <= 0) {
+        u = 0;
+      } else if (v >= kTwo64) {
+        u = std::numeric_limits<std::uint64_t>::max();
+      } else {
+        u = static_cast<std::uint64_t>(std::trunc(v));
+      }
+      store(p, u);
+      break;
+    }
+    case DType::F16:
+      store(p, float16::from_float(static_cast<float>(v)));
+      break;
+    case DType::BF16:
+      store(p, bfloat16::from_float(static_cast<float>(v)));
+      break;
   }
 }
 
@@ -198,6 +259,27 @@ void HostArray::set_i64(std::int64_t i, std::int64_t v) {
       break;
     case DType::F64:
       store(p, static_cast<double>(v));
+      break;
+    case DType::U8:
+      store(p, static_cast<std::uint8_t>(v));
+      break;
+    case DType::I8:
+      store(p, static_cast<std::int8_t>(static_cast<std::uint8_t>(v)));
+      break;
+    case DType::U16:
+      store(p, static_cast<std::uint16_t>(v));
+      break;
+    case DType::I16:
+      store(p, static_cast<std::int16_t>(static_cast<std::uint16_t>(v)));
+      break;
+    case DType::U64:  // a bit pattern
+      store(p, static_cast<std::uint64_t>(v));
+      break;
+    case DType::F16:
+      store(p, float16::from_float(static_cast<float>(v)));
+      break;
+    case DType::BF16:
+      store(p, bfloat16::from_float(static_cast<float>(v)));
       break;
   }
 }

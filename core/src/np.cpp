@@ -43,10 +43,16 @@ Array reduce_with(LaxReduce fn, const Array& x, Axes axes, bool keepdims, const 
                        "; check the shape before reducing");
   }
   return fused(op, loc, [&] {
-    // Bools reduce as i32: sums and products count, max and min convert back to bool.
-    Array in = x.dtype() == DType::Bool ? cast(x, DType::I32, loc) : x;
-    Array r = fn(in, norm, loc);
-    if (extremum && x.dtype() == DType::Bool) r = cast(r, DType::Bool, loc);
+    // Bools reduce as i32: sums and products count, max and min convert back to bool. As in
+    // jax.numpy, sums and products of integers narrower than 32 bits give i32 or u32, and
+    // f16 and bf16 ones accumulate in f32 and round once to their dtype.
+    const DType t = x.dtype();
+    DType work = t == DType::Bool ? DType::I32 : t;
+    if (!extremum && is_integer(t) && dtype_size(t) < 4)
+      work = is_signed_integer(t) ? DType::I32 : DType::U32;
+    if (!extremum && is_half_float(t)) work = DType::F32;
+    Array r = fn(cast(x, work, loc), norm, loc);
+    if ((extremum && t == DType::Bool) || is_half_float(t)) r = cast(r, t, loc);
     return keepdims ? lax::reshape(r, kept_shape(x.shape(), norm), loc) : r;
   });
 }
@@ -204,8 +210,11 @@ Array mean(const Array& x, Axes axes, bool keepdims, std::source_location loc) {
   std::int64_t count = 1;
   for (auto a : norm) count *= x.shape()[a];
   return fused("mean", loc, [&] {
-    Array s = sum(cast(x, internal::inexact_type(x.dtype()), loc), norm, keepdims, loc);
-    return divide(s, scalar_like(static_cast<double>(count), s, loc), loc);
+    // f16 and bf16 means compute in f32 and round once, as jax.numpy's.
+    const DType t = internal::inexact_type(x.dtype());
+    const DType work = is_half_float(t) ? DType::F32 : t;
+    Array s = sum(cast(x, work, loc), norm, keepdims, loc);
+    return cast(divide(s, scalar_like(static_cast<double>(count), s, loc), loc), t, loc);
   });
 }
 

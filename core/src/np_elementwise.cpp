@@ -104,7 +104,7 @@ Array floor_divide(const Array& x, const Array& y, std::source_location loc) {
   return fused("floor_divide", loc, [&] {
     auto [a, b] = align_numeric(x, y, "floor_divide", loc);
     const DType t = a.dtype();
-    if (t == DType::U32) return lax::div(a, b, loc);
+    if (is_unsigned_integer(t)) return lax::div(a, b, loc);
     if (is_signed_integer(t)) {
       // Truncated quotient, one less where the signs differ and the division is inexact.
       // lax::div's x / 0 == -1 makes x // 0 == -2 for x != 0, as in JAX.
@@ -135,7 +135,7 @@ Array remainder(const Array& x, const Array& y, std::source_location loc) {
     if (is_integer(t))
       b = lax::select(lax::eq(b, full_of(0, b, loc), loc), full_of(1, b, loc), b, loc);
     Array truncated = lax::rem(a, b, loc);
-    if (t == DType::U32) return truncated;
+    if (is_unsigned_integer(t)) return truncated;
     // Move a nonzero truncated remainder whose sign differs from the divisor's by one divisor.
     Array zero = full_of(0, a, loc);
     Array signs_differ = lax::ne(lax::lt(truncated, zero, loc), lax::lt(b, zero, loc), loc);

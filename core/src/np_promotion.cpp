@@ -27,31 +27,38 @@ std::string WeakScalar::to_string() const {
 namespace np {
 namespace {
 
-int type_rank(DType t) {
-  switch (t) {
-    case DType::Bool:
-      return 0;
-    case DType::U32:
-    case DType::I32:
-      return 1;
-    case DType::I64:
-      return 2;
-    case DType::F32:
-      return 3;
-    case DType::F64:
-      return 4;
-    case DType::Token:  // never a user array's dtype
-      break;
+// A signed integer dtype of `bytes` bytes (1, 2, 4 or 8).
+DType signed_of_size(std::size_t bytes) {
+  switch (bytes) {
+    case 1:
+      return DType::I8;
+    case 2:
+      return DType::I16;
+    case 4:
+      return DType::I32;
+    default:
+      return DType::I64;
   }
-  return 0;
 }
 
 // Whether an integer scalar can become a value of dtype t. u32 also takes the negative i32
 // range, which wraps, as JAX converts Python ints through its default int type.
 bool integer_fits(const WeakScalar& value, DType t) {
-  if (value.exceeds_i64()) return false;
+  if (value.exceeds_i64()) return t == DType::U64;  // [2^63, 2^64): only u64 holds it
   const std::int64_t v = value.int_value();
   switch (t) {
+    case DType::I8:
+      return v >= std::numeric_limits<std::int8_t>::min() &&
+             v <= std::numeric_limits<std::int8_t>::max();
+    case DType::U8:
+      return v >= 0 && v <= std::numeric_limits<std::uint8_t>::max();
+    case DType::I16:
+      return v >= std::numeric_limits<std::int16_t>::min() &&
+             v <= std::numeric_limits<std::int16_t>::max();
+    case DType::U16:
+      return v >= 0 && v <= std::numeric_limits<std::uint16_t>::max();
+    case DType::U64:
+      return v >= 0;
     case DType::I32:
       return v >= std::numeric_limits<std::int32_t>::min() &&
              v <= std::numeric_limits<std::int32_t>::max();
@@ -65,11 +72,26 @@ bool integer_fits(const WeakScalar& value, DType t) {
 
 }  // namespace
 
+// JAX's promotion lattice (jnp.promote_types with x64): bool below everything; integers of one
+// signedness widen; a signed and an unsigned integer meet at the signed type wide enough for
+// both, or f64 where that would need more than 64 bits (u64 with any signed type); integers
+// meet a float at the float; f16 and bf16 meet at f32.
 DType promote_types(DType a, DType b) {
   if (a == b) return a;
-  if ((a == DType::I32 && b == DType::U32) || (a == DType::U32 && b == DType::I32))
-    return DType::I64;
-  return type_rank(a) >= type_rank(b) ? a : b;
+  if (a == DType::Bool) return b;
+  if (b == DType::Bool) return a;
+  if (is_float(a) && is_float(b)) {
+    if (is_half_float(a) && is_half_float(b)) return DType::F32;
+    return dtype_size(a) >= dtype_size(b) ? a : b;
+  }
+  if (is_float(a)) return a;
+  if (is_float(b)) return b;
+  if (is_signed_integer(a) == is_signed_integer(b)) return dtype_size(a) >= dtype_size(b) ? a : b;
+  const DType u = is_signed_integer(a) ? b : a;
+  const DType s = is_signed_integer(a) ? a : b;
+  if (dtype_size(s) > dtype_size(u)) return s;
+  if (u == DType::U64) return DType::F64;
+  return signed_of_size(2 * dtype_size(u));
 }
 
 DType weak_result_type(WeakScalar value, DType other) {

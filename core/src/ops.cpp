@@ -132,7 +132,7 @@ namespace {
 // staged select. Unsigned starts are never negative. Operands the primitive will reject pass
 // unchanged, so that its error names them.
 //
-// u32 and i64 starts are also clamped here, into [0, dim - size], which the primitive then
+// u32, u64 and i64 starts are also clamped here, into [0, dim - size], which the primitive then
 // leaves alone: the OpenCL code generator narrows a start to its index type before clamping
 // it, so a u32 start of 2^31 or more, or an i64 start outside the i32 range, came out wrong
 // on devices.
@@ -163,7 +163,7 @@ std::optional<StartAxis> start_axis(const std::vector<Array>& operands, std::siz
 }
 
 bool clamped_here(DType t) {
-  return t == DType::U32 || t == DType::I64;
+  return t == DType::U32 || t == DType::I64 || t == DType::U64;
 }
 
 Array prepared_start(const Array& start, StartAxis axis, const std::source_location& loc) {
@@ -171,7 +171,8 @@ Array prepared_start(const Array& start, StartAxis axis, const std::source_locat
   const std::int64_t limit = axis.dim - axis.size;
   if (start.is_literal()) {
     std::int64_t value = start.item_i64(loc);
-    if (value < 0 && t != DType::U32) value += axis.dim;
+    if (t == DType::U64 && value < 0) value = limit;  // a u64 start of 2^63 or more
+    if (value < 0 && is_signed_integer(t)) value += axis.dim;
     if (clamped_here(t)) value = std::clamp<std::int64_t>(value, 0, limit);
     return value == start.item_i64(loc) ? start : Array::scalar_int(value, t);
   }
@@ -181,7 +182,7 @@ Array prepared_start(const Array& start, StartAxis axis, const std::source_locat
     s = select(negative, add(s, constant(static_cast<double>(axis.dim), t, loc), loc), s, loc);
   }
   if (clamped_here(t)) {
-    if (t != DType::U32) s = max(s, constant(0, t, loc), loc);
+    if (is_signed_integer(t)) s = max(s, constant(0, t, loc), loc);
     s = min(s, constant(static_cast<double>(limit), t, loc), loc);
   }
   return s;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <limits>
 #include <system_error>
 #include <vector>
@@ -13,8 +15,22 @@ namespace {
 constexpr std::int64_t kElideAbove = 1000;  // numpy's default threshold
 constexpr std::int64_t kEdgeItems = 3;
 
+// The fewest digits (after the point, or of the mantissa in scientific form) that read back to
+// an f16 value: std::to_chars has no 16-bit float overload.
+std::string shortest_f16(double value, std::chars_format format) {
+  const char* spec = format == std::chars_format::scientific ? "%.*e" : "%.*f";
+  char buffer[64];
+  for (int digits = 0;; ++digits) {
+    std::snprintf(buffer, sizeof buffer, spec, digits, value);
+    const double back = std::strtod(buffer, nullptr);
+    if (digits >= 20 || float16::to_float(float16::from_float(static_cast<float>(back))) == value)
+      return buffer;
+  }
+}
+
 // The shortest digits that read back to the element's value, at its own precision.
 std::string shortest(const HostArray& a, std::int64_t i, std::chars_format format) {
+  if (a.dtype() == DType::F16) return shortest_f16(a.get_f64(i), format);
   char buffer[64];
   std::to_chars_result r{};
   if (a.dtype() == DType::F32)
@@ -47,6 +63,7 @@ void shown_indices(const HostArray& a, bool elide, std::vector<std::int64_t>& ou
 class ElementFormatter {
  public:
   ElementFormatter(const HostArray& a, const std::vector<std::int64_t>& shown) : array_(a) {
+    if (a.dtype() == DType::BF16) return;  // unpadded, as numpy prints ml_dtypes' bfloat16
     if (is_float(a.dtype())) {
       prepare_floats(shown);
     } else {
@@ -55,6 +72,7 @@ class ElementFormatter {
   }
 
   std::string operator()(std::int64_t i) const {
+    if (array_.dtype() == DType::BF16) return bfloat16_text(i);
     std::string text = is_float(array_.dtype()) ? float_text(i) : plain(i);
     if (text.size() < width_) text.insert(0, width_ - text.size(), ' ');
     return text;
@@ -66,10 +84,19 @@ class ElementFormatter {
       case DType::Bool:
         return array_.get_i64(i) ? "True" : "False";
       case DType::U32:
+      case DType::U64:  // get_i64 gives u64's bit pattern
         return std::to_string(static_cast<std::uint64_t>(array_.get_i64(i)));
       default:
         return std::to_string(array_.get_i64(i));
     }
+  }
+
+  // numpy has no bfloat16: it prints ml_dtypes' elements with their str(), the float value
+  // at six significant digits (C++ ostream's default, %g), unpadded.
+  std::string bfloat16_text(std::int64_t i) const {
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%g", array_.get_f64(i));
+    return buffer;
   }
 
   void prepare_floats(const std::vector<std::int64_t>& shown) {

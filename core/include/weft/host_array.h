@@ -58,7 +58,9 @@ class HostArray {
     return {v.begin(), v.end()};
   }
 
-  // Element i (row-major) converted to double / int64, whatever the dtype.
+  // Element i (row-major) converted to double / int64, whatever the dtype. u64 elements go
+  // through int64 as their bit pattern (get_i64 of 2^64 - 1 is -1); f16 and bf16 round to
+  // nearest even on set.
   double get_f64(std::int64_t i) const;
   std::int64_t get_i64(std::int64_t i) const;
   void set_f64(std::int64_t i, double v);  // converts to the dtype (ints truncate)

@@ -46,8 +46,12 @@ std::int64_t int_lowest(DType t) {
       return std::numeric_limits<std::int32_t>::min();
     case DType::I64:
       return std::numeric_limits<std::int64_t>::min();
+    case DType::I8:
+      return std::numeric_limits<std::int8_t>::min();
+    case DType::I16:
+      return std::numeric_limits<std::int16_t>::min();
     default:
-      return 0;  // bool and u32
+      return 0;  // bool and the unsigned integers
   }
 }
 
@@ -59,6 +63,16 @@ std::int64_t int_highest(DType t) {
       return std::numeric_limits<std::int32_t>::max();
     case DType::U32:
       return std::numeric_limits<std::uint32_t>::max();
+    case DType::I8:
+      return std::numeric_limits<std::int8_t>::max();
+    case DType::U8:
+      return std::numeric_limits<std::uint8_t>::max();
+    case DType::I16:
+      return std::numeric_limits<std::int16_t>::max();
+    case DType::U16:
+      return std::numeric_limits<std::uint16_t>::max();
+    case DType::U64:
+      return -1;  // all ones
     default:
       return std::numeric_limits<std::int64_t>::max();
   }

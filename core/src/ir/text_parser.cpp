@@ -209,7 +209,8 @@ class Parser {
     auto dtype = dtype_from_name(tok_.text);
     if (!dtype)
       fail_at(tok_, "unknown dtype '" + truncated(tok_.text) +
-                        "'; expected bool, i32, i64, u32, f32, f64 or token");
+                        "'; expected bool, i32, i64, u32, f32, f64, u8, i8, u16, i16, u64, f16, "
+                        "bf16 or token");
     advance();
     if (tok_.kind != Tok::LBracket)
       expected("'[' and the shape after dtype '" + std::string(dtype_name(*dtype)) + "'");

@@ -113,7 +113,7 @@ void define_binary_primitives(Definitions& defs) {
       const bool is_signed = is_signed_integer(t);
       if (b == 0) return is_signed ? -1 : interp::int_highest(t);
       if (is_signed && a == interp::int_lowest(t) && b == -1) return a;
-      return a / b;
+      return interp::int_div(t, a, b);
     }
     // tx / y - ty x / y^2 = (tx - ty z) / y
     static Tangent jvp(const Array&, const Array& y, const Tangent& tx, const Tangent& ty,
@@ -137,7 +137,7 @@ void define_binary_primitives(Definitions& defs) {
     static std::int64_t on_int(DType t, std::int64_t a, std::int64_t b) {
       if (b == 0) return a;
       if (is_signed_integer(t) && a == interp::int_lowest(t) && b == -1) return 0;
-      return a % b;
+      return interp::int_rem(t, a, b);
     }
     // x - y trunc(x / y)
     static Tangent jvp(const Array& x, const Array& y, const Tangent& tx, const Tangent& ty,
@@ -187,7 +187,9 @@ void define_binary_primitives(Definitions& defs) {
 
   struct Max {
     static double on_float(double a, double b) { return float_max(a, b); }
-    static std::int64_t on_int(DType, std::int64_t a, std::int64_t b) { return a > b ? a : b; }
+    static std::int64_t on_int(DType t, std::int64_t a, std::int64_t b) {
+      return interp::int_max(t, a, b);
+    }
     static Tangent jvp(const Array& x, const Array& y, const Tangent& tx, const Tangent& ty,
                        const Array&, const Loc& loc) {
       return extremum_jvp(gt(x, y, loc), x, y, tx, ty, loc);
@@ -197,7 +199,9 @@ void define_binary_primitives(Definitions& defs) {
 
   struct Min {
     static double on_float(double a, double b) { return float_min(a, b); }
-    static std::int64_t on_int(DType, std::int64_t a, std::int64_t b) { return a < b ? a : b; }
+    static std::int64_t on_int(DType t, std::int64_t a, std::int64_t b) {
+      return interp::int_min(t, a, b);
+    }
     static Tangent jvp(const Array& x, const Array& y, const Tangent& tx, const Tangent& ty,
                        const Array&, const Loc& loc) {
       return extremum_jvp(lt(x, y, loc), x, y, tx, ty, loc);

@@ -54,7 +54,11 @@ std::vector<interp::Value> evaluate_cond(const Node& node, interp::Operands oper
   const interp::Value& index = *operands[0];
   const auto branches = static_cast<std::int64_t>(node.regions.size());
   // An out-of-range integer index picks the nearest branch, as lax.switch does.
-  const std::int64_t chosen = std::clamp<std::int64_t>(index.i.at(0), 0, branches - 1);
+  // A u64 index of 2^63 or more is negative as an int64: past the last branch.
+  const std::int64_t raw = index.i.at(0);
+  const std::int64_t chosen = index.dtype == DType::U64 && raw < 0
+                                  ? branches - 1
+                                  : std::clamp<std::int64_t>(raw, 0, branches - 1);
   std::vector<interp::Value> args;
   for (const interp::Value* v : operands.subspan(1)) args.push_back(*v);
   return run(node.regions[static_cast<std::size_t>(chosen)], std::move(args));

@@ -20,8 +20,8 @@ void check_domain(OpKind op, std::span<const TensorType> operands, Domain domain
   const DType t = operands[0].dtype;
   if (domain == Domain::Float && !is_float(t))
     dtype_error(op, operands,
-                "needs a floating-point operand (f32 or f64), got " + std::string(dtype_name(t)) +
-                    "; convert the operand first");
+                "needs a floating-point operand (f16, bf16, f32 or f64), got " +
+                    std::string(dtype_name(t)) + "; convert the operand first");
   if (domain == Domain::Logical && is_float(t))
     dtype_error(op, operands, "needs a bool or integer operand, got " + std::string(dtype_name(t)));
   if (domain != Domain::Logical && t == DType::Bool)

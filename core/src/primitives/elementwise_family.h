@@ -152,6 +152,9 @@ interp::Value evaluate_compare(const Node& node, interp::Operands operands) {
   const Compare compare;
   if (is_float(a.dtype)) {
     for (std::int64_t k = 0; k < n; ++k) out.i[k] = compare(a.f[k], b.f[k]);
+  } else if (a.dtype == DType::U64) {  // bit patterns: compare unsigned
+    for (std::int64_t k = 0; k < n; ++k)
+      out.i[k] = compare(static_cast<std::uint64_t>(a.i[k]), static_cast<std::uint64_t>(b.i[k]));
   } else {
     for (std::int64_t k = 0; k < n; ++k) out.i[k] = compare(a.i[k], b.i[k]);
   }

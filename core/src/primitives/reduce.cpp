@@ -129,7 +129,7 @@ double max_floats(const double* x, std::int64_t n) {
 
 std::int64_t max_ints(DType t, const std::int64_t* x, std::int64_t n) {
   std::int64_t acc = interp::int_lowest(t);
-  for (std::int64_t k = 0; k < n; ++k) acc = std::max(acc, x[k]);
+  for (std::int64_t k = 0; k < n; ++k) acc = interp::int_max(t, acc, x[k]);
   return acc;
 }
 
@@ -144,7 +144,7 @@ double min_floats(const double* x, std::int64_t n) {
 
 std::int64_t min_ints(DType t, const std::int64_t* x, std::int64_t n) {
   std::int64_t acc = interp::int_highest(t);
-  for (std::int64_t k = 0; k < n; ++k) acc = std::min(acc, x[k]);
+  for (std::int64_t k = 0; k < n; ++k) acc = interp::int_min(t, acc, x[k]);
   return acc;
 }
 
@@ -156,7 +156,7 @@ std::int64_t arg_extreme(bool is_max, const T* x, std::int64_t n) {
     if constexpr (std::is_floating_point_v<T>) {
       if (std::isnan(x[k])) return k;
     }
-    if (is_max ? x[k] > x[best] : x[k] < x[best]) best = k;
+    if (is_max ? x[best] < x[k] : x[k] < x[best]) best = k;
   }
   return best;
 }
@@ -168,8 +168,14 @@ Value evaluate_arg_reduction(const Node& node, Operands operands) {
   Value out = interp::make_value(node.dtype, node.shape);
   for (std::int64_t k = 0; k < out.size(); ++k) {
     const std::int64_t first = k * b.block;
-    out.i[k] = is_float(x.dtype) ? arg_extreme(is_max, b.rows.f.data() + first, b.block)
-                                 : arg_extreme(is_max, b.rows.i.data() + first, b.block);
+    if (is_float(x.dtype)) {
+      out.i[k] = arg_extreme(is_max, b.rows.f.data() + first, b.block);
+    } else if (x.dtype == DType::U64) {  // bit patterns: order them unsigned
+      const auto* bits = reinterpret_cast<const U64*>(b.rows.i.data() + first);
+      out.i[k] = arg_extreme(is_max, bits, b.block);
+    } else {
+      out.i[k] = arg_extreme(is_max, b.rows.i.data() + first, b.block);
+    }
   }
   return out;
 }

@@ -10,9 +10,10 @@ namespace elementwise {
 
 double convert_to_float(DType to, DType from, double f, std::int64_t i) {
   if (is_float(from)) return interp::round_to(to, f);
-  // Straight from the integer: going through double first would round an i64 twice.
-  if (to == DType::F32) return static_cast<float>(i);
-  return static_cast<double>(i);
+  // Straight from the integer: going through double first would round an i64 twice. f16 and
+  // bf16 go through f32, as XLA converts them.
+  if (to == DType::F64) return interp::int_to_double(from, i);
+  return interp::round_to(to, interp::int_to_float(from, i));
 }
 
 std::int64_t convert_to_int(DType to, DType from, double f, std::int64_t i) {
@@ -22,6 +23,11 @@ std::int64_t convert_to_int(DType to, DType from, double f, std::int64_t i) {
   const double t = std::trunc(f);
   const std::int64_t lo = interp::int_lowest(to);
   const std::int64_t hi = interp::int_highest(to);
+  if (to == DType::U64) {  // saturates to [0, 2^64 - 1], as XLA
+    if (t <= 0) return 0;
+    if (t >= 18446744073709551616.0) return hi;
+    return static_cast<std::int64_t>(static_cast<std::uint64_t>(t));
+  }
   if (t <= static_cast<double>(lo)) return lo;
   // (double)hi rounds up to 2^63 for i64; every t below it converts without overflow.
   if (t >= static_cast<double>(hi)) return hi;

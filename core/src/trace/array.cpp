@@ -4,6 +4,7 @@
 #include <limits>
 #include <sstream>
 
+#include "interp/value.h"
 #include "trace/array_impl.h"
 #include "trace/effect_tokens.h"
 #include "weft/backend.h"
@@ -45,15 +46,9 @@ Array make_literal(DType dtype, double f, std::int64_t i) {
   impl->kind = ArrayImpl::Kind::Literal;
   impl->dtype = dtype;
   if (is_float(dtype)) {
-    impl->float_value = dtype == DType::F32 ? static_cast<double>(static_cast<float>(f)) : f;
-  } else if (dtype == DType::Bool) {
-    impl->int_value = i != 0;
-  } else if (dtype == DType::I32) {
-    impl->int_value = static_cast<std::int32_t>(i);
-  } else if (dtype == DType::U32) {
-    impl->int_value = static_cast<std::uint32_t>(i);
+    impl->float_value = interp::round_to(dtype, f);
   } else {
-    impl->int_value = i;
+    impl->int_value = interp::wrap_to(dtype, i);  // u64 keeps its bit pattern
   }
   return Array(std::move(impl));
 }
@@ -83,13 +78,15 @@ const ArrayImpl& concrete_or_throw(const Array& a, const char* what,
 std::int64_t converted_to_integer(double value, DType t) {
   if (t == DType::Bool) return value != 0 ? 1 : 0;
   if (std::isnan(value)) return 0;
+  if (t == DType::U64) {
+    if (value <= 0) return 0;
+    if (value >= 18446744073709551616.0) return -1;  // all ones: 2^64 - 1
+    return static_cast<std::int64_t>(static_cast<std::uint64_t>(value));
+  }
   double lo = -9223372036854775808.0, hi = 9223372036854775807.0;
-  if (t == DType::I32) {
-    lo = std::numeric_limits<std::int32_t>::min();
-    hi = std::numeric_limits<std::int32_t>::max();
-  } else if (t == DType::U32) {
-    lo = 0;
-    hi = std::numeric_limits<std::uint32_t>::max();
+  if (t != DType::I64) {
+    lo = static_cast<double>(interp::int_lowest(t));
+    hi = static_cast<double>(interp::int_highest(t));
   }
   if (value <= lo) return static_cast<std::int64_t>(lo);
   if (value >= hi)

@@ -241,7 +241,8 @@ bool dot_epilogue_fits(const KernelContext& ctx, const FusionGroup& dot,
 void emit_dot_kernel(KernelContext& ctx, const FusionGroup& group, const std::string& name,
                      const FusionGroup* epilogue) {
   const Node& root = ctx.graph().node(group.root);
-  if (!ctx.caps.is_gpu && is_float(root.dtype)) {
+  // f16 and bf16 take the tiled kernel, which loads and stores element by element.
+  if (!ctx.caps.is_gpu && is_float(root.dtype) && !is_half_float(root.dtype)) {
     emit_register_blocked(ctx, group, name, epilogue);
     return;
   }
@@ -250,8 +251,9 @@ void emit_dot_kernel(KernelContext& ctx, const FusionGroup& group, const std::st
   const Shape& ls = ctx.graph().node(root.inputs[0]).shape;
   const std::int64_t B = root.shape[0], M = root.shape[1], N = root.shape[2], K = ls[2];
   const DType t = root.dtype;
-  // Integers accumulate unsigned so overflow wraps as the interpreter defines.
-  const std::string T = cl_type(t);
+  // Integers accumulate unsigned so overflow wraps as the interpreter defines; f16 and bf16
+  // accumulate in float and round once, as the interpreter does.
+  const std::string T = cl_type(t), S = cl_storage_type(t);
   const std::string acc_t = is_signed_integer(t) ? (t == DType::I64 ? "ulong" : "uint") : T;
   const std::int64_t largest = std::max({B * M * K, B * K * N, B * M * N});
   const std::string idx_t = largest < (std::int64_t{1} << 30) ? "int" : "long";
@@ -266,8 +268,8 @@ void emit_dot_kernel(KernelContext& ctx, const FusionGroup& group, const std::st
   const std::string zero = "(" + acc_t + ")0";
   std::ostringstream& s = ctx.source;
   s << "__kernel __attribute__((reqd_work_group_size(" << kThreads << ", 1, 1)))\nvoid " << name
-    << "(__global const " << T << "* restrict A, __global const " << T << "* restrict Bm, __global "
-    << T << "* restrict C) {\n"
+    << "(__global const " << S << "* restrict A, __global const " << S << "* restrict Bm, __global "
+    << S << "* restrict C) {\n"
     << "  const int lid = get_local_id(0);\n"
     << "  const " << idx_t << " grp = (" << idx_t << ")get_group_id(0);\n"
     << "  const " << idx_t << " b = grp / " << tiles_m * tiles_n << ";\n"
@@ -278,20 +280,20 @@ void emit_dot_kernel(KernelContext& ctx, const FusionGroup& group, const std::st
     << "  __local " << acc_t << " Bs[" << kStepK << "][" << kTile << "];\n"
     << "  " << acc_t << " acc[4][4];\n"
     << "  for (int i = 0; i < 4; ++i) for (int j = 0; j < 4; ++j) acc[i][j] = " << zero << ";\n"
-    << "  const __global " << T << "* Ab = A + b * " << M * K << ";\n"
-    << "  const __global " << T << "* Bb = Bm + b * " << K * N << ";\n"
+    << "  const __global " << S << "* Ab = A + b * " << M * K << ";\n"
+    << "  const __global " << S << "* Bb = Bm + b * " << K * N << ";\n"
     << "  for (" << idx_t << " k0 = 0; k0 < " << K << "; k0 += " << kStepK << ") {\n"
     << "    for (int e = lid; e < " << kTile * kStepK << "; e += " << kThreads << ") {\n"
     << "      const int r = e / " << kStepK << ", c = e % " << kStepK << ";\n"
     << "      const " << idx_t << " gr = tm * " << kTile << " + r, gc = k0 + c;\n"
-    << "      As[c][r] = (gr < " << M << " && gc < " << K << ") ? (" << acc_t << ")Ab[gr * " << K
-    << " + gc] : " << zero << ";\n"
+    << "      As[c][r] = (gr < " << M << " && gc < " << K << ") ? (" << acc_t << ")"
+    << cl_load(t, "Ab", "gr * " + std::to_string(K) + " + gc") << " : " << zero << ";\n"
     << "    }\n"
     << "    for (int e = lid; e < " << kTile * kStepK << "; e += " << kThreads << ") {\n"
     << "      const int r = e / " << kTile << ", c = e % " << kTile << ";\n"
     << "      const " << idx_t << " gr = k0 + r, gc = tn * " << kTile << " + c;\n"
-    << "      Bs[r][c] = (gr < " << K << " && gc < " << N << ") ? (" << acc_t << ")Bb[gr * " << N
-    << " + gc] : " << zero << ";\n"
+    << "      Bs[r][c] = (gr < " << K << " && gc < " << N << ") ? (" << acc_t << ")"
+    << cl_load(t, "Bb", "gr * " + std::to_string(N) + " + gc") << " : " << zero << ";\n"
     << "    }\n"
     << "    barrier(CLK_LOCAL_MEM_FENCE);\n"
     << "    for (int k = 0; k < " << kStepK << "; ++k) {\n"
@@ -307,8 +309,10 @@ void emit_dot_kernel(KernelContext& ctx, const FusionGroup& group, const std::st
     << "    if (row >= " << M << ") continue;\n"
     << "    for (int j = 0; j < 4; ++j) {\n"
     << "      const " << idx_t << " col = tn * " << kTile << " + tx + 8 * j;\n"
-    << "      if (col < " << N << ") C[b * " << M * N << " + row * " << N << " + col] = (" << T
-    << ")acc[i][j];\n"
+    << "      if (col < " << N << ") "
+    << cl_store(t, "C", "b * " + std::to_string(M * N) + " + row * " + std::to_string(N) + " + col",
+                "(" + T + ")acc[i][j]")
+    << "\n"
     << "    }\n"
     << "  }\n"
     << "}\n\n";

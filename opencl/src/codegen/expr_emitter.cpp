@@ -182,7 +182,7 @@ void ExprEmitter::store_side(ValueId v, Index& idx, const std::string& value) {
     line("vstore" + w + "(" + value + ", " +
          (lane_mode_ ? "0, " + arg + " + " + lin : lin + ", " + arg) + ");");
   } else {
-    line(arg + "[" + lin + "] = " + value + ";");
+    line(cl_store(graph_.node(v).dtype, arg, lin, value));
   }
 }
 
@@ -196,9 +196,7 @@ std::string ExprEmitter::load(ValueId v, const std::string& arg, Index& idx) {
     line("const " + cl_type(n.dtype) + w + " " + var + " = vload" + w + "(" + at + ");");
     return var;
   }
-  std::string e = arg + "[" + lin + "]";
-  if (n.dtype == DType::Bool) e = "(" + e + " != 0)";
-  line("const " + cl_type(n.dtype) + " " + var + " = " + e + ";");
+  line("const " + cl_type(n.dtype) + " " + var + " = " + cl_load(n.dtype, arg, lin) + ";");
   return var;
 }
 
@@ -222,7 +220,8 @@ std::string ExprEmitter::bind_value(const Node& n, const Index& idx, const std::
     const std::string VT = T + std::to_string(vector_width_);
     line("const " + VT + " " + var + " = (" + VT + ")(" + expr + ");");
   } else {
-    line("const " + T + " " + var + " = " + expr + ";");
+    // Narrow integers wrap on the assignment; f16 and bf16 round here, after every op.
+    line("const " + T + " " + var + " = " + cl_round_to_dtype(n.dtype, expr) + ";");
   }
   return var;
 }

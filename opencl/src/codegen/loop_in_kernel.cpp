@@ -62,8 +62,8 @@ void emit_loop_in_kernel(KernelContext& ctx, ValueId scan_id, const std::string&
   std::string loop;
   auto load = [&](std::size_t p, const std::string& var, bool is_const) {
     const Node& param = body.node(body.params[p]);
-    std::string value = "a" + std::to_string(p - 1) + (param.shape.empty() ? "[0]" : "[gid]");
-    if (param.dtype == DType::Bool) value = "(" + value + " != 0)";
+    const std::string value =
+        cl_load(param.dtype, "a" + std::to_string(p - 1), param.shape.empty() ? "0" : "gid");
     loop += std::string("  ") + (is_const ? "const " : "") + cl_type(param.dtype) + " " + var +
             " = " + value + ";\n";
     emit.bind(body.params[p], var);
@@ -89,9 +89,10 @@ void emit_loop_in_kernel(KernelContext& ctx, ValueId scan_id, const std::string&
     loop += "    c" + std::to_string(c) + " = next" + std::to_string(c) + ";\n";
   loop += "  }\n";
   for (std::size_t c = 0; c < carries; ++c) {
-    const bool is_bool = body.node(body.params[1 + c]).dtype == DType::Bool;
-    loop += "  out" + std::to_string(c) + "[gid] = " + (is_bool ? "(uchar)" : "") + "c" +
-            std::to_string(c) + ";\n";
+    loop += "  " +
+            cl_store(body.node(body.params[1 + c]).dtype, "out" + std::to_string(c), "gid",
+                     "c" + std::to_string(c)) +
+            "\n";
   }
   loop += "}\n\n";
 

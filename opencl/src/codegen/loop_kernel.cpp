@@ -104,7 +104,7 @@ std::string row_loop_phase(KernelContext& ctx, const FusionGroup& group, const P
     emit.set_indent("    ");
     const std::string v = emit.value(group.root, at);
     emit.line(lanes ? "vstore" + W + "(" + v + ", 0, " + args.out + " + row * " + C + " + c);"
-                    : args.out + "[row * " + C + " + c] = " + v + ";");
+                    : cl_store(root.dtype, args.out, "row * " + C + " + c", v));
     emit.pop_scope();
     return emit.take_code();
   };
@@ -123,7 +123,7 @@ std::string per_row_phase(KernelContext& ctx, const FusionGroup& group, const Ph
   const Node& root = ctx.graph().node(group.root);
   ExprEmitter emit = phase_emitter(ctx, group, args, index_type);
   const std::string v = emit.value(group.root, Index{"row", {}, root.shape});
-  return emit.take_code() + "  " + args.out + "[row] = " + v + ";\n";
+  return emit.take_code() + "  " + cl_store(root.dtype, args.out, "row", v) + "\n";
 }
 
 namespace {
@@ -246,8 +246,8 @@ void emit_loop_kernel(KernelContext& ctx, const FusionGroup& group, const std::s
   ExprEmitter emit = group_emitter(ctx, group, idx_t);
   Index idx{"gid", {}, root.shape};
   const std::string value = emit.value(group.root, idx);
-  const std::string store = root.dtype == DType::Bool ? "(uchar)(" + value + ")" : value;
-  const std::string body = emit.take_code() + "  out[gid] = " + store + ";\n}\n\n";
+  const std::string body =
+      emit.take_code() + "  " + cl_store(root.dtype, "out", "gid", value) + "\n}\n\n";
   const std::string signature =
       "(" + params + "__global " + cl_storage_type(root.dtype) + "* restrict out) {\n";
 

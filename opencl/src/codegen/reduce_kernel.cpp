@@ -123,10 +123,17 @@ std::string row_reduce_phase(KernelContext& ctx, const FusionGroup& group, const
   const std::string e = element_at(emit, root, in_shape, operand, out, "r");
   emit.line("acc = " + rop.combine("acc", e) + ";");
   emit.pop_scope();
-  code += "  for (; r < " + C + "; ++r) {\n" + emit.take_code() + "  }\n  " + args.out +
-          "[row] = acc;\n";
+  code += "  for (; r < " + C + "; ++r) {\n" + emit.take_code() + "  }\n  " +
+          cl_store(root.dtype, args.out, "row", "acc") + "\n";
   return code;
 }
+
+namespace {
+// Partial results of f16 and bf16 reductions stay in f32: the result rounds once, at the end.
+DType partial_dtype(DType t) {
+  return is_half_float(t) ? DType::F32 : t;
+}
+}  // namespace
 
 void emit_reduce_kernel(KernelContext& ctx, const FusionGroup& group, const std::string& name) {
   const Node& root = ctx.graph().node(group.root);
@@ -253,8 +260,8 @@ void emit_reduce_kernel(KernelContext& ctx, const FusionGroup& group, const std:
     ctx.source << "__kernel void " << name << "(" << params << "__global " << out_store_t
                << "* restrict out) {\n  const " << idx_t << " gid = (" << idx_t
                << ")get_global_id(0);\n  if (gid >= " << outputs << ") return;\n"
-               << head << init << loop << "  out[gid] = " << result_expr("acc", "acc_i")
-               << ";\n}\n\n";
+               << head << init << loop << "  "
+               << cl_store(root.dtype, "out", "gid", result_expr("acc", "acc_i")) << "\n}\n\n";
     launch.local_size = std::min<std::size_t>(64, ctx.caps.max_work_group_size);
     launch.global_size = round_up(static_cast<std::size_t>(outputs), launch.local_size);
     ctx.add_launch(std::move(launch));
@@ -274,9 +281,9 @@ void emit_reduce_kernel(KernelContext& ctx, const FusionGroup& group, const std:
           ? 1
           : std::clamp<std::int64_t>(reduced / static_cast<std::int64_t>(local) / per_item, 1, 256);
   const std::int64_t partial_count = outputs * groups;
-  const int partial =
-      cooperative ? out_buffer
-                  : ctx.add_temp(static_cast<std::size_t>(partial_count) * dtype_size(rop.t));
+  const int partial = cooperative ? out_buffer
+                                  : ctx.add_temp(static_cast<std::size_t>(partial_count) *
+                                                 dtype_size(partial_dtype(rop.t)));
   const int partial_i =
       rop.is_arg() && !cooperative ? ctx.add_temp(static_cast<std::size_t>(partial_count) * 8) : -1;
   LaunchPlan stage1;
@@ -310,7 +317,7 @@ void emit_reduce_kernel(KernelContext& ctx, const FusionGroup& group, const std:
   }
   const std::string result_param =
       cooperative ? "__global " + out_store_t + "* restrict out"
-                  : "__global " + cl_storage_type(rop.t) + "* restrict partial" +
+                  : "__global " + cl_storage_type(partial_dtype(rop.t)) + "* restrict partial" +
                         (rop.is_arg() ? ", __global long* restrict partial_i" : "");
   ctx.source << "__kernel __attribute__((reqd_work_group_size(" << L << ", 1, 1)))\nvoid "
              << stage1.kernel << "(" << params << result_param << ") {\n  const " << idx_t
@@ -333,8 +340,9 @@ void emit_reduce_kernel(KernelContext& ctx, const FusionGroup& group, const std:
   }
   ctx.source << "    }\n    barrier(CLK_LOCAL_MEM_FENCE);\n  }\n";
   if (cooperative) {
-    ctx.source << "  if (lid == 0) out[grp] = " << result_expr("scratch[0]", "scratch_i[0]")
-               << ";\n}\n\n";
+    ctx.source << "  if (lid == 0) "
+               << cl_store(root.dtype, "out", "grp", result_expr("scratch[0]", "scratch_i[0]"))
+               << "\n}\n\n";
   } else {
     ctx.source << "  if (lid == 0) {\n    partial[grp] = scratch[0];\n"
                << (rop.is_arg() ? "    partial_i[grp] = scratch_i[0];\n" : "") << "  }\n}\n\n";
@@ -351,8 +359,8 @@ void emit_reduce_kernel(KernelContext& ctx, const FusionGroup& group, const std:
   if (rop.is_arg()) stage2.args.push_back(partial_i);
   stage2.args.push_back(out_buffer);
   stage2.writes = {out_buffer};
-  ctx.source << "__kernel void " << name << "(__global const " << cl_storage_type(rop.t)
-             << "* restrict partial, "
+  ctx.source << "__kernel void " << name << "(__global const "
+             << cl_storage_type(partial_dtype(rop.t)) << "* restrict partial, "
              << (rop.is_arg() ? "__global const long* restrict partial_i, " : "") << "__global "
              << out_store_t << "* restrict out) {\n  const " << idx_t << " gid = (" << idx_t
              << ")get_global_id(0);\n  if (gid >= " << outputs << ") return;\n"
@@ -364,7 +372,8 @@ void emit_reduce_kernel(KernelContext& ctx, const FusionGroup& group, const std:
   } else {
     ctx.source << "    acc = " << rop.combine("acc", "v") << ";\n";
   }
-  ctx.source << "  }\n  out[gid] = " << result_expr("acc", "acc_i") << ";\n}\n\n";
+  ctx.source << "  }\n  " << cl_store(root.dtype, "out", "gid", result_expr("acc", "acc_i"))
+             << "\n}\n\n";
   stage2.local_size = std::min<std::size_t>(64, ctx.caps.max_work_group_size);
   stage2.global_size = round_up(static_cast<std::size_t>(outputs), stage2.local_size);
   ctx.add_launch(std::move(stage2));

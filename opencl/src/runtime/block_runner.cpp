@@ -394,7 +394,25 @@ RunTask<std::int64_t> BlockRunner::host_value(const Slot& slot, DType dtype) {
       result = v;
       break;
     }
-    default:
+    case DType::U8:
+      result = value[0];
+      break;
+    case DType::I8:
+      result = static_cast<std::int8_t>(value[0]);
+      break;
+    case DType::U16: {
+      std::uint16_t v;
+      std::memcpy(&v, value.get(), sizeof v);
+      result = v;
+      break;
+    }
+    case DType::I16: {
+      std::int16_t v;
+      std::memcpy(&v, value.get(), sizeof v);
+      result = v;
+      break;
+    }
+    default:  // i64, and u64 as its bit pattern
       std::memcpy(&result, value.get(), sizeof result);
       break;
   }
@@ -431,7 +449,9 @@ RunTask<bool> BlockRunner::run_cond(const StepPlan& step, BlockState& state) {
   const std::int64_t value = co_await host_value(index, step.index_dtype);
   // An out-of-range index picks the nearest branch, as lax.switch does.
   const auto last = static_cast<std::int64_t>(step.regions.size()) - 1;
-  const std::int64_t branch = std::clamp<std::int64_t>(value, 0, last);
+  // A u64 index of 2^63 or more is negative as an int64: past the last branch.
+  const std::int64_t branch =
+      step.index_dtype == DType::U64 && value < 0 ? last : std::clamp<std::int64_t>(value, 0, last);
   std::vector<Slot> params;
   for (std::size_t k = 1; k < step.operands.size(); ++k)
     params.push_back(state.slots[static_cast<std::size_t>(step.operands[k])]);

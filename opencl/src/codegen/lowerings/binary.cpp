@@ -34,7 +34,9 @@ std::string mul(const ElementOp& op, const std::string& a, const std::string& b)
 std::string div(const ElementOp& op, const std::string& a, const std::string& b) {
   const std::string& T = op.type;
   if (is_float(op.dtype)) return "(" + a + " / " + b + ")";
-  if (op.dtype == DType::U32) return "(" + b + " == 0u ? UINT_MAX : " + a + " / " + b + ")";
+  if (is_unsigned_integer(op.dtype))
+    return "(" + b + " == (" + T + ")0 ? " + cl_highest(op.dtype) + " : (" + T + ")(" + a + " / " +
+           b + "))";
   return "(" + b + " == 0 ? (" + T + ")-1 : ((" + b + " == (" + T + ")-1) ? (" + T + ")(-(" +
          unsigned_of(op.dtype) + ")(" + a + ")) : " + a + " / " + b + "))";
 }
@@ -42,7 +44,8 @@ std::string div(const ElementOp& op, const std::string& a, const std::string& b)
 std::string rem(const ElementOp& op, const std::string& a, const std::string& b) {
   const std::string& T = op.type;
   if (is_float(op.dtype)) return "fmod(" + a + ", " + b + ")";
-  if (op.dtype == DType::U32) return "(" + b + " == 0u ? " + a + " : " + a + " % " + b + ")";
+  if (is_unsigned_integer(op.dtype))
+    return "(" + b + " == (" + T + ")0 ? " + a + " : (" + T + ")(" + a + " % " + b + "))";
   return "(" + b + " == 0 ? " + a + " : (" + b + " == (" + T + ")-1 ? (" + T + ")0 : " + a + " % " +
          b + "))";
 }
@@ -54,7 +57,7 @@ std::string pow(const ElementOp& op, const std::string& a, const std::string& b)
 
 // Integer power by squaring with wrap-around; negative exponents follow the interpreter.
 std::string integer_pow_definition(DType t) {
-  if (t != DType::I32 && t != DType::I64 && t != DType::U32) return "";
+  if (!is_integer(t)) return "";
   const std::string T = cl_type(t);
   const std::string U = unsigned_of(t);
   std::string s = "static " + T + " weft_ipow_" + T + "(" + T + " base, " + T + " e) {\n";

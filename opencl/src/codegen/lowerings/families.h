@@ -53,9 +53,21 @@ std::string builtin(const ElementOp&, const std::string& a) {
   return std::string(Name.text) + "(" + a + ")";
 }
 
-// The unsigned type of a signed integer dtype's width: signed arithmetic wraps through it.
+// The unsigned type of an integer dtype's width: signed arithmetic wraps through it.
 inline std::string unsigned_of(DType t) {
-  return t == DType::I64 ? "ulong" : "uint";
+  switch (t) {
+    case DType::I8:
+    case DType::U8:
+      return "uchar";
+    case DType::I16:
+    case DType::U16:
+      return "ushort";
+    case DType::I64:
+    case DType::U64:
+      return "ulong";
+    default:
+      return "uint";
+  }
 }
 
 void define_leaf_lowerings(Lowerings& table);

@@ -9,13 +9,13 @@ namespace {
 
 std::string neg(const ElementOp& op, const std::string& a) {
   if (is_float(op.dtype)) return "(-" + a + ")";
-  if (op.dtype == DType::U32) return "((uint)(0u - " + a + "))";
+  if (is_unsigned_integer(op.dtype)) return "((" + op.type + ")(0u - " + a + "))";
   return "((" + op.type + ")(-(" + unsigned_of(op.dtype) + ")(" + a + ")))";
 }
 
 std::string abs(const ElementOp& op, const std::string& a) {
   if (is_float(op.dtype)) return "fabs(" + a + ")";
-  if (op.dtype == DType::U32) return a;
+  if (is_unsigned_integer(op.dtype)) return a;
   return "((" + op.type + ")abs(" + a + "))";
 }
 
@@ -24,7 +24,7 @@ std::string sign(const ElementOp& op, const std::string& a) {
   if (is_float(op.dtype))
     return "(isnan(" + a + ") ? " + a + " : (" + a + " > 0 ? (" + T + ")1 : (" + a + " < 0 ? (" +
            T + ")-1 : " + a + ")))";
-  if (op.dtype == DType::U32) return "((uint)(" + a + " > 0u))";
+  if (is_unsigned_integer(op.dtype)) return "((" + T + ")(" + a + " > 0u))";
   return "((" + T + ")((" + a + " > 0) - (" + a + " < 0)))";
 }
 
