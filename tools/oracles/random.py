@@ -32,7 +32,8 @@ OUT_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "
                        "random_oracle")
 
 WEFT_NAMES = {np.dtype(np.bool_): "bool", np.dtype(np.int32): "i32",
-              np.dtype(np.uint32): "u32", np.dtype(np.float32): "f32"}
+              np.dtype(np.uint32): "u32", np.dtype(np.float32): "f32",
+              np.dtype(np.uint64): "u64", np.dtype(np.float64): "f64"}
 
 
 def encode(a):
@@ -40,6 +41,8 @@ def encode(a):
     flat = a.reshape(-1)
     if a.dtype == np.float32:
         flat = flat.view(np.uint32)
+    if a.dtype == np.float64:
+        flat = flat.view(np.uint64)
     return {"dtype": WEFT_NAMES[a.dtype], "shape": list(a.shape), "bits": [int(v) for v in flat]}
 
 
@@ -62,7 +65,10 @@ def sampler(fn, params):
     """The jax.random call for an oracle case, on one raw key."""
     shape = tuple(params.get("shape", []))
     if fn == "bits":
-        return lambda k: random.bits(k, shape)
+        return lambda k: random.bits(k, shape, {"u32": jnp.uint32, "u64": jnp.uint64}[
+            params.get("dtype", "u32")])
+    if fn == "uniform_f64":
+        return lambda k: random.uniform(k, shape, jnp.float64, params["minval"], params["maxval"])
     if fn == "split":
         return lambda k: random.split(k, params["num"])
     if fn == "fold_in":
@@ -182,6 +188,20 @@ def main():
     files["loops.json"] = [{"name": "fori_loop split and uniform", "key": encode(keys[42]),
                             "steps": 5, "expected_key": encode(final_key),
                             "expected": encode(acc), "ulps": 1}]
+
+    # 64-bit words and f64 uniform: JAX with x64 on (the keys are the same raw data).
+    with jax.enable_x64(True):
+        wide = []
+        for s in [0, 42, -1]:
+            wide.append(case(f"bits u64 seed {s}", "bits", keys[s],
+                             {"shape": [7], "dtype": "u64"}))
+            wide.append(case(f"uniform f64 seed {s} [0, 1)", "uniform_f64", keys[s],
+                             {"shape": [1000], "minval": 0.0, "maxval": 1.0}, ulps=1))
+            wide.append(case(f"uniform f64 seed {s} [-2, 3)", "uniform_f64", keys[s],
+                             {"shape": [7], "minval": -2.0, "maxval": 3.0}, ulps=1))
+        wide.append(case("uniform f64 of split keys (vmap)", "uniform_f64", big,
+                         {"shape": [3, 5], "minval": 0.0, "maxval": 1.0}, ulps=1))
+    files["x64.json"] = wide
 
     for name, cases in files.items():
         with open(os.path.join(OUT_DIR, name), "w") as f:

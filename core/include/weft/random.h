@@ -46,8 +46,11 @@ Array fold_in(const Array& key, const Array& data, WEFT_LOC_PARAM);
 
 // Uniform random u32 words.
 Array bits(const Array& key, const Shape& shape = {}, WEFT_LOC_PARAM);
+// u32 or u64 words (u64: JAX's with x64 on, the two hash words as high and low halves).
+Array bits(const Array& key, const Shape& shape, DType dtype, WEFT_LOC_PARAM);
 
-// The floating samplers take f32 (f64 needs 64-bit random bits, which weft lacks: DTypeError).
+// The floating samplers take f32; uniform also f64 (as JAX with x64 on). The others refuse f64
+// with a DTypeError: their f64 forms need XLA's f64 erf_inv and log, not written yet.
 // Uniform in [minval, maxval), by JAX's mantissa construction.
 Array uniform(const Array& key, const Shape& shape = {}, DType dtype = DType::F32,
               double minval = 0.0, double maxval = 1.0, WEFT_LOC_PARAM);

@@ -40,8 +40,38 @@ Array detail::uniform_between(const Array& key, const Shape& shape, const Array&
   return lax::max(low, detail::fused_multiply_add(floats, span, low, loc), loc);
 }
 
+namespace {
+
+// JAX's uniform for f64 (x64 on): 52 random mantissa bits under 1.0's exponent, minus 1, then
+// scaled. (XLA fuses the scaling into an FMA, which weft cannot match in f64: the results for
+// [0, 1) are exact, other ranges may differ by an ulp of the span.)
+Array uniform_f64(const Array& key, const Shape& shape, double minval, double maxval,
+                  std::source_location loc) {
+  const Array mantissa = lax::shift_right_logical(bits(key, shape, DType::U64, loc),
+                                                  full(64 - 52, DType::U64, shape, loc), loc);
+  const Array one_bits =
+      full(static_cast<double>(std::uint64_t{0x3ff0000000000000}), DType::U64, shape, loc);
+  const Array one_to_two =
+      lax::bitcast_convert_type(lax::logical_or(mantissa, one_bits, loc), DType::F64, loc);
+  const Array floats = lax::sub(one_to_two, full(1.0, DType::F64, shape, loc), loc);
+  const Array low = full(minval, DType::F64, shape, loc);
+  const Array span = lax::broadcast_in_dim(
+      lax::sub(lax::constant(maxval, DType::F64, loc), lax::constant(minval, DType::F64, loc), loc),
+      shape, {}, loc);
+  return lax::max(low, lax::add(lax::mul(floats, span, loc), low, loc), loc);
+}
+
+}  // namespace
+
 Array uniform(const Array& key, const Shape& shape, DType dtype, double minval, double maxval,
               std::source_location loc) {
+  if (dtype == DType::F64)
+    return detail::map_keys(
+        key, {},
+        [&](const Array& k, const std::vector<Array>&) {
+          return uniform_f64(k, shape, minval, maxval, loc);
+        },
+        "uniform", loc);
   detail::require_f32(dtype, "uniform", loc);
   return detail::map_keys(
       key, {},

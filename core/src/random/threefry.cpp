@@ -59,7 +59,7 @@ void require_f32(DType dtype, const char* api, std::source_location loc) {
   throw DTypeError(std::string("random::") + api + " at " + loc.file_name() + ":" +
                    std::to_string(loc.line()) + ": samples f32 only, got " +
                    std::string(dtype_name(dtype)) +
-                   (dtype == DType::F64 ? " (f64 needs 64-bit random bits, which weft lacks)"
+                   (dtype == DType::F64 ? " (its f64 form is not written yet; uniform takes f64)"
                                         : "; convert an f32 sample"));
 }
 
@@ -188,6 +188,24 @@ Array bits(const Array& key, const Shape& shape, std::source_location loc) {
       [&](const Array& k, const std::vector<Array>&) {
         const auto [a, b] = hash_counters(k, flat_index(shape, loc), loc);
         return lax::logical_xor(a, b, loc);
+      },
+      "bits", loc);
+}
+
+Array bits(const Array& key, const Shape& shape, DType dtype, std::source_location loc) {
+  if (dtype == DType::U32) return bits(key, shape, loc);
+  if (dtype != DType::U64)
+    throw DTypeError(std::string("random::bits at ") + loc.file_name() + ":" +
+                     std::to_string(loc.line()) + ": makes u32 or u64 words, got " +
+                     std::string(dtype_name(dtype)));
+  return detail::map_keys(
+      key, {},
+      [&](const Array& k, const std::vector<Array>&) {
+        const auto [a, b] = hash_counters(k, flat_index(shape, loc), loc);
+        const Array high = lax::convert_element_type(a, DType::U64, loc);
+        const Array low = lax::convert_element_type(b, DType::U64, loc);
+        return lax::logical_or(lax::shift_left(high, full(32, DType::U64, shape, loc), loc), low,
+                               loc);
       },
       "bits", loc);
 }
