@@ -14,6 +14,7 @@
 #include "weft/ir/text.h"
 #include "weft/np.h"
 #include "weft/ops.h"
+#include "weft/random.h"
 #include "weft/shape.h"
 #include "weft/trace/jit.h"
 #if __has_include("weft/opencl/register.h")

@@ -1,0 +1,315 @@
+// weft::random against jax.random results committed as JSON (tools/oracles/random.py writes
+// tests/data/random_oracle/): every case runs eagerly on the device, under jit on the device,
+// and in the reference interpreter on the graph jit traced. Random bits and integers must be
+// JAX's exactly; floats within the case's ulps (see kErfInvUlps for normal's). Key
+// arrays with leading dimensions are JAX's vmap over keys; a fori_loop splits its key inside.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "weft/interp/interpreter.h"
+#include "weft/transforms/pmap.h"
+#include "weft/transforms/vmap.h"
+#include "weft/weft.h"
+
+namespace weft {
+namespace {
+
+using nlohmann::json;
+
+// normal and truncated_normal go through erf_inv, whose polynomial starts from
+// w = -log1p(-x^2): XLA's CPU log1p and weft's (the interpreter's, the device's OpenCL log1p)
+// differ by an ulp or two on some inputs, which the polynomial carries into the result as up
+// to 3 ulps (its multiply-adds are single roundings in both, see fused_multiply_add). They are
+// held to 4 ulps instead of the oracle's 1.
+constexpr double kErfInvUlps = 4;
+
+// gumbel is -log(-log(u)): XLA's CPU log and weft's differ by an ulp on some inputs, and the
+// outer log turns that relative error of -log(u) into an absolute one of about 2^-23 in the
+// result, which is many ulps where the result is near 0. gumbel is held to that absolute error.
+constexpr double kGumbelAbsolute = 4.0 / (1 << 23);
+
+// An array from its oracle form: integers as they are, f32 as IEEE bit patterns.
+HostArray from_oracle(const json& spec) {
+  const std::optional<DType> dtype = dtype_from_name(spec.at("dtype").get<std::string>());
+  if (!dtype) throw std::runtime_error("unknown dtype in " + spec.dump());
+  HostArray h(*dtype, spec.at("shape").get<Shape>());
+  const json& bits = spec.at("bits");
+  if (bits.size() != static_cast<std::size_t>(h.size()))
+    throw std::runtime_error("wrong number of values in " + spec.dump());
+  for (std::int64_t i = 0; i < h.size(); ++i) {
+    const json& b = bits.at(static_cast<std::size_t>(i));
+    if (*dtype == DType::F32)
+      h.view<float>()[static_cast<std::size_t>(i)] = std::bit_cast<float>(b.get<std::uint32_t>());
+    else if (*dtype == DType::F64)
+      h.view<double>()[static_cast<std::size_t>(i)] = std::bit_cast<double>(b.get<std::uint64_t>());
+    else if (*dtype == DType::U64)
+      h.view<std::uint64_t>()[static_cast<std::size_t>(i)] = b.get<std::uint64_t>();
+    else if (*dtype == DType::U32)
+      h.set_i64(i, static_cast<std::int64_t>(b.get<std::uint32_t>()));
+    else
+      h.set_i64(i, b.get<std::int64_t>());
+  }
+  return h;
+}
+
+std::int64_t ordered_f32(float v) {
+  const auto b = std::bit_cast<std::int32_t>(v);
+  return b < 0 ? -static_cast<std::int64_t>(b & 0x7fffffff) - 1 : b;
+}
+
+std::int64_t ordered_f64(double v) {
+  const auto b = std::bit_cast<std::int64_t>(v);
+  return b < 0 ? -(b & 0x7fffffffffffffff) - 1 : b;
+}
+
+std::string describe(const HostArray& h) {
+  std::ostringstream out;
+  out << dtype_name(h.dtype()) << shape_to_string(h.shape()) << " [";
+  for (std::int64_t i = 0; i < std::min<std::int64_t>(h.size(), 12); ++i)
+    out << (i ? ", " : "") << h.get_f64(i);
+  out << (h.size() > 12 ? ", ...]" : "]");
+  return out.str();
+}
+
+// Empty when got has want's dtype and shape and equal elements (f32 within `ulps`, or within
+// `absolute` of want).
+std::string difference(const HostArray& got, const HostArray& want, double ulps,
+                       double absolute = 0) {
+  if (got.dtype() != want.dtype() || got.shape() != want.shape())
+    return "got " + describe(got) + ", want " + describe(want);
+  for (std::int64_t i = 0; i < want.size(); ++i) {
+    bool same;
+    if (want.dtype() == DType::F32) {
+      const float g = got.view<float>()[static_cast<std::size_t>(i)];
+      const float w = want.view<float>()[static_cast<std::size_t>(i)];
+      same = std::isnan(w)
+                 ? std::isnan(g)
+                 : std::abs(static_cast<double>(ordered_f32(g) - ordered_f32(w))) <= ulps ||
+                       std::abs(static_cast<double>(g) - w) <= absolute;
+    } else if (want.dtype() == DType::F64) {
+      const double g = got.view<double>()[static_cast<std::size_t>(i)];
+      const double w = want.view<double>()[static_cast<std::size_t>(i)];
+      same = std::isnan(w)
+                 ? std::isnan(g)
+                 : std::abs(static_cast<double>(ordered_f64(g) - ordered_f64(w))) <= ulps ||
+                       std::abs(g - w) <= absolute;
+    } else {
+      same = got.get_i64(i) == want.get_i64(i);  // u64 too: the same bits
+    }
+    if (!same) {
+      std::ostringstream out;
+      out.precision(9);
+      out << "element " << i << ": got " << got.get_f64(i) << ", want " << want.get_f64(i)
+          << "\n  got  " << describe(got) << "\n  want " << describe(want);
+      return out.str();
+    }
+  }
+  return {};
+}
+
+json load(const std::string& file) {
+  std::ifstream in(std::string(WEFT_RANDOM_ORACLE_DIR) + "/" + file);
+  if (!in) throw std::runtime_error("cannot read " + file);
+  return json::parse(in).at("cases");
+}
+
+Shape shape_param(const json& params) {
+  return params.contains("shape") ? params.at("shape").get<Shape>() : Shape{};
+}
+
+// The weft call for an oracle case.
+Array sample(const std::string& fn, const json& p, const Array& key) {
+  if (fn == "bits")
+    return random::bits(
+        key, shape_param(p),
+        p.contains("dtype") ? *dtype_from_name(p.at("dtype").get<std::string>()) : DType::U32);
+  if (fn == "uniform_f64")
+    return random::uniform(key, shape_param(p), DType::F64, p.at("minval").get<double>(),
+                           p.at("maxval").get<double>());
+  if (fn == "split") return random::split(key, p.at("num").get<std::int64_t>());
+  if (fn == "fold_in") return random::fold_in(key, p.at("data").get<std::uint32_t>());
+  if (fn == "uniform")
+    return random::uniform(key, shape_param(p), DType::F32, p.at("minval").get<double>(),
+                           p.at("maxval").get<double>());
+  if (fn == "normal") return random::normal(key, shape_param(p));
+  if (fn == "truncated_normal")
+    return random::truncated_normal(key, p.at("lower").get<double>(), p.at("upper").get<double>(),
+                                    shape_param(p));
+  if (fn == "bernoulli") return random::bernoulli(key, p.at("p").get<double>(), shape_param(p));
+  if (fn == "randint")
+    return random::randint(key, shape_param(p), p.at("minval").get<std::int64_t>(),
+                           p.at("maxval").get<std::int64_t>());
+  if (fn == "gumbel") return random::gumbel(key, shape_param(p));
+  if (fn == "categorical") {
+    const auto values = p.at("logits").get<std::vector<float>>();
+    const Array logits = Array::from_vector<float>(p.at("logits_shape").get<Shape>(), values);
+    return random::categorical(
+        key, logits, p.at("axis").get<std::int64_t>(),
+        p.contains("shape") ? std::optional<Shape>(shape_param(p)) : std::nullopt);
+  }
+  throw std::runtime_error("no weft function for oracle fn " + fn);
+}
+
+double case_ulps(const json& c) {
+  const std::string fn = c.at("fn");
+  const double ulps = c.value("ulps", 0.0);
+  return fn == "normal" || fn == "truncated_normal" ? std::max(ulps, kErfInvUlps) : ulps;
+}
+
+// The graph's inputs: the key, then the arrays the function closed over (categorical's logits).
+std::vector<HostArray> with_captured(const HostArray& key, const Lowered& lowered) {
+  std::vector<HostArray> inputs{key};
+  for (const Array& a : lowered.captured()) inputs.push_back(a.to_host());
+  return inputs;
+}
+
+void run_file(const std::string& file) {
+  const json cases = load(file);
+  ASSERT_FALSE(cases.empty()) << file;
+  for (const json& c : cases) {
+    const std::string name = c.at("name");
+    SCOPED_TRACE(file + ": case " + name);
+    const std::string fn = c.at("fn");
+    const json& params = c.at("params");
+    const HostArray key = from_oracle(c.at("key"));
+    const HostArray expected = from_oracle(c.at("expected"));
+    const double ulps = case_ulps(c);
+    // f64 uniform's scaling is one FMA in XLA and two roundings in weft (no wider float to
+    // emulate it in): they differ by at most an ulp of the span, many ulps of a result near 0.
+    const double absolute =
+        fn == "gumbel" ? kGumbelAbsolute
+        : fn == "uniform_f64"
+            ? (params.at("maxval").get<double>() - params.at("minval").get<double>()) *
+                  std::ldexp(1.0, -52)
+            : 0;
+    EXPECT_EQ(
+        difference(sample(fn, params, Array::from_host(key)).to_host(), expected, ulps, absolute),
+        "")
+        << "eager";
+    auto traced = jit(
+        [&](const std::vector<Array>& xs) { return std::vector<Array>{sample(fn, params, xs[0])}; },
+        {.name = "random_case"});
+    const std::vector<Array> args{Array::from_host(key)};
+    EXPECT_EQ(difference(traced(args).at(0).to_host(), expected, ulps, absolute), "") << "jit";
+    const Lowered lowered = traced.lower(args);
+    const std::vector<HostArray> interpreted =
+        interpret(lowered.graph(), with_captured(key, lowered));
+    ASSERT_EQ(interpreted.size(), 1u);
+    EXPECT_EQ(difference(interpreted[0], expected, ulps, absolute), "") << "interpreter";
+  }
+}
+
+TEST(Random, KeysFromSeedsMatchJax) {
+  for (const json& c : load("keys.json")) {
+    const auto seed = c.at("seed").get<std::int64_t>();
+    SCOPED_TRACE(c.at("name").get<std::string>());
+    EXPECT_EQ(difference(random::PRNGKey(seed).to_host(), from_oracle(c.at("expected")), 0), "");
+    EXPECT_EQ(difference(random::key(seed).to_host(), from_oracle(c.at("typed")), 0), "");
+  }
+  // JAX keeps a seed's low 32 bits (x64 off): 2^32 + 5 gives the key of 5.
+  EXPECT_EQ(difference(random::PRNGKey((std::int64_t{1} << 32) + 5).to_host(),
+                       random::PRNGKey(5).to_host(), 0),
+            "");
+}
+
+TEST(Random, SplitFoldInAndBitsMatchJax) {
+  run_file("core.json");
+}
+
+TEST(Random, SamplersMatchJax) {
+  run_file("samplers.json");
+}
+
+// u64 words and f64 uniform, against JAX with x64 on.
+TEST(Random, WideBitsAndF64UniformMatchJaxWithX64) {
+  if (!default_device().supports(DType::F64) || !default_device().supports(DType::U64))
+    GTEST_SKIP() << "the default device has no f64 or u64";
+  run_file("x64.json");
+}
+
+// jax.lax.fori_loop(0, 5, body, (key, acc)) with body splitting the key and adding
+// uniform(sub) * (i + 1): the same final key and sums, under jit and eagerly.
+TEST(Random, ForiLoopWithSplitInsideMatchesJax) {
+  const json c = load("loops.json").at(0);
+  const HostArray key = from_oracle(c.at("key"));
+  const std::int64_t steps = c.at("steps");
+  auto run = [steps](const std::vector<Array>& xs) {
+    using Carry = std::pair<Array, Array>;
+    const Carry out = lax::fori_loop(
+        0, steps,
+        [](const Array& i, const Carry& carry) {
+          const auto [next, sub] = random::split2(carry.first);
+          const Array scale =
+              lax::convert_element_type(lax::add(i, lax::constant(1, DType::I32)), DType::F32);
+          return Carry{next, carry.second + random::uniform(sub, {7}) * scale};
+        },
+        Carry{xs[0], np::zeros({7})});
+    return std::vector<Array>{out.first, out.second};
+  };
+  const double ulps = c.at("ulps");
+  const std::vector<Array> eager = run({Array::from_host(key)});
+  EXPECT_EQ(difference(eager[0].to_host(), from_oracle(c.at("expected_key")), 0), "") << "eager";
+  EXPECT_EQ(difference(eager[1].to_host(), from_oracle(c.at("expected")), ulps), "") << "eager";
+  auto traced = jit(run, {.name = "random_fori"});
+  const std::vector<Array> jitted = traced(std::vector<Array>{Array::from_host(key)});
+  EXPECT_EQ(difference(jitted[0].to_host(), from_oracle(c.at("expected_key")), 0), "") << "jit";
+  EXPECT_EQ(difference(jitted[1].to_host(), from_oracle(c.at("expected")), ulps), "") << "jit";
+}
+
+// A vmap written by the user over split keys gives what the batched key array gives (which
+// the oracle checks against JAX's vmap).
+TEST(Random, UserVmapOverKeysEqualsBatchedKeys) {
+  const Array keys = random::split(random::key(7), 5);
+  auto one = [](const Array& k) { return random::normal(k, {3, 4}); };
+  const HostArray mapped = vmap(std::function<Array(const Array&)>(one))(keys).to_host();
+  EXPECT_EQ(difference(mapped, random::normal(keys, {3, 4}).to_host(), 0), "");
+  const HostArray first =
+      random::normal(lax::reshape(lax::slice(keys, {0, 0}, {1, 2}), {2}), {3, 4}).to_host();
+  const HostArray mapped_first =
+      lax::reshape(lax::slice(Array::from_host(mapped), {0, 0, 0}, {1, 3, 4}), {3, 4}).to_host();
+  EXPECT_EQ(difference(mapped_first, first, 0), "");
+}
+
+// Under pmap each device draws from its own key; the stacked results equal the batched keys'.
+TEST(Random, PmapOverKeysEqualsBatchedKeys) {
+  const std::int64_t n = static_cast<std::int64_t>(devices().size());
+  const Array keys = random::split(random::key(11), n);
+  ArrayFunction draw = [](const std::vector<Array>& xs) {
+    return std::vector<Array>{random::bits(xs[0], {9})};
+  };
+  const HostArray got = pmap(draw)({keys}).at(0).to_host();
+  EXPECT_EQ(difference(got, random::bits(keys, {9}).to_host(), 0), "");
+}
+
+TEST(Random, RefusalsExplainThemselves) {
+  const Array not_a_key = Array::from_vector<float>({2}, {1.0f, 2.0f});
+  try {
+    random::bits(not_a_key, {3});
+    ADD_FAILURE() << "an f32 key was accepted";
+  } catch (const DTypeError& e) {
+    EXPECT_NE(std::string(e.what()).find("u32[..., 2]"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(random::bits(Array::from_vector<std::uint32_t>({3}, {1, 2, 3}), {3}), ShapeError);
+  try {
+    random::normal(random::key(0), {3}, DType::F64);
+    ADD_FAILURE() << "f64 normal was accepted";
+  } catch (const DTypeError& e) {
+    EXPECT_NE(std::string(e.what()).find("not written yet"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(random::bits(random::key(0), {3}, DType::I32), DTypeError);
+  EXPECT_THROW(random::randint(random::key(0), {3}, 0, std::int64_t{1} << 40),
+               InvalidArgumentError);
+  EXPECT_THROW(random::categorical(random::key(0), np::zeros({3}), 1), ShapeError);
+}
+
+}  // namespace
+}  // namespace weft
