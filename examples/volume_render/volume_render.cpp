@@ -4,6 +4,7 @@
 // training step (the gradient of the photometric loss, through the cumprod).
 //
 //   example_volume_render [--size small|full] [--check examples/volume_render/oracle_small.json]
+#include <cmath>
 #include <cstdio>
 #include <vector>
 
@@ -40,7 +41,7 @@ std::vector<Array> init(const Array& key, std::int64_t hidden) {
   const Array k = random::split(key, 4);
   return {random::normal(key_at(k, 0), {3, hidden}) * 0.5f,
           random::normal(key_at(k, 1), {hidden}) * 0.1f,
-          random::normal(key_at(k, 2), {hidden, 4}) * (1.0f / std::sqrt(float(hidden))),
+          random::normal(key_at(k, 2), {hidden, 4}) * (1.0 / std::sqrt(double(hidden))),
           random::normal(key_at(k, 3), {4}) * 0.1f};
 }
 
