@@ -36,6 +36,14 @@ std::optional<Probe> probe_for(const OpInfo& info, DType d) {
       return Probe{{{DType::Bool, vec}, {d, vec}, {d, vec}}, {}, {d, vec}};
     case OpClass::Reduce:
       return Probe{{{d, vec}}, ReduceAttrs{{0}}.write(), {DType::I32, {}}};
+    case OpClass::Cumulative:
+      return Probe{{{d, vec}}, CumulativeAttrs{0, false}.write(), {d, vec}};
+    case OpClass::Sort: {
+      // One attribute set for the whole class: each type rule reads its own.
+      Attrs attrs = SortAttrs{0, true}.write();
+      attrs.set(TopKAttrs::kK, std::int64_t{1});
+      return Probe{{{d, vec}}, attrs, {d, vec}};
+    }
     case OpClass::Dot:
       return Probe{
           {{d, {2, 2}}, {d, {2, 2}}}, DotGeneralAttrs{{1}, {0}, {}, {}}.write(), {d, {2, 2}}};
@@ -112,6 +120,10 @@ std::string_view op_class_name(OpClass c) {
       return "host";
     case OpClass::Token:
       return "token";
+    case OpClass::Cumulative:
+      return "cumulative";
+    case OpClass::Sort:
+      return "sort";
   }
   return "?";
 }
