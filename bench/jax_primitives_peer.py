@@ -4,7 +4,7 @@ nothing in weft's build or tests needs it; it needs `pip install jax`).
 
 Programs (same shapes as bench/bench_primitives.cpp): an embedding gather of 4096 rows of a
 50,000x512 f32 table; segment_sum of 1M f32 edge values into 100k segments; sort of f32[2^20];
-top_k (k=20) of f32[64, 32000]; cumsum of f32[2^24]; random normal f32[2^24] from a key. Each
+top_k (k=20) of f32[64, 32000]; cumsum of f32[2^24]. Each
 is jitted, warmed up (compilation never timed), then timed as call + block_until_ready, rounds
 interleaved; prints "jax_NAME S" (median seconds per call) lines.
 
@@ -34,15 +34,13 @@ def main():
     segments = jnp.asarray(rng.integers(0, 100000, 1 << 20).astype(np.int32))
     logits = jnp.asarray(rng.normal(0, 1, (64, 32000)).astype(f32))
     long = jnp.asarray(rng.normal(0, 1, 1 << 24).astype(f32))
-    key = jax.random.key(0)
     programs = {
         "embedding_gather": (jax.jit(lambda t, r: t[r]), (table, rows), 20),
         "segment_sum": (jax.jit(lambda v, s: jax.ops.segment_sum(v, s, num_segments=100000)),
                         (values, segments), 10),
-        "sort": (jax.jit(jnp.sort), (values,), 3),
-        "top_k": (jax.jit(lambda x: jax.lax.top_k(x, 20)), (logits,), 5),
-        "cumsum": (jax.jit(jnp.cumsum), (long,), 2),
-        "random_normal": (jax.jit(lambda k: jax.random.normal(k, (1 << 24,))), (key,), 2),
+        "sort": (jax.jit(jnp.sort), (values,), 1),
+        "top_k": (jax.jit(lambda x: jax.lax.top_k(x, 20)[0]), (logits,), 1),
+        "cumsum": (jax.jit(jnp.cumsum), (long,), 1),
     }
     samples = {name: [] for name in programs}
     for _ in range(2):

@@ -12,6 +12,7 @@
 
 #include "support/example.h"
 #include "weft/random.h"
+#include "weft/transforms/grad.h"
 #include "weft/weft.h"
 
 namespace {
