@@ -223,8 +223,8 @@ Graph bits_program(const Shape& shape) {
   Builder b("elementwise_bits");
   const std::vector<DType> all = usable(kAll);
   const std::vector<DType> numeric = without(all, {DType::Bool});
-  const std::vector<DType> floats = without(numeric, {DType::I32, DType::I64, DType::U32});
-  const std::vector<DType> integers = without(numeric, {DType::F32, DType::F64});
+  std::vector<DType> floats, integers;
+  for (DType t : numeric) (is_float(t) ? floats : integers).push_back(t);
   std::map<DType, ValueId> x;
   for (DType t : all) x[t] = b.param(t, shape);
   const ValueId which = b.param(DType::I32, shape);
@@ -247,15 +247,15 @@ Graph bits_program(const Shape& shape) {
     b.output(b.op(OpKind::SelectN, t, shape, {which, x[t], x[t], x[t]}));
     b.output(b.op(OpKind::SelectN, t, shape, {x[DType::Bool], x[t], x[t]}));
   }
-  Shape pairs = shape;
-  pairs.push_back(2);  // two narrow elements make one wide one
+  // Across widths the narrower side has a trailing axis of the width ratio (as XLA).
   for (DType from : numeric) {
-    const ValueId narrow = b.param(from, pairs);
     for (DType to : numeric) {
-      const std::size_t in = dtype_size(from), out = dtype_size(to);
-      if (in < out) b.output(b.op(OpKind::BitcastConvert, to, shape, {narrow}));
-      if (in >= out)
-        b.output(b.op(OpKind::BitcastConvert, to, in > out ? pairs : shape, {x[from]}));
+      const std::int64_t in = static_cast<std::int64_t>(dtype_size(from));
+      const std::int64_t out = static_cast<std::int64_t>(dtype_size(to));
+      Shape wide = shape;
+      wide.push_back(in < out ? out / in : in / out);
+      if (in < out) b.output(b.op(OpKind::BitcastConvert, to, shape, {b.param(from, wide)}));
+      if (in >= out) b.output(b.op(OpKind::BitcastConvert, to, in > out ? wide : shape, {x[from]}));
     }
   }
   return b.finish();

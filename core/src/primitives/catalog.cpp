@@ -17,36 +17,38 @@ RuleSummary summarize(bool has_fn, std::string_view refusal) {
 }
 
 // The operand types and attributes that ask an op's type rule whether it accepts `d`, for the
-// classes whose type rule depends on the dtype; nullopt for the others, which accept any dtype
-// (layout ops, leaves, converts, control and host ops) or have operands of fixed dtypes.
+// classes whose type rule depends on the dtype (several forms where the class's ops differ:
+// select's bool predicate, clamp's bounds of x's dtype); none for the others, which accept any
+// dtype (layout ops, leaves, converts, control and host ops) or have operands of fixed dtypes.
 struct Probe {
   std::vector<TensorType> operands;
   Attrs attrs;
   TensorType declared;
 };
-std::optional<Probe> probe_for(const OpInfo& info, DType d) {
+std::vector<Probe> probes_for(const OpInfo& info, DType d) {
   const Shape vec{2};
   const int n = info.arity < 0 ? 2 : info.arity;
   switch (info.op_class) {
     case OpClass::Unary:
     case OpClass::Binary:
     case OpClass::Compare:
-      return Probe{std::vector<TensorType>(static_cast<std::size_t>(n), {d, vec}), {}, {d, vec}};
+      return {Probe{std::vector<TensorType>(static_cast<std::size_t>(n), {d, vec}), {}, {d, vec}}};
     case OpClass::Select:
-      return Probe{{{DType::Bool, vec}, {d, vec}, {d, vec}}, {}, {d, vec}};
+      return {Probe{{{DType::Bool, vec}, {d, vec}, {d, vec}}, {}, {d, vec}},
+              Probe{{{d, vec}, {d, vec}, {d, vec}}, {}, {d, vec}}};
     case OpClass::Reduce:
-      return Probe{{{d, vec}}, ReduceAttrs{{0}}.write(), {DType::I32, {}}};
+      return {Probe{{{d, vec}}, ReduceAttrs{{0}}.write(), {DType::I32, {}}}};
     case OpClass::Cumulative:
-      return Probe{{{d, vec}}, CumulativeAttrs{0, false}.write(), {d, vec}};
+      return {Probe{{{d, vec}}, CumulativeAttrs{0, false}.write(), {d, vec}}};
     case OpClass::Sort: {
       // One attribute set for the whole class: each type rule reads its own.
       Attrs attrs = SortAttrs{0, true}.write();
       attrs.set(TopKAttrs::kK, std::int64_t{1});
-      return Probe{{{d, vec}}, attrs, {d, vec}};
+      return {Probe{{{d, vec}}, attrs, {d, vec}}};
     }
     case OpClass::Dot:
-      return Probe{
-          {{d, {2, 2}}, {d, {2, 2}}}, DotGeneralAttrs{{1}, {0}, {}, {}}.write(), {d, {2, 2}}};
+      return {Probe{
+          {{d, {2, 2}}, {d, {2, 2}}}, DotGeneralAttrs{{1}, {0}, {}, {}}.write(), {d, {2, 2}}}};
     case OpClass::Leaf:
     case OpClass::Convert:
     case OpClass::Layout:
@@ -54,29 +56,33 @@ std::optional<Probe> probe_for(const OpInfo& info, DType d) {
     case OpClass::Control:
     case OpClass::Host:
     case OpClass::Token:
-      return std::nullopt;
+      return {};
   }
-  return std::nullopt;
+  return {};
+}
+
+// Whether `p`'s type rule accepts operands of dtype `d` in any of the probes' forms. A probe
+// whose shapes or attributes do not fit the op (an error other than DTypeError) cannot ask its
+// dtype rule, so it does not exclude the dtype.
+bool accepts(const prim::Primitive& p, const std::vector<Probe>& probes) {
+  for (const Probe& probe : probes) {
+    try {
+      p.type(p.info.kind, probe.operands, probe.attrs, probe.declared);
+      return true;
+    } catch (const DTypeError&) {
+      // Not in this form.
+    } catch (const Error&) {
+      return true;
+    }
+  }
+  return false;
 }
 
 std::vector<DType> accepted_dtypes(const prim::Primitive& p) {
   std::vector<DType> accepted;
   for (DType d : kAllDTypes) {
-    const std::optional<Probe> probe = probe_for(p.info, d);
-    if (!probe || p.type == nullptr) {
-      accepted.push_back(d);
-      continue;
-    }
-    try {
-      p.type(p.info.kind, probe->operands, probe->attrs, probe->declared);
-      accepted.push_back(d);
-    } catch (const DTypeError&) {
-      // Not accepted.
-    } catch (const Error&) {
-      // The probe's shapes or attributes do not fit this op: its dtype rule cannot be asked
-      // this way, so the catalog does not exclude the dtype.
-      accepted.push_back(d);
-    }
+    const std::vector<Probe> probes = probes_for(p.info, d);
+    if (probes.empty() || p.type == nullptr || accepts(p, probes)) accepted.push_back(d);
   }
   return accepted;
 }

@@ -87,7 +87,8 @@ std::string cl_round_to_dtype(DType t, const std::string& value) {
 
 // Round to nearest even, as weft/half.h does on the host. vstore_half_rte and vload_half are
 // core OpenCL C (no cl_khr_fp16 needed) but only on buffers: OpenCL 1.2 allows no private half
-// variable, so weft_round_f16 rounds the float's bits in place.
+// variable, so weft_round_f16 rounds the float's bits in place, and weft_f16_bits /
+// weft_f16_from_bits (bitcast_convert) move an f16 value, held in a float, to its bits and back.
 const char* const kHalfFloatHelpers = R"CL(
 static inline float weft_bf16_to_float(ushort b) { return as_float((uint)b << 16); }
 static inline ushort weft_float_to_bf16(float f) {
@@ -104,6 +105,19 @@ static inline float weft_round_f16(float f) {
   if (magnitude < 0x38800000u) return copysign(rint(fabs(f) * 16777216.0f) * 0x1.0p-24f, f);
   const uint rounded = (magnitude + 0xFFFu + ((magnitude >> 13) & 1u)) & ~0x1FFFu;
   return as_float(sign | rounded);
+}
+static inline ushort weft_f16_bits(float f) {
+  const uint x = as_uint(f), sign = (x >> 16) & 0x8000u, magnitude = x & 0x7FFFFFFFu;
+  if (magnitude > 0x7F800000u) return (ushort)(sign | 0x7E00u | ((magnitude >> 13) & 0x3FFu));
+  if (magnitude >= 0x47800000u) return (ushort)(sign | 0x7C00u);
+  if (magnitude < 0x38800000u) return (ushort)(sign | (uint)rint(as_float(magnitude) * 16777216.0f));
+  return (ushort)(sign | ((magnitude - 0x38000000u) >> 13));
+}
+static inline float weft_f16_from_bits(ushort h) {
+  const uint sign = ((uint)h & 0x8000u) << 16, e = ((uint)h >> 10) & 0x1Fu, m = (uint)h & 0x3FFu;
+  if (e == 0u) return as_float(sign | as_uint((float)m * 0x1.0p-24f));
+  if (e == 31u) return as_float(sign | 0x7F800000u | (m << 13));
+  return as_float(sign | ((e + 112u) << 23) | (m << 13));
 }
 )CL";
 

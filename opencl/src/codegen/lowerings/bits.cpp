@@ -6,7 +6,6 @@
 #include "codegen/cl_types.h"
 #include "codegen/expr_emitter.h"
 #include "codegen/lowerings/families.h"
-#include "weft/error.h"
 
 namespace weft::opencl::lowerings {
 namespace {
@@ -73,23 +72,18 @@ std::string count_leading_zeros(const ElementOp& op, const std::string& a) {
   return "((" + op.type + ")clz(" + a + "))";
 }
 
-// A value's bits as the unsigned integer of its width, and back.
-[[noreturn]] void no_bits_spelling(DType t) {
-  throw Error("codegen: bitcast_convert has no OpenCL spelling of the bits of " +
-              std::string(dtype_name(t)) + "; this is a bug in weft, please report it");
-}
+// A value's bits as the unsigned integer of its width, and back. f16 and bf16 values are held
+// in floats (cl_types.h), so their bits come from the helpers of kHalfFloatHelpers.
 std::string to_bits(DType t, const std::string& v) {
-  if (is_float(t)) {
-    if (dtype_size(t) != 4 && dtype_size(t) != 8) no_bits_spelling(t);
-    return "as_" + unsigned_bits(t) + "(" + v + ")";
-  }
+  if (t == DType::F16) return "weft_f16_bits(" + v + ")";
+  if (t == DType::BF16) return "weft_float_to_bf16(" + v + ")";
+  if (is_float(t)) return "as_" + unsigned_bits(t) + "(" + v + ")";
   return "((" + unsigned_bits(t) + ")(" + v + "))";
 }
 std::string from_bits(DType t, const std::string& bits) {
-  if (is_float(t)) {
-    if (dtype_size(t) != 4 && dtype_size(t) != 8) no_bits_spelling(t);
-    return "as_" + cl_type(t) + "(" + bits + ")";
-  }
+  if (t == DType::F16) return "weft_f16_from_bits((ushort)(" + bits + "))";
+  if (t == DType::BF16) return "weft_bf16_to_float((ushort)(" + bits + "))";
+  if (is_float(t)) return "as_" + cl_type(t) + "(" + bits + ")";
   return "((" + cl_type(t) + ")(" + bits + "))";
 }
 
