@@ -251,6 +251,45 @@ TEST_P(PrimitiveDtypes, DeviceMatchesInterpreter) {
   }
 }
 
+// Lines of several scan blocks: block totals, their scan and the fix-up, where f16 and bf16
+// keep their partial results in float and narrow integers wrap.
+TEST(PrimitiveDtypesLongLines, ScansMatchInterpreter) {
+  const std::pair<OpKind, DType> cases[] = {
+      {OpKind::Cumsum, DType::F16},  {OpKind::Cumlogsumexp, DType::F16},
+      {OpKind::Cumsum, DType::BF16}, {OpKind::Cummax, DType::BF16},
+      {OpKind::Cumsum, DType::I8},   {OpKind::Cumprod, DType::U16},
+  };
+  const Shape shape{2, 5000};
+  samples::Builder b;
+  b.g.name = "long_scans";
+  bool reverse = false;
+  for (const auto& [op, dtype] : cases) {
+    const ValueId x = b.param(dtype, shape);
+    b.g.outputs.push_back(b.op(op, {x}, dtype, shape,
+                               {{"axis", std::int64_t{1}}, {"reverse", std::int64_t{reverse}}}));
+    reverse = !reverse;
+  }
+  verify(b.g);
+  std::mt19937 rng(5);
+  std::vector<HostArray> inputs;
+  for (ValueId p : b.g.params) inputs.push_back(input_for(b.g.node(p), rng));
+  const std::vector<HostArray> want = interpret(b.g, inputs);
+  Device& dev = default_device();
+  const std::shared_ptr<Executable> exe = dev.compile(b.g);
+  std::vector<std::shared_ptr<Buffer>> buffers;
+  for (const HostArray& a : inputs) buffers.push_back(dev.upload(a.raw(), a.nbytes()));
+  const std::vector<std::shared_ptr<Buffer>> results = exe->run(buffers);
+  ASSERT_EQ(results.size(), want.size());
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    HostArray got(want[i].dtype(), want[i].shape());
+    dev.download(*results[i], got.raw(), got.nbytes());
+    // Each line on its own: the tolerance scales with the line's largest value.
+    for (std::int64_t line = 0; line < shape[0]; ++line)
+      EXPECT_EQ(compare(got, want[i], line * shape[1], (line + 1) * shape[1]), "")
+          << op_name(cases[i].first) << " on " << dtype_name(cases[i].second) << ", line " << line;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(EveryDtype, PrimitiveDtypes,
                          ::testing::ValuesIn(std::vector<DType>(std::begin(kAllDTypes),
                                                                 std::end(kAllDTypes))),
