@@ -109,7 +109,14 @@ HostArray input_for(const Node& param, std::mt19937& rng) {
   const DType t = param.dtype;
   if (t == DType::Bool) return testing::random_array(t, param.shape, 0, 1, rng);
   if (is_float(t)) return testing::random_array(t, param.shape, -2, 2, rng);
-  const bool is_unsigned = t == DType::U8 || t == DType::U16 || t == DType::U32 || t == DType::U64;
+  if (t == DType::U64) {
+    // Its whole range: values past 2^63 compare as unsigned.
+    HostArray a(t, param.shape);
+    for (std::int64_t i = 0; i < a.size(); ++i)
+      a.set_i64(i, static_cast<std::int64_t>((std::uint64_t{rng()} << 32) | rng()));
+    return a;
+  }
+  const bool is_unsigned = t == DType::U8 || t == DType::U16 || t == DType::U32;
   return testing::random_array(t, param.shape, is_unsigned ? 0 : -3, 3, rng);
 }
 
@@ -252,12 +259,13 @@ TEST_P(PrimitiveDtypes, DeviceMatchesInterpreter) {
 }
 
 // Lines of several scan blocks: block totals, their scan and the fix-up, where f16 and bf16
-// keep their partial results in float and narrow integers wrap.
+// keep their partial results in float, narrow integers wrap and u64 compares unsigned.
 TEST(PrimitiveDtypesLongLines, ScansMatchInterpreter) {
   const std::pair<OpKind, DType> cases[] = {
       {OpKind::Cumsum, DType::F16},  {OpKind::Cumlogsumexp, DType::F16},
       {OpKind::Cumsum, DType::BF16}, {OpKind::Cummax, DType::BF16},
       {OpKind::Cumsum, DType::I8},   {OpKind::Cumprod, DType::U16},
+      {OpKind::Cummax, DType::U64},
   };
   const Shape shape{2, 5000};
   samples::Builder b;
@@ -273,6 +281,11 @@ TEST(PrimitiveDtypesLongLines, ScansMatchInterpreter) {
   std::mt19937 rng(5);
   std::vector<HostArray> inputs;
   for (ValueId p : b.g.params) inputs.push_back(input_for(b.g.node(p), rng));
+  // u64 over its whole range: values past 2^63 compare as unsigned.
+  for (HostArray& a : inputs)
+    if (a.dtype() == DType::U64)
+      for (std::int64_t i = 0; i < a.size(); ++i)
+        a.set_i64(i, static_cast<std::int64_t>((std::uint64_t{rng()} << 32) | rng()));
   const std::vector<HostArray> want = interpret(b.g, inputs);
   Device& dev = default_device();
   const std::shared_ptr<Executable> exe = dev.compile(b.g);

@@ -33,6 +33,8 @@ std::optional<Probe> probe_for(const OpInfo& info, DType d) {
     case OpClass::Compare:
       return Probe{std::vector<TensorType>(static_cast<std::size_t>(n), {d, vec}), {}, {d, vec}};
     case OpClass::Select:
+      // clamp's bounds are of x's dtype; select and select_n choose by a bool.
+      if (info.kind == OpKind::Clamp) return Probe{{{d, vec}, {d, vec}, {d, vec}}, {}, {d, vec}};
       return Probe{{{DType::Bool, vec}, {d, vec}, {d, vec}}, {}, {d, vec}};
     case OpClass::Reduce:
       return Probe{{{d, vec}}, ReduceAttrs{{0}}.write(), {DType::I32, {}}};
