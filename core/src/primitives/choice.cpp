@@ -80,7 +80,14 @@ interp::Value evaluate_clamp(const Node& node, interp::Operands operands) {
         out.f[k] = std::min(std::max(v, l), h);
       }
     } else {
-      out.i[k] = std::min(std::max(x.i[k], int_at(lo, k)), int_at(hi, k));
+      if (node.dtype == DType::U64) {  // held as int64: values past 2^63 compare unsigned
+        using U = std::uint64_t;
+        out.i[k] = static_cast<std::int64_t>(
+            std::min(std::max(static_cast<U>(x.i[k]), static_cast<U>(int_at(lo, k))),
+                     static_cast<U>(int_at(hi, k))));
+      } else {
+        out.i[k] = std::min(std::max(x.i[k], int_at(lo, k)), int_at(hi, k));
+      }
     }
   }
   return out;

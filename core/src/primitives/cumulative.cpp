@@ -50,7 +50,8 @@ Lines lines_of(const Shape& shape, std::int64_t axis) {
 }
 
 using FloatCombine = double (*)(double acc, double x);
-using IntCombine = U64 (*)(U64 acc, std::int64_t x);
+// Integers as their bits (int64); `t` says how to compare them (u64 unsigned).
+using IntCombine = U64 (*)(DType t, U64 acc, std::int64_t x);
 
 // Walks each line in scan order; `f` gets the flat index of each element and whether it is the
 // line's first.
@@ -79,7 +80,7 @@ Value evaluate_cumulative(const Node& node, Operands operands) {
   } else {
     U64 acc = 0;
     for_each_in_scan_order(node, x.shape, [&](std::int64_t at, bool first) {
-      acc = first ? static_cast<U64>(x.i[at]) : combine_ints(acc, x.i[at]);
+      acc = first ? static_cast<U64>(x.i[at]) : combine_ints(node.dtype, acc, x.i[at]);
       out.i[at] = interp::wrap_to(node.dtype, acc);
     });
   }
@@ -89,26 +90,28 @@ Value evaluate_cumulative(const Node& node, Operands operands) {
 double add_floats(double acc, double x) {
   return acc + x;
 }
-U64 add_ints(U64 acc, std::int64_t x) {
+U64 add_ints(DType, U64 acc, std::int64_t x) {
   return acc + static_cast<U64>(x);
 }
 double mul_floats(double acc, double x) {
   return acc * x;
 }
-U64 mul_ints(U64 acc, std::int64_t x) {
+U64 mul_ints(DType, U64 acc, std::int64_t x) {
   return acc * static_cast<U64>(x);
 }
 // Max and min: a NaN, once met, stays (as reduce_max and reduce_min).
 double max_floats(double acc, double x) {
   return std::isnan(acc) || std::isnan(x) ? (std::isnan(acc) ? acc : x) : std::max(acc, x);
 }
-U64 max_ints(U64 acc, std::int64_t x) {
+U64 max_ints(DType t, U64 acc, std::int64_t x) {
+  if (t == DType::U64) return std::max(acc, static_cast<U64>(x));
   return static_cast<U64>(std::max(static_cast<std::int64_t>(acc), x));
 }
 double min_floats(double acc, double x) {
   return std::isnan(acc) || std::isnan(x) ? (std::isnan(acc) ? acc : x) : std::min(acc, x);
 }
-U64 min_ints(U64 acc, std::int64_t x) {
+U64 min_ints(DType t, U64 acc, std::int64_t x) {
+  if (t == DType::U64) return std::min(acc, static_cast<U64>(x));
   return static_cast<U64>(std::min(static_cast<std::int64_t>(acc), x));
 }
 // log(exp(acc) + exp(x)): NaN if either is, the larger where it is infinite.
@@ -118,7 +121,7 @@ double logaddexp(double acc, double x) {
   if (std::isinf(m)) return m;
   return m + std::log1p(std::exp(-std::abs(acc - x)));
 }
-U64 no_ints(U64, std::int64_t) {
+U64 no_ints(DType, U64, std::int64_t) {
   return 0;  // cumlogsumexp's type rule admits floats only
 }
 

@@ -352,8 +352,11 @@ std::int64_t combine_int(OpKind op, DType t, std::int64_t have, std::int64_t upd
   const auto u = static_cast<std::uint64_t>(update);
   if (op == OpKind::ScatterAdd) return interp::wrap_to(t, h + u);
   if (op == OpKind::ScatterMul) return interp::wrap_to(t, h * u);
-  if (op == OpKind::ScatterMin) return std::min(have, update);
-  if (op == OpKind::ScatterMax) return std::max(have, update);
+  const bool is_unsigned = t == DType::U64;  // narrower unsigned values are non-negative int64s
+  if (op == OpKind::ScatterMin)
+    return is_unsigned ? static_cast<std::int64_t>(std::min(h, u)) : std::min(have, update);
+  if (op == OpKind::ScatterMax)
+    return is_unsigned ? static_cast<std::int64_t>(std::max(h, u)) : std::max(have, update);
   return update;
 }
 

@@ -78,8 +78,15 @@ bool before(double x, double y, bool descending) {
   return rank(x) != rank(y) ? rank(x) > rank(y) : x > y;
 }
 
-double element(const Value& v, std::int64_t at) {
-  return is_float(v.dtype) ? v.f[at] : static_cast<double>(v.i[at]);
+// Whether element a of `key` comes before element b: integers compare exactly (u64 unsigned),
+// not through a double, which would merge neighbouring 64-bit values.
+bool key_before(const Value& key, std::int64_t a, std::int64_t b, bool descending) {
+  if (is_float(key.dtype)) return before(key.f[a], key.f[b], descending);
+  if (key.dtype == DType::U64) {
+    const auto x = static_cast<std::uint64_t>(key.i[a]), y = static_cast<std::uint64_t>(key.i[b]);
+    return descending ? x > y : x < y;
+  }
+  return descending ? key.i[a] > key.i[b] : key.i[a] < key.i[b];
 }
 
 // The stable order of each line of the keys along `axis`: calls `take(line_positions, order)`
@@ -99,9 +106,8 @@ void sort_lines(std::span<const Value* const> keys, std::int64_t axis, bool desc
       std::iota(order.begin(), order.end(), std::int64_t{0});
       std::stable_sort(order.begin(), order.end(), [&](std::int64_t a, std::int64_t b) {
         for (const Value* key : keys) {
-          const double x = element(*key, at[a]), y = element(*key, at[b]);
-          if (before(x, y, descending)) return true;
-          if (before(y, x, descending)) return false;
+          if (key_before(*key, at[a], at[b], descending)) return true;
+          if (key_before(*key, at[b], at[a], descending)) return false;
         }
         return false;
       });

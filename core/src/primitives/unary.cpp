@@ -32,9 +32,10 @@ void define_unary_primitives(Definitions& defs) {
 
   struct Abs {
     static double on_float(double x) { return std::fabs(x); }
-    // Canonical u32 values are never negative, so u32 abs is the identity.
+    // Canonical u32 values are never negative, so u32 abs is the identity; u64 values past 2^63
+    // are held as negative int64s and are their own abs too.
     static std::int64_t on_int(DType t, std::int64_t x) {
-      return x < 0 ? interp::wrap_to(t, U64{0} - static_cast<U64>(x)) : x;
+      return x < 0 && t != DType::U64 ? interp::wrap_to(t, U64{0} - static_cast<U64>(x)) : x;
     }
     static Tangent jvp(const Array& x, const Array& t, const Array&, const Loc& loc) {
       return mul(t, sign(x, loc), loc);
@@ -49,7 +50,10 @@ void define_unary_primitives(Definitions& defs) {
       if (x < 0) return -1.0;
       return x;
     }
-    static std::int64_t on_int(DType, std::int64_t x) { return (x > 0) - (x < 0); }
+    static std::int64_t on_int(DType t, std::int64_t x) {
+      if (t == DType::U64) return x != 0;  // held as int64: past 2^63 reads negative
+      return (x > 0) - (x < 0);
+    }
   };
   defs.add(expensive(numeric_unary<Sign>(OpKind::Sign, "sign")));
 

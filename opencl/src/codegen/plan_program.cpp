@@ -57,7 +57,12 @@ std::string program_header(const Graph& graph, const ProgramContext& program) {
   }
   if (half_floats) header += kHalfFloatHelpers;
   // Only the helpers the program calls: an unused static function is a compiler warning.
-  for (const auto& [op, dtype] : header_definitions) header += lowering(op).header(dtype);
+  // Dtypes that compute alike (f16 and bf16 in float) share their definitions: each once.
+  std::set<std::string> defined;
+  for (const auto& [op, dtype] : header_definitions) {
+    std::string definition = lowering(op).header(dtype);
+    if (defined.insert(definition).second) header += definition;
+  }
   header += program.math.definitions();
   return header + "\n";
 }

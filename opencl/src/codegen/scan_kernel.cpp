@@ -33,18 +33,29 @@ std::string flat_index(const Level& l, const std::string& line, const std::strin
          ") + " + pos + " * " + inner + ")";
 }
 
+// How each level's buffers are stored. f16 and bf16 combine in float and, as the interpreter,
+// round only the results: their block totals stay float, and so do the block scans of a line
+// of several blocks until the fix-up adds the totals before them. `x` and `y` are the dtypes of
+// the level's operand and block scans, `carry` that of the block totals.
+struct Storage {
+  DType x, y, carry;
+};
+
 // Scans each block of `level`, reading x and writing y (buffers of the block), and, where a
 // line has several blocks, each block's total into `totals`.
-void emit_block_scan(KernelContext& ctx, const std::string& kernel, DType t, const Level& level,
-                     std::size_t items, int x, int y, int totals, ScanCombine combine) {
-  const std::string T = cl_type(t), S = cl_storage_type(t);
+void emit_block_scan(KernelContext& ctx, const std::string& kernel, DType t, Storage st,
+                     const Level& level, std::size_t items, int x, int y, int totals,
+                     ScanCombine combine) {
+  const std::string T = cl_type(t), X = cl_storage_type(st.x), Y = cl_storage_type(st.y);
+  const std::string C = cl_storage_type(st.carry);
   const std::int64_t block = static_cast<std::int64_t>(items) * kPerItem;
   const std::int64_t blocks = level.blocks(block);
   const std::string L = std::to_string(items), E = std::to_string(kPerItem);
+  auto combined = [&](const std::string& a, const std::string& b) { return combine(t, a, b); };
   std::ostringstream& s = ctx.source;
   s << "__kernel __attribute__((reqd_work_group_size(" << L << ", 1, 1)))\nvoid " << kernel
-    << "(__global const " << S << "* restrict x, __global " << S << "* restrict y"
-    << (totals >= 0 ? ", __global " + S + "* restrict totals" : "") << ") {\n"
+    << "(__global const " << X << "* restrict x, __global " << Y << "* restrict y"
+    << (totals >= 0 ? ", __global " + C + "* restrict totals" : "") << ") {\n"
     << "  __local " << T << " part[" << L << "];\n"
     << "  const long g = get_group_id(0);\n"
     << "  const long line = g / " << blocks << ", blk = g % " << blocks << ";\n"
@@ -56,8 +67,8 @@ void emit_block_scan(KernelContext& ctx, const std::string& kernel, DType t, con
     << "  for (int e = 0; e < " << E << "; ++e) {\n"
     << "    const long p = first + e;\n"
     << "    if (p >= " << level.n << ") break;\n"
-    << "    const " << T << " xe = x[" << flat_index(level, "line", "p") << "];\n"
-    << "    acc = count == 0 ? xe : " << combine(t, "acc", "xe") << ";\n"
+    << "    const " << T << " xe = " << cl_load(st.x, "x", flat_index(level, "line", "p")) << ";\n"
+    << "    acc = count == 0 ? xe : " << combined("acc", "xe") << ";\n"
     << "    v[e] = acc;\n"
     << "    ++count;\n"
     << "  }\n"
@@ -67,20 +78,22 @@ void emit_block_scan(KernelContext& ctx, const std::string& kernel, DType t, con
     << "  for (int off = 1; off < " << L << "; off <<= 1) {\n"
     << "    const " << T << " before = lid >= off ? part[lid - off] : part[lid];\n"
     << "    barrier(CLK_LOCAL_MEM_FENCE);\n"
-    << "    if (lid >= off) part[lid] = " << combine(t, "before", "part[lid]") << ";\n"
+    << "    if (lid >= off) part[lid] = " << combined("before", "part[lid]") << ";\n"
     << "    barrier(CLK_LOCAL_MEM_FENCE);\n"
     << "  }\n"
     << "  for (int e = 0; e < count; ++e) {\n"
     << "    const long p = first + e;\n"
-    << "    y[" << flat_index(level, "line", "p") << "] = lid > 0 ? "
-    << combine(t, "part[lid - 1]", "v[e]") << " : v[e];\n"
+    << "    "
+    << cl_store(st.y, "y", flat_index(level, "line", "p"),
+                "(lid > 0 ? " + combined("part[lid - 1]", "v[e]") + " : v[e])")
+    << "\n"
     << "  }\n";
   if (totals >= 0)
     // The block's total is its last element's: items past the line's end hold no value.
     s << "  if (lid == 0) {\n"
       << "    const long valid = min((long)" << block << ", " << level.n << " - blk * " << block
       << ");\n"
-      << "    totals[g] = part[(valid - 1) / " << E << "];\n"
+      << "    " << cl_store(st.carry, "totals", "g", "part[(valid - 1) / " + E + "]") << "\n"
       << "  }\n";
   s << "}\n\n";
   LaunchPlan launch;
@@ -97,51 +110,72 @@ void emit_block_scan(KernelContext& ctx, const std::string& kernel, DType t, con
 }
 
 // Combines every element of `level` past its line's first block with the scanned total of the
-// blocks before it (`sums`: one per block, scanned along each line).
-void emit_fix_up(KernelContext& ctx, const std::string& kernel, DType t, const Level& level,
-                 std::int64_t block, int y, int sums, ScanCombine combine) {
-  const std::string S = cl_storage_type(t);
+// blocks before it (`sums`: one per block, scanned along each line): in place in y when
+// `partial` is y, else reading the block scans from `partial` and writing every element of y.
+void emit_fix_up(KernelContext& ctx, const std::string& kernel, DType t, Storage st,
+                 const Level& level, std::int64_t block, int partial, int y, int sums,
+                 ScanCombine combine) {
+  const bool in_place = partial == y;
+  const DType y_dtype = in_place ? st.y : st.x;  // written as the level's operand
+  const std::string Y = cl_storage_type(y_dtype), P = cl_storage_type(st.y);
+  const std::string C = cl_storage_type(st.carry);
   const std::int64_t blocks = level.blocks(block);
-  const std::int64_t later = level.n - block;  // elements per line past the first block
+  const std::string sum =
+      cl_load(st.carry, "sums",
+              "line * " + std::to_string(blocks) + " + p / " + std::to_string(block) + " - 1");
+  // Elements per line the kernel writes, and the first of them.
+  const std::int64_t count = in_place ? level.n - block : level.n;
+  const std::int64_t first = in_place ? block : 0;
+  const std::string part = cl_load(st.y, in_place ? "y" : "partial", "at");
   std::ostringstream& s = ctx.source;
-  s << "__kernel void " << kernel << "(__global " << S << "* restrict y, __global const " << S
-    << "* restrict sums) {\n"
+  s << "__kernel void " << kernel << "(__global " << Y << "* restrict y, __global const " << C
+    << "* restrict sums" << (in_place ? "" : ", __global const " + P + "* restrict partial")
+    << ") {\n"
     << "  const long gid = get_global_id(0);\n"
-    << "  if (gid >= " << level.lines * later << ") return;\n"
-    << "  const long line = gid / " << later << ", p = " << block << " + gid % " << later << ";\n"
+    << "  if (gid >= " << level.lines * count << ") return;\n"
+    << "  const long line = gid / " << count << ", p = " << first << " + gid % " << count << ";\n"
     << "  const long at = " << flat_index(level, "line", "p") << ";\n"
-    << "  y[at] = "
-    << combine(
-           t, "sums[line * " + std::to_string(blocks) + " + p / " + std::to_string(block) + " - 1]",
-           "y[at]")
-    << ";\n"
+    << "  "
+    << cl_store(
+           y_dtype, "y", "at",
+           "(p < " + std::to_string(block) + " ? " + part + " : " + combine(t, sum, part) + ")")
+    << "\n"
     << "}\n\n";
   LaunchPlan launch;
   launch.kernel = kernel;
   launch.args = {y, sums};
+  if (!in_place) launch.args.push_back(partial);
   launch.writes = {y};
   launch.local_size = 0;
-  launch.global_size = static_cast<std::size_t>(level.lines * later);
+  launch.global_size = static_cast<std::size_t>(level.lines * count);
   ctx.add_launch(std::move(launch));
 }
 
 // Scans `level` from buffer x into y, recursing on the block totals.
-void emit_level(KernelContext& ctx, const std::string& name, int depth, DType t, const Level& level,
-                std::size_t items, int x, int y, ScanCombine combine) {
+void emit_level(KernelContext& ctx, const std::string& name, int depth, DType t, Storage st,
+                const Level& level, std::size_t items, int x, int y, ScanCombine combine) {
   const std::int64_t block = static_cast<std::int64_t>(items) * kPerItem;
   const std::int64_t blocks = level.blocks(block);
   const std::string suffix = std::to_string(depth);
   if (blocks <= 1) {
-    emit_block_scan(ctx, name + "_scan" + suffix, t, level, items, x, y, -1, combine);
+    emit_block_scan(ctx, name + "_scan" + suffix, t, st, level, items, x, y, -1, combine);
     return;
   }
-  const std::size_t bytes = static_cast<std::size_t>(level.lines * blocks) * dtype_size(t);
+  const std::size_t bytes = static_cast<std::size_t>(level.lines * blocks) * dtype_size(st.carry);
   const int totals = ctx.add_temp(bytes);
   const int sums = ctx.add_temp(bytes);
-  emit_block_scan(ctx, name + "_scan" + suffix, t, level, items, x, y, totals, combine);
-  emit_level(ctx, name, depth + 1, t, Level{level.lines, blocks, 1, false}, items, totals, sums,
-             combine);
-  emit_fix_up(ctx, name + "_fix" + suffix, t, level, block, y, sums, combine);
+  // Block scans kept at the totals' precision (f16 and bf16: float) until the fix-up.
+  Storage blocks_st = st;
+  int partial = y;
+  if (st.y != st.carry) {
+    blocks_st.y = st.carry;
+    partial = ctx.add_temp(static_cast<std::size_t>(level.lines * level.n) * dtype_size(st.carry));
+  }
+  emit_block_scan(ctx, name + "_scan" + suffix, t, blocks_st, level, items, x, partial, totals,
+                  combine);
+  emit_level(ctx, name, depth + 1, t, Storage{st.carry, st.carry, st.carry},
+             Level{level.lines, blocks, 1, false}, items, totals, sums, combine);
+  emit_fix_up(ctx, name + "_fix" + suffix, t, blocks_st, level, block, partial, y, sums, combine);
 }
 
 }  // namespace
@@ -162,7 +196,9 @@ void emit_scan_kernel(KernelContext& ctx, const FusionGroup& group, const std::s
   std::size_t items = 1;
   const std::size_t cap = std::min<std::size_t>(kMaxItems, ctx.caps.max_work_group_size);
   while (items * 2 <= cap && static_cast<std::int64_t>(items) * kPerItem < level.n) items *= 2;
-  emit_level(ctx, name, 0, root.dtype, level, items, ctx.buffer_of.at(root.inputs[0]),
+  const DType t = root.dtype;
+  const Storage storage{t, t, is_half_float(t) ? DType::F32 : t};
+  emit_level(ctx, name, 0, t, storage, level, items, ctx.buffer_of.at(root.inputs[0]),
              ctx.buffer_of.at(group.root), combine);
 }
 

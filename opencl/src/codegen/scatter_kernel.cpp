@@ -110,7 +110,7 @@ void emit_deterministic(KernelContext& ctx, const Node& n, const Geometry& geo,
   std::vector<std::string> p;
   for (std::size_t d = 0; d < geo.operand.size(); ++d) p.push_back("p" + std::to_string(d));
   s << unflatten("gid", geo.operand, p, "  ");
-  s << "  " << T << " acc = x[gid];\n"
+  s << "  " << T << " acc = " << cl_load(n.dtype, "x", "gid") << ";\n"
     << "  for (long q = 0; q < " << str(geo.rows) << "; ++q) {\n";
   const Shape batch(geo.indices.begin(), geo.indices.end() - 1);
   std::vector<std::string> gq;
@@ -137,10 +137,12 @@ void emit_deterministic(KernelContext& ctx, const Node& n, const Geometry& geo,
     }
   }
   s << "    if (" << ok << ") acc = "
-    << scatter_combined(n.op, n.dtype, "acc", "(" + T + ")upd[" + flatten(u, geo.updates) + "]")
+    << cl_round_to_dtype(
+           n.dtype,
+           scatter_combined(n.op, n.dtype, "acc", cl_load(n.dtype, "upd", flatten(u, geo.updates))))
     << ";\n"
     << "  }\n"
-    << "  out[gid] = " << (n.dtype == DType::Bool ? "(uchar)acc" : "acc") << ";\n"
+    << "  " << cl_store(n.dtype, "out", "gid", "acc") << "\n"
     << "}\n\n";
   LaunchPlan launch;
   launch.kernel = name;
@@ -216,8 +218,10 @@ std::string scatter_combined(OpKind op, DType t, const std::string& acc, const s
   if (is_add || is_mul) {
     const char* sign = is_add ? " + " : " * ";
     if (t == DType::Bool) return "(" + acc + (is_add ? " || " : " && ") + u + ")";
-    if (is_signed_integer(t)) {  // signed overflow wraps through the unsigned type
-      const std::string U = t == DType::I64 ? "ulong" : "uint";
+    // Integers wrap through an unsigned type at least as wide as uint (C promotes 8- and 16-bit
+    // operands to int, where 65535 * 65535 would overflow).
+    if (is_signed_integer(t) || (!is_float(t) && dtype_size(t) < 4)) {
+      const std::string U = dtype_size(t) == 8 ? "ulong" : "uint";
       return "((" + T + ")((" + U + ")" + acc + sign + "(" + U + ")" + u + "))";
     }
     return "(" + acc + sign + u + ")";

@@ -3,8 +3,10 @@
 // operation (compare-and-swap loops on the bits for floats, OpenCL 1.2 having no float
 // atomics), or, deterministically, one work-item per result element folding every update that
 // lands on it in update order. The deterministic kernel runs for scatter (replace: the last
-// update wins, as the interpreter and the jvp rule assume), for 64-bit and bool elements, and
-// for every scatter when DeviceCaps::deterministic_scatter (WEFT_DETERMINISTIC_SCATTER=1).
+// update wins, as the interpreter and the jvp rule assume), for elements other than f32, i32
+// and u32 (OpenCL 1.2 has no 8-, 16- or 64-bit atomics; f16 and bf16 round after each combine,
+// as the interpreter does), and for every scatter when DeviceCaps::deterministic_scatter
+// (WEFT_DETERMINISTIC_SCATTER=1).
 #pragma once
 
 #include <string>

@@ -71,8 +71,8 @@ void emit_sort_kernel(KernelContext& ctx, const FusionGroup& group, const std::s
   for (std::size_t k = 0; k < root.inputs.size(); ++k) {
     const DType t = g.node(root.inputs[k]).dtype;
     const std::string T = cl_type(t), key = "key" + std::to_string(k);
-    s << "  {\n    const " << T << " x = " << key << "[" << position_of(l, "line", "(long)a")
-      << "], y = " << key << "[" << position_of(l, "line", "(long)b") << "];\n"
+    s << "  {\n    const " << T << " x = " << cl_load(t, key, position_of(l, "line", "(long)a"))
+      << ", y = " << cl_load(t, key, position_of(l, "line", "(long)b")) << ";\n"
       << "    if (" << before(t, sort.descending, "x", "y") << ") return true;\n"
       << "    if (" << before(t, sort.descending, "y", "x") << ") return false;\n  }\n";
   }
@@ -160,15 +160,15 @@ void emit_sort_kernel(KernelContext& ctx, const FusionGroup& group, const std::s
   Lines out = l;
   out.n = count;
   const std::string S = cl_storage_type(root.dtype);
+  const std::string value =
+      sort.values ? cl_load(root.dtype, "key0", position_of(l, "line", "(long)from")) : "from";
   s << "__kernel void " << name << "(" << key_params
     << "__global const int* restrict order, __global " << S << "* restrict y) {\n"
     << "  const long gid = get_global_id(0);\n"
     << "  if (gid >= " << l.lines * count << ") return;\n"
     << "  const long line = gid / " << count << ", p = gid % " << count << ";\n"
     << "  const int from = order[line * " << Ps << " + p];\n"
-    << "  y[" << position_of(out, "line", "p")
-    << "] = " << (sort.values ? "key0[" + position_of(l, "line", "(long)from") + "]" : "from")
-    << ";\n"
+    << "  " << cl_store(root.dtype, "y", position_of(out, "line", "p"), value) << "\n"
     << "}\n\n";
   LaunchPlan result;
   result.kernel = name;

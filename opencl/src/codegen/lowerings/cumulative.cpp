@@ -11,17 +11,18 @@
 namespace weft::opencl::lowerings {
 namespace {
 
-// Signed integers wrap around through their unsigned type.
-std::string add(DType t, const std::string& a, const std::string& b) {
-  if (!is_signed_integer(t)) return "(" + a + " + " + b + ")";
-  const std::string U = unsigned_of(t);
-  return "((" + cl_type(t) + ")((" + U + ")" + a + " + (" + U + ")" + b + "))";
+// Integers wrap around through an unsigned type at least as wide as uint: C promotes 8- and
+// 16-bit operands to int, where a product such as 65535 * 65535 would overflow.
+std::string wrapping(DType t, const char* op, const std::string& a, const std::string& b) {
+  if (is_float(t)) return "(" + a + op + b + ")";
+  const std::string U = dtype_size(t) < 4 ? "uint" : unsigned_of(t);
+  return "((" + cl_type(t) + ")((" + U + ")" + a + op + "(" + U + ")" + b + "))";
 }
-
+std::string add(DType t, const std::string& a, const std::string& b) {
+  return wrapping(t, " + ", a, b);
+}
 std::string multiply(DType t, const std::string& a, const std::string& b) {
-  if (!is_signed_integer(t)) return "(" + a + " * " + b + ")";
-  const std::string U = unsigned_of(t);
-  return "((" + cl_type(t) + ")((" + U + ")" + a + " * (" + U + ")" + b + "))";
+  return wrapping(t, " * ", a, b);
 }
 // Floats: a NaN, once met, stays (as the reductions).
 std::string extreme(DType t, const char* cmp, const char* integer_fn, const std::string& a,

@@ -97,7 +97,9 @@ constexpr const char* kErfInvF64 = R"(static double weft_erf_inv_f64(double x) {
 
 std::string erf_inv_definitions(DType t) {
   if (t == DType::F64) return kErfInvF64;
-  if (t == DType::F32) return builtin_f32_definition(1) + builtin_f32_definition(16);
+  // f16 and bf16 compute in float.
+  if (t == DType::F32 || is_half_float(t))
+    return builtin_f32_definition(1) + builtin_f32_definition(16);
   return "";
 }
 
