@@ -275,6 +275,13 @@ Array repeat(const Array& x, std::int64_t repeats, std::optional<std::int64_t> a
              WEFT_LOC_PARAM);
 Array tile(const Array& x, const std::vector<std::int64_t>& reps, WEFT_LOC_PARAM);
 
+// Sort family (np_sort_family.cpp): functions built on sorting and on masks with static sizes.
+// jnp.searchsorted (its default binary search): for each element of v, the i32 index in the 1-D
+// ascending `a` where it would be inserted, before equal elements (left) or after them (right).
+// NaN sorts last and -0.0 equals 0.0, as in sort; a and v promote.
+enum class Side { left, right };
+Array searchsorted(const Array& a, const Array& v, Side side = Side::left, WEFT_LOC_PARAM);
+
 }  // namespace np
 
 // Operators follow jax.numpy: broadcasting, promotion, comparisons give bool arrays, `%` is
