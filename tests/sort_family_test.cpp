@@ -92,6 +92,14 @@ ArrayFunction function_of(const Case& c) {
       return std::vector<Array>{np::searchsorted(xs[0], xs[1], side)};
     };
   }
+  if (c.op == "lax_sort")
+    return [d = a.at("dimension").get<std::int64_t>(), k = a.at("num_keys").get<std::int64_t>()](
+               const std::vector<Array>& xs) { return lax::sort(xs, d, k); };
+  if (c.op == "sort_key_val")
+    return [d = a.at("dimension").get<std::int64_t>()](const std::vector<Array>& xs) {
+      const auto [k, v] = lax::sort_key_val(xs[0], xs[1], d);
+      return std::vector<Array>{k, v};
+    };
   throw std::runtime_error("sort_family_test: no weft twin for op " + c.op);
 }
 
@@ -141,6 +149,22 @@ void run_cases_with_prefix(const std::string& prefix) {
 
 TEST(SortFamily, SearchsortedFollowsJax) {
   run_cases_with_prefix("searchsorted");
+}
+
+TEST(SortFamily, LaxSortOfSeveralOperandsFollowsJax) {
+  run_cases_with_prefix("lax_sort");
+}
+
+TEST(SortFamily, SortKeyValFollowsJax) {
+  run_cases_with_prefix("sort_key_val");
+}
+
+TEST(SortFamily, LaxSortChecksItsOperands) {
+  const Array x = Array::from_host(HostArray(DType::F32, {2, 3}));
+  const Array y = Array::from_host(HostArray(DType::F32, {3, 2}));
+  EXPECT_THROW(lax::sort(std::vector<Array>{x, x}, 0, 3), InvalidArgumentError);
+  EXPECT_THROW(lax::sort(std::vector<Array>{x, y}, 0, 1), ShapeError);
+  EXPECT_THROW(lax::sort(std::vector<Array>{x, x}, 2, 1), ShapeError);
 }
 
 TEST(SortFamily, SearchsortedNeedsOneDimensionalA) {
