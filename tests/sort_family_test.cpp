@@ -100,6 +100,24 @@ ArrayFunction function_of(const Case& c) {
       const auto [k, v] = lax::sort_key_val(xs[0], xs[1], d);
       return std::vector<Array>{k, v};
     };
+  if (c.op == "nonzero")
+    return [size = a.at("size").get<std::int64_t>(), fill = a.at("fill_value").get<std::int64_t>()](
+               const std::vector<Array>& xs) { return np::nonzero(xs[0], size, fill); };
+  if (c.op == "unique") {
+    std::optional<WeakScalar> fill;
+    if (!a.at("fill_value").is_null()) fill = a.at("fill_value").get<double>();
+    return [size = a.at("size").get<std::int64_t>(), fill](const std::vector<Array>& xs) {
+      return std::vector<Array>{np::unique(xs[0], size, fill)};
+    };
+  }
+  if (c.op == "compress") {
+    std::optional<std::int64_t> axis;
+    if (!a.at("axis").is_null()) axis = a.at("axis").get<std::int64_t>();
+    return [axis, size = a.at("size").get<std::int64_t>(),
+            fill = a.at("fill_value").get<double>()](const std::vector<Array>& xs) {
+      return std::vector<Array>{np::compress(xs[0], xs[1], axis, size, fill)};
+    };
+  }
   throw std::runtime_error("sort_family_test: no weft twin for op " + c.op);
 }
 
@@ -165,6 +183,29 @@ TEST(SortFamily, LaxSortChecksItsOperands) {
   EXPECT_THROW(lax::sort(std::vector<Array>{x, x}, 0, 3), InvalidArgumentError);
   EXPECT_THROW(lax::sort(std::vector<Array>{x, y}, 0, 1), ShapeError);
   EXPECT_THROW(lax::sort(std::vector<Array>{x, x}, 2, 1), ShapeError);
+}
+
+TEST(SortFamily, NonzeroWithASizeFollowsJax) {
+  run_cases_with_prefix("nonzero");
+}
+
+TEST(SortFamily, UniqueWithASizeFollowsJax) {
+  run_cases_with_prefix("unique");
+}
+
+TEST(SortFamily, CompressWithASizeFollowsJax) {
+  run_cases_with_prefix("compress");
+}
+
+TEST(SortFamily, MaskFunctionsCheckTheirArguments) {
+  const Array scalar = Array::from_host(HostArray(DType::F32, {}));
+  const Array empty = Array::from_host(HostArray(DType::F32, {0}));
+  const Array m = Array::from_host(HostArray(DType::F32, {2, 3}));
+  const Array c = Array::from_host(HostArray(DType::Bool, {2}));
+  EXPECT_THROW(np::nonzero(scalar, 2), ShapeError);
+  EXPECT_THROW(np::unique(empty, 2), InvalidArgumentError);
+  EXPECT_THROW(np::compress(c, m, 0, 3), InvalidArgumentError);
+  EXPECT_THROW(np::compress(m, m, 0, 1), ShapeError);
 }
 
 TEST(SortFamily, SearchsortedNeedsOneDimensionalA) {

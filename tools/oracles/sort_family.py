@@ -133,11 +133,9 @@ def main():
     # fill_value or, without one, with the smallest value.
     u1 = f32([3, nan, 1, -0.0, 0, 3, nan, -2, 1, 5])
     u2 = i32(rng.integers(-3, 4, size=(3, 5)))
-    for size, fill in ((4, None), (9, None), (9, 7.5), (12, -1)):
-        cases.append(case(f"unique_f32_s{size}_{fill}", "unique",
-                          {"size": size, "fill_value": fill}, u1))
-        cases.append(case(f"unique_i32_s{size}_{fill}", "unique",
-                          {"size": size, "fill_value": fill}, u2))
+    for x, size, fill in ((u1, 4, None), (u2, 9, None), (u2, 9, 7.5), (u1, 12, -1)):
+        cases.append(case(f"unique_{WEFT_NAMES[x.dtype]}_s{size}_{fill}", "unique",
+                          {"size": size, "fill_value": fill}, x))
 
     # compress with a static size: the selected slices along axis, padded with fill_value.
     c4 = np.array([True, False, True, True])
