@@ -112,18 +112,12 @@ std::pair<Array, Array> lattice(const Sizes& s, double box) {
   const std::int64_t side =
       std::llround(std::cbrt(double(s.cells * s.cells * s.cells * s.per_cell)));
   const weft::Shape shape{side * side * side, 3};
-  const weft::Shape cube{side, side, side, 3};
-  const Array grid = np::reshape(
-      np::astype(lax::iota(DType::I32, cube, 0), DType::F64) *
-              np::astype(lax::eq(lax::iota(DType::I32, cube, 3), lax::constant(0, DType::I32)),
-                         DType::F64) +
-          np::astype(lax::iota(DType::I32, cube, 1), DType::F64) *
-              np::astype(lax::eq(lax::iota(DType::I32, cube, 3), lax::constant(1, DType::I32)),
-                         DType::F64) +
-          np::astype(lax::iota(DType::I32, cube, 2), DType::F64) *
-              np::astype(lax::eq(lax::iota(DType::I32, cube, 3), lax::constant(2, DType::I32)),
-                         DType::F64),
-      shape);
+  std::vector<double> cells;  // meshgrid(arange(side) x 3, indexing="ij"), [side^3, 3]
+  for (std::int64_t i = 0; i < side; ++i)
+    for (std::int64_t j = 0; j < side; ++j)
+      for (std::int64_t k = 0; k < side; ++k)
+        cells.insert(cells.end(), {double(i), double(j), double(k)});
+  const Array grid = Array::from_vector<double>(shape, cells);
   const auto [k_jitter, k_vel] = random::split2(random::key(5));
   const Array jitter = random::uniform(k_jitter, shape, DType::F64, -0.1, 0.1);
   const Array velocities = np::astype(random::normal(k_vel, shape), DType::F64) * 0.5;
