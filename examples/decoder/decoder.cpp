@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <numbers>
 #include <string>
 #include <vector>
 
@@ -59,7 +60,7 @@ Array rms_norm(const Array& x) {
 
 // jax.nn.gelu's default tanh approximation, in x's dtype.
 Array gelu(const Array& x) {
-  const float sqrt_2_over_pi = static_cast<float>(std::sqrt(2.0 / M_PI));
+  const float sqrt_2_over_pi = static_cast<float>(std::sqrt(2.0 / std::numbers::pi));
   return x * (0.5f * (1.0f + np::tanh(sqrt_2_over_pi * (x + 0.044715f * np::power(x, 3)))));
 }
 
