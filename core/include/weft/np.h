@@ -275,6 +275,26 @@ Array repeat(const Array& x, std::int64_t repeats, std::optional<std::int64_t> a
              WEFT_LOC_PARAM);
 Array tile(const Array& x, const std::vector<std::int64_t>& reps, WEFT_LOC_PARAM);
 
+// Sort family (np_sort_family.cpp): functions built on sorting and on masks with static sizes.
+// jnp.searchsorted (its default binary search): for each element of v, the i32 index in the 1-D
+// ascending `a` where it would be inserted, before equal elements (left) or after them (right).
+// NaN sorts last and -0.0 equals 0.0, as in sort; a and v promote.
+enum class Side { left, right };
+Array searchsorted(const Array& a, const Array& v, Side side = Side::left, WEFT_LOC_PARAM);
+// jnp.nonzero(a, size=size, fill_value=fill_value): per axis of a, the i32 indices of its
+// nonzero elements in row-major order, the first `size` of them, padded with fill_value.
+std::vector<Array> nonzero(const Array& a, std::int64_t size, std::int64_t fill_value = 0,
+                           WEFT_LOC_PARAM);
+// jnp.unique(x, size=size, fill_value=fill_value): the first `size` sorted distinct values of
+// the flattened x (NaNs count as one value, last; -0.0 equals 0.0), padded with fill_value, or
+// without one with the smallest value.
+Array unique(const Array& x, std::int64_t size, std::optional<WeakScalar> fill_value = std::nullopt,
+             WEFT_LOC_PARAM);
+// jnp.compress(condition, a, axis, size=size, fill_value=fill_value): the first `size` slices
+// of a along axis (none: of the flattened a) where condition holds, padded with fill_value.
+Array compress(const Array& condition, const Array& a, std::optional<std::int64_t> axis,
+               std::int64_t size, WeakScalar fill_value = 0, WEFT_LOC_PARAM);
+
 }  // namespace np
 
 // Operators follow jax.numpy: broadcasting, promotion, comparisons give bool arrays, `%` is

@@ -145,4 +145,12 @@ Array scatter_min(const Array& operand, const Array& indices, const Array& updat
 Array scatter_max(const Array& operand, const Array& indices, const Array& updates,
                   const ScatterAttrs& dims, WEFT_LOC_PARAM);
 
+// Sort family (sort_family_ops.cpp). jax.lax.sort of several operands of one shape: stable
+// along `dimension`, ordered lexicographically by the first num_keys operands (NaN last,
+// -0.0 equal to 0.0), every operand permuted alike. sort_key_val: keys sorted, values alike.
+std::vector<Array> sort(const std::vector<Array>& operands, std::int64_t dimension,
+                        std::int64_t num_keys = 1, WEFT_LOC_PARAM);
+std::pair<Array, Array> sort_key_val(const Array& keys, const Array& values,
+                                     std::int64_t dimension = -1, WEFT_LOC_PARAM);
+
 }  // namespace weft::lax
