@@ -14,6 +14,7 @@
 
 #include "support/oracle_json.h"
 #include "weft/interp/interpreter.h"
+#include "weft/transforms/grad.h"
 #include "weft/transforms/jvp.h"
 #include "weft/weft.h"
 
@@ -206,6 +207,27 @@ TEST(SortFamily, MaskFunctionsCheckTheirArguments) {
   EXPECT_THROW(np::unique(empty, 2), InvalidArgumentError);
   EXPECT_THROW(np::compress(c, m, 0, 3), InvalidArgumentError);
   EXPECT_THROW(np::compress(m, m, 0, 1), ShapeError);
+}
+
+// The tangent of a sort moves with its element by a gather: a line of 100003 elements (whose
+// one-hot selection would hold 10^10) differentiates, and x_i = (i * 7919) mod n sorts to
+// position x_i, so the gradient of sum(sort(x) * w) is w[x_i].
+TEST(SortFamily, SortGradientOfALongLineIsAGather) {
+  const std::int64_t n = 100003;
+  HostArray x(DType::F32, {n}), w(DType::F32, {n});
+  for (std::int64_t i = 0; i < n; ++i) {
+    x.set_f64(i, static_cast<double>((i * 7919) % n));
+    w.set_f64(i, static_cast<double>(i));
+  }
+  const Array weights = Array::from_host(w);
+  auto loss = [&weights](const std::vector<Array>& xs) {
+    return std::vector<Array>{lax::reduce_sum(lax::mul(lax::sort(xs[0], 0), weights), {0})};
+  };
+  auto traced = jit(grad(loss));
+  const HostArray got = traced(std::vector<Array>{Array::from_host(x)})[0].to_host();
+  std::int64_t wrong = 0;
+  for (std::int64_t i = 0; i < n; ++i) wrong += got.get_f64(i) != x.get_f64(i);
+  EXPECT_EQ(wrong, 0);
 }
 
 TEST(SortFamily, SearchsortedNeedsOneDimensionalA) {
