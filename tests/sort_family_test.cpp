@@ -104,6 +104,14 @@ ArrayFunction function_of(const Case& c) {
   if (c.op == "nonzero")
     return [size = a.at("size").get<std::int64_t>(), fill = a.at("fill_value").get<std::int64_t>()](
                const std::vector<Array>& xs) { return np::nonzero(xs[0], size, fill); };
+  if (c.op == "argwhere" || c.op == "flatnonzero") {
+    const bool rows = c.op == "argwhere";
+    return [rows, size = a.at("size").get<std::int64_t>(),
+            fill = a.at("fill_value").get<std::int64_t>()](const std::vector<Array>& xs) {
+      return std::vector<Array>{rows ? np::argwhere(xs[0], size, fill)
+                                     : np::flatnonzero(xs[0], size, fill)};
+    };
+  }
   if (c.op == "unique") {
     std::optional<WeakScalar> fill;
     if (!a.at("fill_value").is_null()) fill = a.at("fill_value").get<double>();
@@ -188,6 +196,11 @@ TEST(SortFamily, LaxSortChecksItsOperands) {
 
 TEST(SortFamily, NonzeroWithASizeFollowsJax) {
   run_cases_with_prefix("nonzero");
+}
+
+TEST(SortFamily, ArgwhereAndFlatnonzeroWithASizeFollowJax) {
+  run_cases_with_prefix("argwhere");
+  run_cases_with_prefix("flatnonzero");
 }
 
 TEST(SortFamily, UniqueWithASizeFollowsJax) {

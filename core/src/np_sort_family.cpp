@@ -109,6 +109,21 @@ std::vector<Array> nonzero(const Array& a, std::int64_t size, std::int64_t fill_
   return out;
 }
 
+Array argwhere(const Array& a, std::int64_t size, std::int64_t fill_value,
+               std::source_location loc) {
+  const Array x = a.ndim() == 0 ? lax::reshape(a, {1}, loc) : a;
+  std::vector<Array> columns;
+  for (const Array& index : nonzero(x, size, fill_value, loc))
+    columns.push_back(lax::reshape(index, {size, 1}, loc));
+  if (a.ndim() == 0) return lax::slice(columns[0], {0, 0}, {size, 0}, {1, 1}, loc);
+  return lax::concatenate(columns, 1, loc);
+}
+
+Array flatnonzero(const Array& a, std::int64_t size, std::int64_t fill_value,
+                  std::source_location loc) {
+  return nonzero(lax::reshape(a, {num_elements(a.shape())}, loc), size, fill_value, loc)[0];
+}
+
 Array unique(const Array& x, std::int64_t size, std::optional<WeakScalar> fill_value,
              std::source_location loc) {
   require_size(size, "unique", loc);

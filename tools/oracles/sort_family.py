@@ -50,6 +50,10 @@ def function_of(op, attrs):
         return lambda k, v: tuple(lax.sort_key_val(k, v, dimension=attrs["dimension"]))
     if op == "nonzero":
         return lambda x: tuple(jnp.nonzero(x, size=attrs["size"], fill_value=attrs["fill_value"]))
+    if op == "argwhere":
+        return lambda x: (jnp.argwhere(x, size=attrs["size"], fill_value=attrs["fill_value"]),)
+    if op == "flatnonzero":
+        return lambda x: (jnp.flatnonzero(x, size=attrs["size"], fill_value=attrs["fill_value"]),)
     if op == "unique":
         return lambda x: (jnp.unique(x, size=attrs["size"], fill_value=attrs["fill_value"]),)
     if op == "compress":
@@ -128,6 +132,11 @@ def main():
                           {"size": size, "fill_value": fill}, x2))
         cases.append(case(f"nonzero_bool_3d_s{size}", "nonzero",
                           {"size": size, "fill_value": fill}, xb))
+
+    for op in ("argwhere", "flatnonzero"):
+        for x, size, fill in ((x1, 8, -1), (x2, 3, 0), (xb, 10, 2)):
+            cases.append(case(f"{op}_{x.ndim}d_s{size}", op, {"size": size, "fill_value": fill},
+                              x))
 
     # unique with a static size: sorted unique values (NaNs one value, last), padded with
     # fill_value or, without one, with the smallest value.

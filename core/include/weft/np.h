@@ -285,6 +285,10 @@ Array searchsorted(const Array& a, const Array& v, Side side = Side::left, WEFT_
 // nonzero elements in row-major order, the first `size` of them, padded with fill_value.
 std::vector<Array> nonzero(const Array& a, std::int64_t size, std::int64_t fill_value = 0,
                            WEFT_LOC_PARAM);
+// jnp.argwhere: those indices as the columns of an i32 [size, a's rank] array; jnp.flatnonzero:
+// the indices into the flattened a.
+Array argwhere(const Array& a, std::int64_t size, std::int64_t fill_value = 0, WEFT_LOC_PARAM);
+Array flatnonzero(const Array& a, std::int64_t size, std::int64_t fill_value = 0, WEFT_LOC_PARAM);
 // jnp.unique(x, size=size, fill_value=fill_value): the first `size` sorted distinct values of
 // the flattened x (NaNs count as one value, last; -0.0 equals 0.0), padded with fill_value, or
 // without one with the smallest value.
