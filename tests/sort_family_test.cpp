@@ -119,6 +119,14 @@ ArrayFunction function_of(const Case& c) {
       return std::vector<Array>{np::unique(xs[0], size, fill)};
     };
   }
+  if (c.op == "unique_all") {
+    std::optional<WeakScalar> fill;
+    if (!a.at("fill_value").is_null()) fill = a.at("fill_value").get<double>();
+    return [size = a.at("size").get<std::int64_t>(), fill](const std::vector<Array>& xs) {
+      const np::Unique u = np::unique_all(xs[0], size, fill);
+      return std::vector<Array>{u.values, u.indices, u.inverse, u.counts};
+    };
+  }
   if (c.op == "compress") {
     std::optional<std::int64_t> axis;
     if (!a.at("axis").is_null()) axis = a.at("axis").get<std::int64_t>();
@@ -204,7 +212,12 @@ TEST(SortFamily, ArgwhereAndFlatnonzeroWithASizeFollowJax) {
 }
 
 TEST(SortFamily, UniqueWithASizeFollowsJax) {
-  run_cases_with_prefix("unique");
+  run_cases_with_prefix("unique_f32");
+  run_cases_with_prefix("unique_i32");
+}
+
+TEST(SortFamily, UniqueAllWithASizeFollowsJax) {
+  run_cases_with_prefix("unique_all");
 }
 
 TEST(SortFamily, CompressWithASizeFollowsJax) {

@@ -56,6 +56,10 @@ def function_of(op, attrs):
         return lambda x: (jnp.flatnonzero(x, size=attrs["size"], fill_value=attrs["fill_value"]),)
     if op == "unique":
         return lambda x: (jnp.unique(x, size=attrs["size"], fill_value=attrs["fill_value"]),)
+    if op == "unique_all":
+        return lambda x: tuple(jnp.unique(x, return_index=True, return_inverse=True,
+                                          return_counts=True, size=attrs["size"],
+                                          fill_value=attrs["fill_value"]))
     if op == "compress":
         return lambda c, x: (jnp.compress(c, x, axis=attrs["axis"], size=attrs["size"],
                                           fill_value=attrs["fill_value"]),)
@@ -144,6 +148,10 @@ def main():
     u2 = i32(rng.integers(-3, 4, size=(3, 5)))
     for x, size, fill in ((u1, 4, None), (u2, 9, None), (u2, 9, 7.5), (u1, 12, -1)):
         cases.append(case(f"unique_{WEFT_NAMES[x.dtype]}_s{size}_{fill}", "unique",
+                          {"size": size, "fill_value": fill}, x))
+
+    for x, size, fill in ((u2, 9, -1), (u1, 12, 0.5)):
+        cases.append(case(f"unique_all_{WEFT_NAMES[x.dtype]}_s{size}", "unique_all",
                           {"size": size, "fill_value": fill}, x))
 
     # compress with a static size: the selected slices along axis, padded with fill_value.

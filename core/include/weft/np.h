@@ -294,6 +294,15 @@ Array flatnonzero(const Array& a, std::int64_t size, std::int64_t fill_value = 0
 // without one with the smallest value.
 Array unique(const Array& x, std::int64_t size, std::optional<WeakScalar> fill_value = std::nullopt,
              WEFT_LOC_PARAM);
+// jnp.unique(x, return_index, return_inverse, return_counts, size, fill_value): the values as
+// unique gives them, the i32 position in the flattened x of each value's first occurrence (0
+// for padding), each element's index into the values (x's shape) and each value's count (0 for
+// padding).
+struct Unique {
+  Array values, indices, inverse, counts;
+};
+Unique unique_all(const Array& x, std::int64_t size,
+                  std::optional<WeakScalar> fill_value = std::nullopt, WEFT_LOC_PARAM);
 // jnp.compress(condition, a, axis, size=size, fill_value=fill_value): the first `size` slices
 // of a along axis (none: of the flattened a) where condition holds, padded with fill_value.
 Array compress(const Array& condition, const Array& a, std::optional<std::int64_t> axis,
