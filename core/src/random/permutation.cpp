@@ -107,31 +107,21 @@ Array choice_indices(const Array& key, std::int64_t n, const Shape& shape, bool 
   return lax::reshape(lax::top_k(g, draws, loc).second, shape, loc);
 }
 
-}  // namespace
-
-Array choice(const Array& key, const Array& a, const Shape& shape, bool replace,
-             std::optional<Array> p, std::int64_t axis, std::source_location loc) {
-  const bool from_range = a.ndim() == 0;
-  std::int64_t n = 0, along = 0;
-  if (from_range) {
-    if (!is_integer(a.dtype()))
-      throw DTypeError(at("choice", loc) +
-                       "a scalar a must be an integer (the number of "
-                       "candidates), not " +
-                       std::string(dtype_name(a.dtype())));
-    n = a.to_host().get_i64(0);
-  } else {
-    along = normalized_axis(axis, a, "choice", loc);
-    n = a.shape()[static_cast<std::size_t>(along)];
-  }
-  const std::int64_t draws = num_elements(shape);
+// choice from the slices of `*a` along `axis`, or with a null `a` from arange(n).
+Array choose(const Array& key, const Array* a, std::int64_t n, const Shape& shape, bool replace,
+             const std::optional<Array>& p, std::int64_t axis, std::source_location loc) {
+  const bool from_range = a == nullptr;
+  std::int64_t along = 0;
   Shape out_shape = shape;
   if (!from_range) {
-    out_shape = Shape(a.shape().begin(), a.shape().begin() + along);
+    along = normalized_axis(axis, *a, "choice", loc);
+    n = a->shape()[static_cast<std::size_t>(along)];
+    out_shape = Shape(a->shape().begin(), a->shape().begin() + along);
     out_shape.insert(out_shape.end(), shape.begin(), shape.end());
-    out_shape.insert(out_shape.end(), a.shape().begin() + along + 1, a.shape().end());
+    out_shape.insert(out_shape.end(), a->shape().begin() + along + 1, a->shape().end());
   }
-  if (draws == 0) return detail::full(0, from_range ? DType::I32 : a.dtype(), out_shape, loc);
+  const std::int64_t draws = num_elements(shape);
+  if (draws == 0) return detail::full(0, from_range ? DType::I32 : a->dtype(), out_shape, loc);
   if (n <= 0)
     throw InvalidArgumentError(at("choice", loc) +
                                "there are no candidates (a has size 0 along axis, or n <= 0) "
@@ -149,7 +139,7 @@ Array choice(const Array& key, const Array& a, const Shape& shape, bool replace,
     detail::require_f32(p->dtype(), "choice", loc);
   }
   std::vector<Array> shared;
-  if (!from_range) shared.push_back(a);
+  if (!from_range) shared.push_back(*a);
   if (p) shared.push_back(*p);
   return detail::map_keys(
       key, shared,
@@ -163,10 +153,23 @@ Array choice(const Array& key, const Array& a, const Shape& shape, bool replace,
       "choice", loc);
 }
 
+}  // namespace
+
+Array choice(const Array& key, const Array& a, const Shape& shape, bool replace,
+             std::optional<Array> p, std::int64_t axis, std::source_location loc) {
+  if (a.ndim() > 0) return choose(key, &a, 0, shape, replace, p, axis, loc);
+  if (!is_integer(a.dtype()))
+    throw DTypeError(at("choice", loc) +
+                     "a scalar a must be an integer (the number of "
+                     "candidates), not " +
+                     std::string(dtype_name(a.dtype())));
+  // The number of candidates sets the result's shape: it must be concrete, as in JAX.
+  return choose(key, nullptr, a.to_host().get_i64(0), shape, replace, p, 0, loc);
+}
+
 Array choice(const Array& key, std::int64_t n, const Shape& shape, bool replace,
              std::optional<Array> p, std::source_location loc) {
-  return choice(key, lax::constant(static_cast<double>(n), DType::I32, loc), shape, replace,
-                std::move(p), 0, loc);
+  return choose(key, nullptr, n, shape, replace, p, 0, loc);
 }
 
 }  // namespace weft::random
