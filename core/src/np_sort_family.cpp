@@ -64,6 +64,24 @@ Array i32_full(double value, const Shape& shape, const std::source_location& loc
   return lax::broadcast_in_dim(lax::constant(value, DType::I32, loc), shape, {}, loc);
 }
 
+// Over a sorted 1-D array, where each distinct value starts: unequal to the element before, NaNs
+// counting as one value (jnp.unique's equal_nan).
+Array value_starts(const Array& sorted, const std::source_location& loc) {
+  const std::int64_t n = sorted.shape()[0];
+  const Array first = lax::broadcast_in_dim(lax::constant(1, DType::Bool, loc), {1}, {}, loc);
+  if (n == 1) return first;
+  const Array next = lax::slice(sorted, {1}, {n}, {1}, loc);
+  const Array prev = lax::slice(sorted, {0}, {n - 1}, {1}, loc);
+  Array differs = lax::ne(next, prev, loc);
+  if (is_float(sorted.dtype()))
+    differs = lax::logical_and(
+        differs,
+        lax::logical_not(lax::logical_and(lax::ne(next, next, loc), lax::ne(prev, prev, loc), loc),
+                         loc),
+        loc);
+  return lax::concatenate({first, differs}, 0, loc);
+}
+
 void require_size(std::int64_t size, const char* op, const std::source_location& loc) {
   if (size < 0)
     throw InvalidArgumentError(std::string(op) + ": size=" + std::to_string(size) +
@@ -136,20 +154,7 @@ Array unique(const Array& x, std::int64_t size, std::optional<WeakScalar> fill_v
   }
   return fused("unique", loc, [&] {
     const Array sorted = lax::sort(lax::reshape(x, {n}, loc), 0, loc);
-    // Where a new value starts: unequal to the one before, NaNs counting as one value.
-    Array starts = lax::broadcast_in_dim(lax::constant(1, DType::Bool, loc), {1}, {}, loc);
-    if (n > 1) {
-      const Array next = lax::slice(sorted, {1}, {n}, {1}, loc);
-      const Array prev = lax::slice(sorted, {0}, {n - 1}, {1}, loc);
-      Array differs = lax::ne(next, prev, loc);
-      if (is_float(x.dtype()))
-        differs = lax::logical_and(
-            differs,
-            lax::logical_not(
-                lax::logical_and(lax::ne(next, next, loc), lax::ne(prev, prev, loc), loc), loc),
-            loc);
-      starts = lax::concatenate({starts, differs}, 0, loc);
-    }
+    const Array starts = value_starts(sorted, loc);
     const Array first = nonzero(starts, size, 0, loc)[0];
     const Array values = take(sorted, first, 0, IndexMode::clip, loc);
     if (!fill_value) return values;  // padded with sorted[0], the smallest value
@@ -173,19 +178,7 @@ Unique unique_all(const Array& x, std::int64_t size, std::optional<WeakScalar> f
   const Array flat = lax::reshape(x, {n}, loc);
   const Array perm = lax::argsort({flat}, 0, loc);
   const Array sorted = take(flat, perm, 0, IndexMode::clip, loc);
-  Array starts = lax::broadcast_in_dim(lax::constant(1, DType::Bool, loc), {1}, {}, loc);
-  if (n > 1) {
-    const Array next = lax::slice(sorted, {1}, {n}, {1}, loc);
-    const Array prev = lax::slice(sorted, {0}, {n - 1}, {1}, loc);
-    Array differs = lax::ne(next, prev, loc);
-    if (is_float(x.dtype()))
-      differs = lax::logical_and(
-          differs,
-          lax::logical_not(
-              lax::logical_and(lax::ne(next, next, loc), lax::ne(prev, prev, loc), loc), loc),
-          loc);
-    starts = lax::concatenate({starts, differs}, 0, loc);
-  }
+  const Array starts = value_starts(sorted, loc);
   const Array start_counts = lax::convert_element_type(starts, DType::I32, loc);
   const Array first = nonzero(starts, size, 0, loc)[0];
   Unique out;
