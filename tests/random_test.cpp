@@ -156,6 +156,29 @@ Array sample(const std::string& fn, const json& p, const Array& key) {
         key, logits, p.at("axis").get<std::int64_t>(),
         p.contains("shape") ? std::optional<Shape>(shape_param(p)) : std::nullopt);
   }
+  if (fn == "permutation_n") return random::permutation(key, p.at("n").get<std::int64_t>());
+  if (fn == "permutation" || fn == "shuffle") {
+    const Array x = Array::from_vector<std::int32_t>(p.at("x_shape").get<Shape>(),
+                                                     p.at("x").get<std::vector<std::int32_t>>());
+    const auto axis = p.at("axis").get<std::int64_t>();
+    if (fn == "shuffle") return random::shuffle(key, x, axis);
+    return random::permutation(key, x, axis, p.at("independent").get<bool>());
+  }
+  if (fn == "choice") {
+    std::optional<Array> probabilities;
+    if (!p.at("p").is_null()) {
+      const auto values = p.at("p").get<std::vector<float>>();
+      probabilities = Array::from_vector<float>({static_cast<std::int64_t>(values.size())}, values);
+    }
+    const bool replace = p.at("replace").get<bool>();
+    if (p.at("a").is_number())
+      return random::choice(key, p.at("a").get<std::int64_t>(), shape_param(p), replace,
+                            probabilities);
+    const Array a = Array::from_vector<std::int32_t>(p.at("a_shape").get<Shape>(),
+                                                     p.at("a").get<std::vector<std::int32_t>>());
+    return random::choice(key, a, shape_param(p), replace, probabilities,
+                          p.at("axis").get<std::int64_t>());
+  }
   throw std::runtime_error("no weft function for oracle fn " + fn);
 }
 
@@ -227,6 +250,51 @@ TEST(Random, SplitFoldInAndBitsMatchJax) {
 
 TEST(Random, SamplersMatchJax) {
   run_file("samplers.json");
+}
+
+// The sort-based samplers build sort kernels: every case runs in one jit program (checked on the
+// device and in the interpreter) rather than three programs each; one case also runs eagerly.
+TEST(Random, PermutationShuffleAndChoiceMatchJax) {
+  const json cases = load("permutation.json");
+  ASSERT_FALSE(cases.empty());
+  std::vector<HostArray> keys;
+  for (const json& c : cases) keys.push_back(from_oracle(c.at("key")));
+  auto all = [&cases](const std::vector<Array>& xs) {
+    std::vector<Array> outs;
+    for (std::size_t i = 0; i < cases.size(); ++i)
+      outs.push_back(sample(cases[i].at("fn"), cases[i].at("params"), xs[i]));
+    return outs;
+  };
+  auto traced = jit(all, {.name = "random_permutation_cases"});
+  std::vector<Array> args;
+  for (const HostArray& k : keys) args.push_back(Array::from_host(k));
+  const std::vector<Array> on_device = traced(args);
+  const Lowered lowered = traced.lower(args);
+  std::vector<HostArray> inputs = keys;
+  for (const Array& a : lowered.captured()) inputs.push_back(a.to_host());
+  const std::vector<HostArray> interpreted = interpret(lowered.graph(), inputs);
+  ASSERT_EQ(on_device.size(), cases.size());
+  ASSERT_EQ(interpreted.size(), cases.size());
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    SCOPED_TRACE("permutation.json: case " + cases[i].at("name").get<std::string>());
+    const HostArray expected = from_oracle(cases[i].at("expected"));
+    EXPECT_EQ(difference(on_device[i].to_host(), expected, 0), "") << "jit";
+    EXPECT_EQ(difference(interpreted[i], expected, 0), "") << "interpreter";
+  }
+  const json& first = cases.at(0);
+  EXPECT_EQ(difference(sample(first.at("fn"), first.at("params"), args[0]).to_host(),
+                       from_oracle(first.at("expected")), 0),
+            "")
+      << "eager";
+}
+
+TEST(Random, ChoiceRefusalsExplainThemselves) {
+  const Array k = random::key(0);
+  EXPECT_THROW(random::choice(k, 3, {4}, false), InvalidArgumentError);
+  EXPECT_THROW(random::choice(k, 0, {2}), InvalidArgumentError);
+  EXPECT_THROW(random::choice(k, 3, {2}, true, Array::from_vector<float>({2}, {0.5f, 0.5f})),
+               ShapeError);
+  EXPECT_THROW(random::permutation(k, lax::constant(3, DType::I32)), ShapeError);
 }
 
 // u64 words and f64 uniform, against JAX with x64 on.

@@ -14,6 +14,7 @@
 
 #include "support/oracle_json.h"
 #include "weft/interp/interpreter.h"
+#include "weft/transforms/grad.h"
 #include "weft/transforms/jvp.h"
 #include "weft/weft.h"
 
@@ -103,11 +104,27 @@ ArrayFunction function_of(const Case& c) {
   if (c.op == "nonzero")
     return [size = a.at("size").get<std::int64_t>(), fill = a.at("fill_value").get<std::int64_t>()](
                const std::vector<Array>& xs) { return np::nonzero(xs[0], size, fill); };
+  if (c.op == "argwhere" || c.op == "flatnonzero") {
+    const bool rows = c.op == "argwhere";
+    return [rows, size = a.at("size").get<std::int64_t>(),
+            fill = a.at("fill_value").get<std::int64_t>()](const std::vector<Array>& xs) {
+      return std::vector<Array>{rows ? np::argwhere(xs[0], size, fill)
+                                     : np::flatnonzero(xs[0], size, fill)};
+    };
+  }
   if (c.op == "unique") {
     std::optional<WeakScalar> fill;
     if (!a.at("fill_value").is_null()) fill = a.at("fill_value").get<double>();
     return [size = a.at("size").get<std::int64_t>(), fill](const std::vector<Array>& xs) {
       return std::vector<Array>{np::unique(xs[0], size, fill)};
+    };
+  }
+  if (c.op == "unique_all") {
+    std::optional<WeakScalar> fill;
+    if (!a.at("fill_value").is_null()) fill = a.at("fill_value").get<double>();
+    return [size = a.at("size").get<std::int64_t>(), fill](const std::vector<Array>& xs) {
+      const np::Unique u = np::unique_all(xs[0], size, fill);
+      return std::vector<Array>{u.values, u.indices, u.inverse, u.counts};
     };
   }
   if (c.op == "compress") {
@@ -189,8 +206,18 @@ TEST(SortFamily, NonzeroWithASizeFollowsJax) {
   run_cases_with_prefix("nonzero");
 }
 
+TEST(SortFamily, ArgwhereAndFlatnonzeroWithASizeFollowJax) {
+  run_cases_with_prefix("argwhere");
+  run_cases_with_prefix("flatnonzero");
+}
+
 TEST(SortFamily, UniqueWithASizeFollowsJax) {
-  run_cases_with_prefix("unique");
+  run_cases_with_prefix("unique_f32");
+  run_cases_with_prefix("unique_i32");
+}
+
+TEST(SortFamily, UniqueAllWithASizeFollowsJax) {
+  run_cases_with_prefix("unique_all");
 }
 
 TEST(SortFamily, CompressWithASizeFollowsJax) {
@@ -206,6 +233,27 @@ TEST(SortFamily, MaskFunctionsCheckTheirArguments) {
   EXPECT_THROW(np::unique(empty, 2), InvalidArgumentError);
   EXPECT_THROW(np::compress(c, m, 0, 3), InvalidArgumentError);
   EXPECT_THROW(np::compress(m, m, 0, 1), ShapeError);
+}
+
+// The tangent of a sort moves with its element by a gather: a line of 100003 elements (whose
+// one-hot selection would hold 10^10) differentiates, and x_i = (i * 7919) mod n sorts to
+// position x_i, so the gradient of sum(sort(x) * w) is w[x_i].
+TEST(SortFamily, SortGradientOfALongLineIsAGather) {
+  const std::int64_t n = 100003;
+  HostArray x(DType::F32, {n}), w(DType::F32, {n});
+  for (std::int64_t i = 0; i < n; ++i) {
+    x.set_f64(i, static_cast<double>((i * 7919) % n));
+    w.set_f64(i, static_cast<double>(i));
+  }
+  const Array weights = Array::from_host(w);
+  auto loss = [&weights](const std::vector<Array>& xs) {
+    return std::vector<Array>{lax::reduce_sum(lax::mul(lax::sort(xs[0], 0), weights), {0})};
+  };
+  auto traced = jit(grad(loss));
+  const HostArray got = traced(std::vector<Array>{Array::from_host(x)})[0].to_host();
+  std::int64_t wrong = 0;
+  for (std::int64_t i = 0; i < n; ++i) wrong += got.get_f64(i) != x.get_f64(i);
+  EXPECT_EQ(wrong, 0);
 }
 
 TEST(SortFamily, SearchsortedNeedsOneDimensionalA) {

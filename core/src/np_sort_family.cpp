@@ -64,6 +64,24 @@ Array i32_full(double value, const Shape& shape, const std::source_location& loc
   return lax::broadcast_in_dim(lax::constant(value, DType::I32, loc), shape, {}, loc);
 }
 
+// Over a sorted 1-D array, where each distinct value starts: unequal to the element before, NaNs
+// counting as one value (jnp.unique's equal_nan).
+Array value_starts(const Array& sorted, const std::source_location& loc) {
+  const std::int64_t n = sorted.shape()[0];
+  const Array first = lax::broadcast_in_dim(lax::constant(1, DType::Bool, loc), {1}, {}, loc);
+  if (n == 1) return first;
+  const Array next = lax::slice(sorted, {1}, {n}, {1}, loc);
+  const Array prev = lax::slice(sorted, {0}, {n - 1}, {1}, loc);
+  Array differs = lax::ne(next, prev, loc);
+  if (is_float(sorted.dtype()))
+    differs = lax::logical_and(
+        differs,
+        lax::logical_not(lax::logical_and(lax::ne(next, next, loc), lax::ne(prev, prev, loc), loc),
+                         loc),
+        loc);
+  return lax::concatenate({first, differs}, 0, loc);
+}
+
 void require_size(std::int64_t size, const char* op, const std::source_location& loc) {
   if (size < 0)
     throw InvalidArgumentError(std::string(op) + ": size=" + std::to_string(size) +
@@ -109,6 +127,21 @@ std::vector<Array> nonzero(const Array& a, std::int64_t size, std::int64_t fill_
   return out;
 }
 
+Array argwhere(const Array& a, std::int64_t size, std::int64_t fill_value,
+               std::source_location loc) {
+  const Array x = a.ndim() == 0 ? lax::reshape(a, {1}, loc) : a;
+  std::vector<Array> columns;
+  for (const Array& index : nonzero(x, size, fill_value, loc))
+    columns.push_back(lax::reshape(index, {size, 1}, loc));
+  if (a.ndim() == 0) return lax::slice(columns[0], {0, 0}, {size, 0}, {1, 1}, loc);
+  return lax::concatenate(columns, 1, loc);
+}
+
+Array flatnonzero(const Array& a, std::int64_t size, std::int64_t fill_value,
+                  std::source_location loc) {
+  return nonzero(lax::reshape(a, {num_elements(a.shape())}, loc), size, fill_value, loc)[0];
+}
+
 Array unique(const Array& x, std::int64_t size, std::optional<WeakScalar> fill_value,
              std::source_location loc) {
   require_size(size, "unique", loc);
@@ -121,20 +154,7 @@ Array unique(const Array& x, std::int64_t size, std::optional<WeakScalar> fill_v
   }
   return fused("unique", loc, [&] {
     const Array sorted = lax::sort(lax::reshape(x, {n}, loc), 0, loc);
-    // Where a new value starts: unequal to the one before, NaNs counting as one value.
-    Array starts = lax::broadcast_in_dim(lax::constant(1, DType::Bool, loc), {1}, {}, loc);
-    if (n > 1) {
-      const Array next = lax::slice(sorted, {1}, {n}, {1}, loc);
-      const Array prev = lax::slice(sorted, {0}, {n - 1}, {1}, loc);
-      Array differs = lax::ne(next, prev, loc);
-      if (is_float(x.dtype()))
-        differs = lax::logical_and(
-            differs,
-            lax::logical_not(
-                lax::logical_and(lax::ne(next, next, loc), lax::ne(prev, prev, loc), loc), loc),
-            loc);
-      starts = lax::concatenate({starts, differs}, 0, loc);
-    }
+    const Array starts = value_starts(sorted, loc);
     const Array first = nonzero(starts, size, 0, loc)[0];
     const Array values = take(sorted, first, 0, IndexMode::clip, loc);
     if (!fill_value) return values;  // padded with sorted[0], the smallest value
@@ -145,6 +165,44 @@ Array unique(const Array& x, std::int64_t size, std::optional<WeakScalar> fill_v
     return lax::select(found, values, bcast(scalar_of(*fill_value, x.dtype(), loc), {size}, loc),
                        loc);
   });
+}
+
+Unique unique_all(const Array& x, std::int64_t size, std::optional<WeakScalar> fill_value,
+                  std::source_location loc) {
+  require_size(size, "unique_all", loc);
+  const std::int64_t n = num_elements(x.shape());
+  if (n == 0)
+    throw InvalidArgumentError("unique_all: x " + shape_to_string(x.shape()) +
+                               " is empty; its indices and counts are undefined at " +
+                               loc_str(loc));
+  const Array flat = lax::reshape(x, {n}, loc);
+  const Array perm = lax::argsort({flat}, 0, loc);
+  const Array sorted = take(flat, perm, 0, IndexMode::clip, loc);
+  const Array starts = value_starts(sorted, loc);
+  const Array start_counts = lax::convert_element_type(starts, DType::I32, loc);
+  const Array first = nonzero(starts, size, 0, loc)[0];
+  Unique out;
+  out.values = take(sorted, first, 0, IndexMode::clip, loc);
+  if (fill_value) {
+    const Array count = lax::reduce_sum(start_counts, {0}, loc);
+    const Array found = lax::lt(lax::iota(DType::I32, {size}, 0, loc),
+                                lax::broadcast_in_dim(count, {size}, {}, loc), loc);
+    out.values = lax::select(found, out.values,
+                             bcast(scalar_of(*fill_value, x.dtype(), loc), {size}, loc), loc);
+  }
+  out.indices = take(perm, first, 0, IndexMode::clip, loc);
+  // Each element's value's position among the unique values: the running count of starts,
+  // scattered back to where the element came from.
+  const Array rank = lax::sub(lax::cumsum(start_counts, 0, false, loc), i32_full(1, {n}, loc), loc);
+  out.inverse = lax::reshape(at(i32_full(0, {n}, loc), perm, loc).set(rank), x.shape(), loc);
+  // Counts: the gaps between successive starts, the missing ones at n (so padding counts 0).
+  const Array bounds = nonzero(starts, size + 1, 0, loc)[0];
+  const Array later = lax::slice(bounds, {1}, {size + 1}, {1}, loc);
+  const Array ends = lax::select(lax::ne(later, i32_full(0, {size}, loc), loc), later,
+                                 i32_full(static_cast<double>(n), {size}, loc), loc);
+  const Array starts_at = lax::concatenate({lax::slice(bounds, {0}, {1}, {1}, loc), ends}, 0, loc);
+  out.counts = lax::sub(ends, lax::slice(starts_at, {0}, {size}, {1}, loc), loc);
+  return out;
 }
 
 Array compress(const Array& condition, const Array& a, std::optional<std::int64_t> axis,

@@ -90,6 +90,19 @@ def sampler(fn, params):
         logits = np.array(params["logits"], np.float32).reshape(params["logits_shape"])
         return lambda k: random.categorical(k, logits, params["axis"],
                                             tuple(params["shape"]) if "shape" in params else None)
+    # Sort family: permutations and choice ("x"/"a"/"p" are given as values and a shape).
+    if fn == "permutation_n":
+        return lambda k: random.permutation(k, params["n"])
+    if fn in ("permutation", "shuffle"):
+        x = np.array(params["x"], np.int32).reshape(params["x_shape"])
+        independent = fn == "shuffle" or params["independent"]
+        return lambda k: random.permutation(k, x, params["axis"], independent)
+    if fn == "choice":
+        a = params["a"] if isinstance(params["a"], int) else \
+            np.array(params["a"], np.int32).reshape(params["a_shape"])
+        p = None if params["p"] is None else np.array(params["p"], np.float32)
+        return lambda k: random.choice(k, a, tuple(params["shape"]), params["replace"], p,
+                                       params["axis"])
     raise ValueError(fn)
 
 
@@ -202,6 +215,35 @@ def main():
         wide.append(case("uniform f64 of split keys (vmap)", "uniform_f64", big,
                          {"shape": [3, 5], "minval": 0.0, "maxval": 1.0}, ulps=1))
     files["x64.json"] = wide
+
+    # Sort family: permutation (1 and 2 sorting rounds), shuffle and choice.
+    grid = list(range(12))
+    wide_grid = list(range(18))
+    perms = [
+        case("permutation_n 10 seed 0", "permutation_n", keys[0], {"n": 10}),
+        case("permutation_n 1 seed 0", "permutation_n", keys[0], {"n": 1}),
+        case("permutation_n 2000 seed 42 (two rounds)", "permutation_n", keys[42], {"n": 2000}),
+        case("permutation_n 7 of split keys (vmap)", "permutation_n", big, {"n": 7}),
+        case("permutation [4,3] axis 0", "permutation", keys[1],
+             {"x": grid, "x_shape": [4, 3], "axis": 0, "independent": False}),
+        case("permutation [4,3] axis 1 independent", "permutation", keys[1],
+             {"x": grid, "x_shape": [4, 3], "axis": 1, "independent": True}),
+        case("shuffle [12]", "shuffle", keys[-1], {"x": grid, "x_shape": [12], "axis": 0}),
+        case("choice 10 [3,2] with replacement", "choice", keys[0],
+             {"a": 10, "shape": [3, 2], "replace": True, "p": None, "axis": 0}),
+        case("choice 10 [6] without replacement", "choice", keys[42],
+             {"a": 10, "shape": [6], "replace": False, "p": None, "axis": 0}),
+        case("choice [6,3] axis 0 [4] with p", "choice", keys[1],
+             {"a": wide_grid, "a_shape": [6, 3], "shape": [4], "replace": True,
+              "p": [0.125, 0.25, 0, 0.375, 0.125, 0.125], "axis": 0}),
+        case("choice [3,6] axis 1 [2,2] without replacement with p", "choice", keys[-1],
+             {"a": wide_grid, "a_shape": [3, 6], "shape": [2, 2], "replace": False,
+              "p": [0.125, 0.25, 0.0625, 0.375, 0.125, 0.0625], "axis": 1}),
+        case("choice 8 [20] with p", "choice", keys[42],
+             {"a": 8, "shape": [20], "replace": True,
+              "p": [0.5, 0, 0.125, 0.125, 0.0625, 0.0625, 0.125, 0], "axis": 0}),
+    ]
+    files["permutation.json"] = perms
 
     for name, cases in files.items():
         with open(os.path.join(OUT_DIR, name), "w") as f:

@@ -50,8 +50,16 @@ def function_of(op, attrs):
         return lambda k, v: tuple(lax.sort_key_val(k, v, dimension=attrs["dimension"]))
     if op == "nonzero":
         return lambda x: tuple(jnp.nonzero(x, size=attrs["size"], fill_value=attrs["fill_value"]))
+    if op == "argwhere":
+        return lambda x: (jnp.argwhere(x, size=attrs["size"], fill_value=attrs["fill_value"]),)
+    if op == "flatnonzero":
+        return lambda x: (jnp.flatnonzero(x, size=attrs["size"], fill_value=attrs["fill_value"]),)
     if op == "unique":
         return lambda x: (jnp.unique(x, size=attrs["size"], fill_value=attrs["fill_value"]),)
+    if op == "unique_all":
+        return lambda x: tuple(jnp.unique(x, return_index=True, return_inverse=True,
+                                          return_counts=True, size=attrs["size"],
+                                          fill_value=attrs["fill_value"]))
     if op == "compress":
         return lambda c, x: (jnp.compress(c, x, axis=attrs["axis"], size=attrs["size"],
                                           fill_value=attrs["fill_value"]),)
@@ -129,12 +137,21 @@ def main():
         cases.append(case(f"nonzero_bool_3d_s{size}", "nonzero",
                           {"size": size, "fill_value": fill}, xb))
 
+    for op in ("argwhere", "flatnonzero"):
+        for x, size, fill in ((x1, 8, -1), (x2, 3, 0), (xb, 10, 2)):
+            cases.append(case(f"{op}_{x.ndim}d_s{size}", op, {"size": size, "fill_value": fill},
+                              x))
+
     # unique with a static size: sorted unique values (NaNs one value, last), padded with
     # fill_value or, without one, with the smallest value.
     u1 = f32([3, nan, 1, -0.0, 0, 3, nan, -2, 1, 5])
     u2 = i32(rng.integers(-3, 4, size=(3, 5)))
     for x, size, fill in ((u1, 4, None), (u2, 9, None), (u2, 9, 7.5), (u1, 12, -1)):
         cases.append(case(f"unique_{WEFT_NAMES[x.dtype]}_s{size}_{fill}", "unique",
+                          {"size": size, "fill_value": fill}, x))
+
+    for x, size, fill in ((u2, 9, -1), (u1, 12, 0.5)):
+        cases.append(case(f"unique_all_{WEFT_NAMES[x.dtype]}_s{size}", "unique_all",
                           {"size": size, "fill_value": fill}, x))
 
     # compress with a static size: the selected slices along axis, padded with fill_value.

@@ -285,11 +285,24 @@ Array searchsorted(const Array& a, const Array& v, Side side = Side::left, WEFT_
 // nonzero elements in row-major order, the first `size` of them, padded with fill_value.
 std::vector<Array> nonzero(const Array& a, std::int64_t size, std::int64_t fill_value = 0,
                            WEFT_LOC_PARAM);
+// jnp.argwhere: those indices as the columns of an i32 [size, a's rank] array; jnp.flatnonzero:
+// the indices into the flattened a.
+Array argwhere(const Array& a, std::int64_t size, std::int64_t fill_value = 0, WEFT_LOC_PARAM);
+Array flatnonzero(const Array& a, std::int64_t size, std::int64_t fill_value = 0, WEFT_LOC_PARAM);
 // jnp.unique(x, size=size, fill_value=fill_value): the first `size` sorted distinct values of
 // the flattened x (NaNs count as one value, last; -0.0 equals 0.0), padded with fill_value, or
 // without one with the smallest value.
 Array unique(const Array& x, std::int64_t size, std::optional<WeakScalar> fill_value = std::nullopt,
              WEFT_LOC_PARAM);
+// jnp.unique(x, return_index, return_inverse, return_counts, size, fill_value): the values as
+// unique gives them, the i32 position in the flattened x of each value's first occurrence (0
+// for padding), each element's index into the values (x's shape) and each value's count (0 for
+// padding).
+struct Unique {
+  Array values, indices, inverse, counts;
+};
+Unique unique_all(const Array& x, std::int64_t size,
+                  std::optional<WeakScalar> fill_value = std::nullopt, WEFT_LOC_PARAM);
 // jnp.compress(condition, a, axis, size=size, fill_value=fill_value): the first `size` slices
 // of a along axis (none: of the flattened a) where condition holds, padded with fill_value.
 Array compress(const Array& condition, const Array& a, std::optional<std::int64_t> axis,

@@ -73,4 +73,22 @@ Array gumbel(const Array& key, const Shape& shape = {}, DType dtype = DType::F32
 Array categorical(const Array& key, const Array& logits, std::int64_t axis = -1,
                   std::optional<Shape> shape = std::nullopt, WEFT_LOC_PARAM);
 
+// Sort family (permutation.cpp): shuffles by rounds of stable sorts on random u32 keys, as JAX.
+// A random ordering of arange(n) (i32).
+Array permutation(const Array& key, std::int64_t n, WEFT_LOC_PARAM);
+// x with its slices along `axis` in a random order; independent: each 1-D line along `axis`
+// shuffled on its own.
+Array permutation(const Array& key, const Array& x, std::int64_t axis = 0, bool independent = false,
+                  WEFT_LOC_PARAM);
+// JAX's removed jax.random.shuffle: permutation(key, x, axis, independent = true).
+Array shuffle(const Array& key, const Array& x, std::int64_t axis = 0, WEFT_LOC_PARAM);
+// Samples of a's slices along `axis` (a scalar integer a: of arange(a)), with or without
+// replacement, uniform or with probabilities p (f32, one per candidate); the result has a's
+// shape with `axis` replaced by `shape`. With p and replacement the draw inverts p's cumulative
+// sum, whose last bits may differ from JAX's where the partial sums round.
+Array choice(const Array& key, const Array& a, const Shape& shape = {}, bool replace = true,
+             std::optional<Array> p = std::nullopt, std::int64_t axis = 0, WEFT_LOC_PARAM);
+Array choice(const Array& key, std::int64_t n, const Shape& shape = {}, bool replace = true,
+             std::optional<Array> p = std::nullopt, WEFT_LOC_PARAM);
+
 }  // namespace weft::random

@@ -162,9 +162,8 @@ Tangent jvp_cumprod(const Node& n, std::span<const Array> primals,
 }
 
 // The tangent of the element each result element takes: the last (first, reversed) position
-// up to it that holds the running extreme. Picked by a one-hot mask over each line, n^2
-// elements for a line of n. Ties take the latest such position, where JAX's scan tree splits
-// the tangent between them.
+// up to it that holds the running extreme, gathered. Ties take the latest such position, where
+// JAX's scan tree splits the tangent between them.
 Tangent jvp_cumulative_extreme(const Node& n, std::span<const Array> primals,
                                std::span<const Tangent> tangents, const Array& y,
                                const std::source_location& loc) {
