@@ -24,14 +24,11 @@ using weft::DType;
 namespace np = weft::np;
 namespace lax = weft::lax;
 namespace random = weft::random;
+using weft::examples::key_at;
 
 struct Sizes {
   std::int64_t vocab, model, mlp, max_len, prompt, top_k;
 };
-
-Array key_at(const Array& keys, std::int64_t i) {
-  return lax::reshape(lax::slice(keys, {i, 0}, {i + 1, 2}), {2});
-}
 
 // The parameters in the twin's order.
 const std::vector<std::string> kNames = {"embedding", "position", "wq",    "wk",

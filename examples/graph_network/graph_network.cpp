@@ -22,6 +22,7 @@ using weft::DType;
 namespace np = weft::np;
 namespace lax = weft::lax;
 namespace random = weft::random;
+using weft::examples::key_at;
 
 constexpr int kRounds = 2;
 constexpr float kLearningRate = 0.05f;
@@ -29,10 +30,6 @@ constexpr float kLearningRate = 0.05f;
 struct Sizes {
   std::int64_t nodes, edges, features, hidden, steps;
 };
-
-Array key_at(const Array& keys, std::int64_t i) {
-  return lax::reshape(lax::slice(keys, {i, 0}, {i + 1, 2}), {2});
-}
 
 // Parameters by name ("edge0.w", "edge0.b", ..., "head.b"), in the twin's tree order.
 using Params = std::map<std::string, Array>;

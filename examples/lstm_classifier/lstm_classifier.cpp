@@ -23,16 +23,13 @@ using weft::DType;
 namespace np = weft::np;
 namespace lax = weft::lax;
 namespace random = weft::random;
+using weft::examples::key_at;
 
 constexpr float kLearningRate = 0.5f;
 
 struct Sizes {
   std::int64_t vocab, embed, hidden, classes, batch, length, steps;
 };
-
-Array key_at(const Array& keys, std::int64_t i) {
-  return lax::reshape(lax::slice(keys, {i, 0}, {i + 1, 2}), {2});
-}
 
 // The parameters in the twin's tree order (its keys sorted): b, bo, embedding, wh, wo, wx.
 const std::vector<std::string> kNames = {"b", "bo", "embedding", "wh", "wo", "wx"};

@@ -152,6 +152,10 @@ int Checker::exit_code() const {
   return failures_ == 0 ? 0 : 3;
 }
 
+Array key_at(const Array& keys, std::int64_t i) {
+  return lax::reshape(lax::slice(keys, {i, 0}, {i + 1, 2}), {2});
+}
+
 void time_step(const std::string& name, const std::function<void()>& step, int repeats) {
   using Clock = std::chrono::steady_clock;
   auto seconds = [](Clock::duration d) { return std::chrono::duration<double>(d).count(); };

@@ -53,6 +53,9 @@ class Checker {
   int checks_ = 0, failures_ = 0;
 };
 
+// Key i of a key array u32[n, 2] (JAX's keys[i]).
+Array key_at(const Array& keys, std::int64_t i);
+
 // Seconds of the first call of `step` and the median of `repeats` more (each waits for its
 // results), printed as "NAME full: first call X ms, step median Y ms".
 void time_step(const std::string& name, const std::function<void()>& step, int repeats);

@@ -22,16 +22,13 @@ using weft::DType;
 namespace np = weft::np;
 namespace lax = weft::lax;
 namespace random = weft::random;
+using weft::examples::key_at;
 
 constexpr float kLearningRate = 0.01f;
 
 struct Sizes {
   std::int64_t side, batch, hidden, latent, steps;
 };
-
-Array key_at(const Array& keys, std::int64_t i) {
-  return lax::reshape(lax::slice(keys, {i, 0}, {i + 1, 2}), {2});
-}
 
 // Each image lights one row and one column (a cross), with 5% of its pixels flipped.
 Array images(const Array& key, std::int64_t batch, std::int64_t side) {

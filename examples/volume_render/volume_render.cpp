@@ -21,17 +21,13 @@ using weft::Shape;
 namespace np = weft::np;
 namespace lax = weft::lax;
 namespace random = weft::random;
+using weft::examples::key_at;
 
 constexpr float kNear = 2.0f, kFar = 6.0f, kLearningRate = 0.1f;
 
 struct Sizes {
   std::int64_t rays, samples, hidden;
 };
-
-// Row i of a key array u32[n, 2].
-Array key_at(const Array& keys, std::int64_t i) {
-  return lax::reshape(lax::slice(keys, {i, 0}, {i + 1, 2}), {2});
-}
 
 Array vector3(float x, float y, float z) {
   return Array::from_vector<float>({3}, {x, y, z});
