@@ -42,25 +42,8 @@ constexpr int kRounds = 5;
 }
 
 std::map<std::string, double> jax_seconds() {
-  const std::string command = std::string("python3 '") + WEFT_BENCH_SOURCE_DIR +
-                              "/jax_primitives_peer.py' --rounds " + std::to_string(kRounds) +
-                              " 2>/dev/null";
-  std::map<std::string, double> out;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (!pipe) return out;
-  std::string text;
-  char buffer[256];
-  while (fgets(buffer, sizeof buffer, pipe)) text += buffer;
-  if (pclose(pipe) != 0) return {};
-  std::istringstream lines(text);
-  std::string line;
-  while (std::getline(lines, line)) {
-    std::istringstream words(line);
-    std::string name;
-    double seconds = 0;
-    if (words >> name >> seconds && name.rfind("jax_", 0) == 0) out[name.substr(4)] = seconds;
-  }
-  return out;
+  return weft::bench::jax_peer_seconds(
+      std::string(WEFT_BENCH_SOURCE_DIR) + "/jax_primitives_peer.py", kRounds);
 }
 
 }  // namespace

@@ -276,4 +276,25 @@ TriadResult measure_triad(std::size_t n, int rounds) {
   return {triad.bytes() / samples[0].median() / 1e9, triad.bytes() / samples[1].median() / 1e9};
 }
 
+std::map<std::string, double> jax_peer_seconds(const std::string& script, int rounds) {
+  const std::string command =
+      "python3 '" + script + "' --rounds " + std::to_string(rounds) + " 2>/dev/null";
+  std::map<std::string, double> out;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (!pipe) return out;
+  std::string text;
+  char buffer[256];
+  while (fgets(buffer, sizeof buffer, pipe)) text += buffer;
+  if (pclose(pipe) != 0) return {};
+  std::istringstream lines(text);
+  std::string line;
+  while (std::getline(lines, line)) {
+    std::istringstream words(line);
+    std::string name;
+    double seconds = 0;
+    if (words >> name >> seconds && name.rfind("jax_", 0) == 0) out[name.substr(4)] = seconds;
+  }
+  return out;
+}
+
 }  // namespace weft::bench

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstddef>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -100,6 +101,10 @@ struct SummaryRow {
 void print_summary(const std::vector<SummaryRow>& rows);
 
 std::string format(double value, int precision);
+
+// Runs a JAX peer script (bench/*_peer.py, `--rounds N`) as a child process and returns its
+// "jax_NAME SECONDS" lines as NAME -> seconds; empty when python3 or jax is missing.
+std::map<std::string, double> jax_peer_seconds(const std::string& script, int rounds);
 std::string met(bool yes);
 
 // STREAM triad a[i] = b[i] + s * c[i] over `n` floats on weft's device, hand-written. Bytes
