@@ -184,6 +184,15 @@ for name, x, k in [("rows", normal(6, 40), 5), ("ties", with_ties, 7), ("special
     add(f"top_k_values_{name}", "top_k_values", {"k": k}, x)
     add(f"top_k_indices_{name}", "top_k_indices", {"k": k}, x)
 add("top_k_values_grad", "top_k_values", {"k": 3}, normal(2, 9), "grad")
+# Long lines reach top_k's sliced selection (several slices per line, ties and specials across
+# slice boundaries); k above the selection's private limit (128) takes the sort path.
+for name, x, k in [("ties_long", rng.integers(0, 4, size=(2, 9000)).astype(np.float32), 30),
+                   ("special_long", np.tile(special, 700), 12),
+                   ("one_line", normal(40000), 1),
+                   ("i32_long", ints(-3, 3, 3, 5000), 25),
+                   ("k_above_selection", normal(2, 600), 200)]:
+    add(f"top_k_values_{name}", "top_k_values", {"k": k}, x)
+    add(f"top_k_indices_{name}", "top_k_indices", {"k": k}, x)
 
 os.makedirs(OUT_DIR, exist_ok=True)
 with open(os.path.join(OUT_DIR, "cases.json"), "w") as f:

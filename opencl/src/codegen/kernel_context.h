@@ -108,6 +108,14 @@ struct SortKernel {
 };
 void emit_sort_kernel(KernelContext& ctx, const FusionGroup& group, const std::string& name,
                       const SortKernel& sort);
+// The OpenCL C condition "`x` comes before `y`" in sort's order (ascending: NaN last, -0.0 tied
+// with 0.0; descending: NaN first, -NaN last) for values of type cl_type(t).
+std::string sort_before(DType t, bool descending, const std::string& x, const std::string& y);
+// top_k of one key along the last axis without a full sort: the largest `k` of each line, for
+// k <= kTopKPrivateMax (top_k_kernel.cpp). `values` false writes their positions.
+inline constexpr std::int64_t kTopKPrivateMax = 128;
+void emit_top_k_kernel(KernelContext& ctx, const FusionGroup& group, const std::string& name,
+                       std::int64_t k, bool values);
 // A LoopKernel step: the scan node `scan` of the block's graph, its carries' Result nodes
 // already holding buffers (loop_in_kernel.cpp).
 void emit_loop_in_kernel(KernelContext& ctx, ValueId scan, const std::string& name);

@@ -27,9 +27,11 @@ std::string position_of(const Lines& l, const std::string& line, const std::stri
          ") + " + p + " * " + inner + ")";
 }
 
+}  // namespace
+
 // `x` before `y` in the order: JAX's sort puts NaN last and -0.0 with 0.0; descending (top_k)
 // puts NaN first and -NaN last.
-std::string before(DType t, bool descending, const std::string& x, const std::string& y) {
+std::string sort_before(DType t, bool descending, const std::string& x, const std::string& y) {
   if (!is_float(t)) return "(" + x + (descending ? " > " : " < ") + y + ")";
   if (!descending) return "(isnan(" + y + ") ? !isnan(" + x + ") : " + x + " < " + y + ")";
   auto rank = [](const std::string& v) {
@@ -38,8 +40,6 @@ std::string before(DType t, bool descending, const std::string& x, const std::st
   return "(" + rank(x) + " != " + rank(y) + " ? " + rank(x) + " > " + rank(y) + " : " + x + " > " +
          y + ")";
 }
-
-}  // namespace
 
 void emit_sort_kernel(KernelContext& ctx, const FusionGroup& group, const std::string& name,
                       const SortKernel& sort) {
@@ -73,8 +73,8 @@ void emit_sort_kernel(KernelContext& ctx, const FusionGroup& group, const std::s
     const std::string T = cl_type(t), key = "key" + std::to_string(k);
     s << "  {\n    const " << T << " x = " << cl_load(t, key, position_of(l, "line", "(long)a"))
       << ", y = " << cl_load(t, key, position_of(l, "line", "(long)b")) << ";\n"
-      << "    if (" << before(t, sort.descending, "x", "y") << ") return true;\n"
-      << "    if (" << before(t, sort.descending, "y", "x") << ") return false;\n  }\n";
+      << "    if (" << sort_before(t, sort.descending, "x", "y") << ") return true;\n"
+      << "    if (" << sort_before(t, sort.descending, "y", "x") << ") return false;\n  }\n";
   }
   s << "  return a < b;\n}\n\n";
 
