@@ -78,6 +78,9 @@ void emit_top_k_kernel(KernelContext& ctx, const FusionGroup& group, const std::
   scan.args = {key, candidates};
   scan.writes = {candidates};
   scan.global_size = static_cast<std::size_t>(lines * slices);
+  // On CPUs, one work-item per work-group: a driver's own choice may put them all in one group,
+  // which runs on one compute unit.
+  if (!ctx.caps.is_gpu) scan.local_size = 1;
   ctx.add_launch(std::move(scan));
 
   const std::string value = values ? cl_load(t, "key0", "line * " + N + " + pos[i]") : "pos[i]";
