@@ -113,8 +113,8 @@ TEST(TelemetryCounters, TheCallbackQueueFillsAndEmptiesAgain) {
   Array x = Array::from_vector<float>({2}, {1, 2});
   for (int i = 0; i < 3; ++i) x = f(x);
   EXPECT_EQ(x.to_vector<float>(), (std::vector<float>{1, 2}));
-  // The result is ready as soon as the last callback wrote it, a moment before its task leaves
-  // the queue; the barrier waits for that too.
+  // The result is ready as soon as the last callback wrote it; the task leaves the queue's
+  // accounting before its token completes, so after the barrier the depth is back to 0.
   effects_barrier();
   const Trace trace = recording.finish();
 

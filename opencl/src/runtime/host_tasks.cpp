@@ -283,6 +283,9 @@ void finish(HostTask& task) {
                                  " (raised at the next wait or effects barrier)");
     }
   }
+  // Leaves the queue's accounting first: whoever waits on the done event (an effects barrier,
+  // a read of the result) then sees the queue depth and bytes without this task.
+  receivers().finished(task.bytes, task.level);
   clSetUserEventStatus(task.done.get(), CL_COMPLETE);
   std::vector<std::shared_ptr<HostTask>> successors;
   {
@@ -291,7 +294,6 @@ void finish(HostTask& task) {
     successors = std::move(task.successors);
   }
   if (task.token) task_chains().remove(task);
-  receivers().finished(task.bytes, task.level);
   for (const std::shared_ptr<HostTask>& next : successors) arrive(next);
 }
 
