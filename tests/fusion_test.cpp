@@ -134,6 +134,25 @@ TEST(Fusion, CheapSharedProducerIsDuplicated) {
   EXPECT_EQ(exe->info().intermediate_buffers, 0);
 }
 
+// An associative scan's rounds read each round's results at two different indices (the next
+// round's slices and the interleaving pads): fused whole, the code would double per round. The
+// planner cuts such producers into buffers, so a long scan compiles in a few small kernels.
+TEST(Fusion, ProducersReadAtManyIndicesAreCut) {
+  auto scan = jit([](const Array& x) {
+    const lax::AssociativeCombine add = [](const std::vector<Array>& a,
+                                           const std::vector<Array>& b) {
+      return std::vector<Array>{lax::add(a[0], b[0])};
+    };
+    return lax::associative_scan(add, {x})[0];
+  });
+  const FusionPlan p = plan_fusion(scan.lower(np::ones({4096})).graph());
+  int cuts = 0;
+  for (const FusionGroup& g : p.groups)
+    cuts += g.why_buffer.find("read at many different indices") != std::string::npos;
+  EXPECT_GT(cuts, 0);
+  EXPECT_LT(p.groups.size(), 60u);
+}
+
 TEST(Fusion, DotOperandsAreBuffersAndDotsAreCanonical) {
   FusionPlan p = plan(R"(
     func @f(%0: f32[5,3], %1: f32[4,5]) -> (f32[3,4]) {

@@ -136,6 +136,18 @@ std::function<Array(const Array&)> op_of(const Case& c) {
       return values ? np::sort(x, axis) : np::argsort(x, axis);
     };
   }
+  if (c.op == "assoc_affine")
+    return [a](const Array& x) {
+      const lax::AssociativeCombine compose = [](const std::vector<Array>& first,
+                                                 const std::vector<Array>& second) {
+        return std::vector<Array>{lax::mul(first[0], second[0]),
+                                  lax::add(lax::mul(second[0], first[1]), second[1])};
+      };
+      const Array scale = lax::mul(
+          lax::tanh(x), lax::broadcast_in_dim(lax::constant(0.5, x.dtype()), x.shape(), {}));
+      return lax::associative_scan(compose, {scale, x}, a.at("reverse").get<int>() != 0,
+                                   a.at("axis").get<std::int64_t>())[1];
+    };
   if (c.op == "rev")
     return [a](const Array& x) { return lax::rev(x, a.at("dimensions").get<lax::Axes>()); };
   throw std::runtime_error("scans_sort_test: no weft twin for op " + c.op);
@@ -221,6 +233,30 @@ TEST(ScansSort, TopKFollowsJax) {
 }
 TEST(ScansSort, CumlogsumexpFollowsJax) {
   run_cases_with_prefix("cumlogsumexp");
+}
+TEST(ScansSort, AssociativeScanFollowsJax) {
+  run_cases_with_prefix("assoc_affine");
+}
+
+TEST(ScansSort, AssociativeScanNamesMismatchedArrays) {
+  const Array a = Array::from_vector<float>({3}, {1, 2, 3});
+  const Array b = Array::from_vector<float>({4}, {1, 2, 3, 4});
+  const lax::AssociativeCombine first = [](const std::vector<Array>& x, const std::vector<Array>&) {
+    return x;
+  };
+  try {
+    lax::associative_scan(first, {a, b});
+    FAIL() << "expected a ShapeError";
+  } catch (const ShapeError& e) {
+    EXPECT_NE(std::string(e.what()).find("lax::associative_scan"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("f32[4]"), std::string::npos) << e.what();
+  }
+  const lax::AssociativeCombine dropping = [](const std::vector<Array>& x,
+                                              const std::vector<Array>&) {
+    return std::vector<Array>{x[0]};
+  };
+  EXPECT_THROW(lax::associative_scan(dropping, {a, a}), ShapeError);
+  EXPECT_THROW(lax::associative_scan(first, {a}, false, 1), ShapeError);
 }
 
 // The number of launches in a plan (no control steps here).

@@ -48,6 +48,14 @@ def lax_op(name, attrs):
     if name in ("cumsum", "cumprod", "cummax", "cummin", "cumlogsumexp"):
         fn = getattr(lax, name)
         return lambda x: fn(x, axis=attrs["axis"], reverse=bool(attrs["reverse"]))
+    if name == "assoc_affine":
+        # The affine maps v -> a v + b with a = tanh(x) / 2, b = x, composed along the axis.
+        def assoc_affine(x):
+            def compose(first, second):
+                return (first[0] * second[0], second[0] * first[1] + second[1])
+            return lax.associative_scan(compose, (0.5 * jnp.tanh(x), x),
+                                        reverse=bool(attrs["reverse"]), axis=attrs["axis"])[1]
+        return assoc_affine
     if name == "np_cumsum":
         return lambda x: jnp.cumsum(x, axis=attrs["axis"])
     if name == "np_cumprod":
@@ -193,6 +201,18 @@ for name, x, k in [("ties_long", rng.integers(0, 4, size=(2, 9000)).astype(np.fl
                    ("k_above_selection", normal(2, 600), 200)]:
     add(f"top_k_values_{name}", "top_k_values", {"k": k}, x)
     add(f"top_k_indices_{name}", "top_k_indices", {"k": k}, x)
+
+# cumlogsumexp's tangent on lines spanning hundreds in log space (a single reference value
+# would underflow there), and lax.associative_scan on a non-commutative combine.
+wide = np.array([[-200.0, -150.0, 0.0, 5.0, -300.0, 30.0, 31.0],
+                 [50.0, -100.0, -90.0, 0.0, 0.0, 20.0, -400.0]], np.float32)
+add("cumlogsumexp_grad_wide", "cumlogsumexp", {"axis": 1, "reverse": 0}, wide, "grad")
+add("cumlogsumexp_grad_wide_reverse", "cumlogsumexp", {"axis": 1, "reverse": 1}, wide, "grad")
+for name, axis, reverse, x in [("vector", 0, 0, normal(7)), ("one", 0, 0, normal(1)),
+                               ("two", 0, 1, normal(2)), ("rows_reverse", 1, 1, normal(3, 6)),
+                               ("leading", 0, 0, normal(5, 3)), ("long", 0, 0, normal(1000))]:
+    add(f"assoc_affine_{name}", "assoc_affine", {"axis": axis, "reverse": reverse}, x, rtol=1e-5)
+add("assoc_affine_grad", "assoc_affine", {"axis": 1, "reverse": 0}, normal(2, 9), "grad")
 
 os.makedirs(OUT_DIR, exist_ok=True)
 with open(os.path.join(OUT_DIR, "cases.json"), "w") as f:

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "weft/array.h"
+#include "weft/associative_scan.h"
 #include "weft/backend.h"
 #include "weft/callback.h"
 #include "weft/control_flow.h"

@@ -9,6 +9,7 @@
 #include "primitives/pick_along_axis.h"
 #include "primitives/structural_rules.h"
 #include "primitives/type_rule_checks.h"
+#include "weft/associative_scan.h"
 #include "weft/ir/op_attrs.h"
 #include "weft/ops.h"
 #include "weft/trace/trace.h"
@@ -182,20 +183,47 @@ Tangent jvp_cumulative_extreme(const Node& n, std::span<const Array> primals,
   return pick_along_axis(t, source, a.axis, loc);
 }
 
-// d y_i = sum over j <= i of t_j exp(x_j - y_i), computed against the line's largest element.
+// d y_i = sum over j <= i of t_j exp(x_j - y_i), as the linear recurrence
+//   d y_i = exp(y_{i-1} - y_i) d y_{i-1} + exp(x_i - y_i) t_i,
+// both factors at most 1 (y grows along the line), solved by an associative scan of the affine
+// maps (a, b): (a1, b1) then (a2, b2) is (a1 a2, a2 b1 + b2). A single reference value for the
+// whole line would underflow where y_i lies far below the line's largest element. Infinite
+// primal values count as 0 in the exponents, as JAX's logaddexp tangent does.
 Tangent jvp_cumlogsumexp(const Node& n, std::span<const Array> primals,
                          std::span<const Tangent> tangents, const Array& y,
                          const std::source_location& loc) {
-  const Array& x = primals[0];
-  const Array& t = *tangents[0];
   const CumulativeAttrs a = CumulativeAttrs::read(n.attrs);
-  Axes kept;
-  for (std::int64_t d = 0; d < static_cast<std::int64_t>(x.shape().size()); ++d)
-    if (d != a.axis) kept.push_back(d);
-  const Array line_max = broadcast_in_dim(reduce_max(x, {a.axis}, loc), x.shape(), kept, loc);
-  const Array weights = exp(sub(x, line_max, loc), loc);
-  return mul(cumulative_like(OpKind::Cumsum, n, mul(t, weights, loc), loc),
-             exp(sub(line_max, y, loc), loc), loc);
+  const std::int64_t axis = a.axis;
+  const Shape& shape = y.shape();
+  const std::int64_t len = shape[static_cast<std::size_t>(axis)];
+  auto finite_or_zero = [&](const Array& v) {
+    return select(is_finite(v, loc), v, full(v, 0, loc), loc);
+  };
+  auto along = [&](const Array& v, std::int64_t start, std::int64_t limit) {
+    Axes begin(shape.size(), 0), end(shape.begin(), shape.end());
+    begin[static_cast<std::size_t>(axis)] = start;
+    end[static_cast<std::size_t>(axis)] = limit;
+    return slice(v, begin, end, {}, loc);
+  };
+  const Array x = finite_or_zero(primals[0]);
+  const Array out = finite_or_zero(y);
+  // The previous result along the scan's direction; the first element has none (a = 0).
+  Array decay = full(y, 0, loc);
+  if (len > 1) {
+    const Array earlier = a.reverse ? along(out, 1, len) : along(out, 0, len - 1);
+    const Array later = a.reverse ? along(out, 0, len - 1) : along(out, 1, len);
+    const Array ratio = exp(sub(earlier, later, loc), loc);
+    const Array none = along(full(y, 0, loc), 0, 1);
+    decay =
+        a.reverse ? concatenate({ratio, none}, axis, loc) : concatenate({none, ratio}, axis, loc);
+  }
+  const Array input = mul(*tangents[0], exp(sub(x, out, loc), loc), loc);
+  const AssociativeCombine affine = [&loc](const std::vector<Array>& first,
+                                           const std::vector<Array>& second) {
+    return std::vector<Array>{mul(first[0], second[0], loc),
+                              add(mul(second[0], first[1], loc), second[1], loc)};
+  };
+  return associative_scan(affine, {decay, input}, a.reverse, axis, loc)[1];
 }
 
 // Every cumulative op: the same op along the shifted axis.

@@ -21,6 +21,10 @@ namespace weft {
 // kernel also costs ~0.1 s of fixed work-group compilation, so the limit is as large as
 // stays clear of both: 1,024 cheap ops, or 128 math-library calls.
 inline constexpr int kMaxKernelOps = 1024;
+// A producer read at several different indices in one kernel (through slices, pads, ...) is
+// emitted once per index: the code a kernel emits, so counted, stays within this many times
+// kMaxKernelOps.
+inline constexpr int kMaxInlinedFactor = 4;
 // The weight of a call into the device's math library (exp, sin, pow, ...).
 inline constexpr int kMathCallWeight = 8;
 
