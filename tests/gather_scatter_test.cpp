@@ -248,6 +248,49 @@ TEST(ScatterDevice, ManyCollisionsMatchTheInterpreter) {
             "");
 }
 
+// Both device paths of the 32-bit scatters: many updates onto a small result fold into private
+// copies per work-group and merge; few updates onto a large result combine atomically. Every op,
+// each 32-bit dtype, clip and fill modes (strays clamped or dropped), and segment-sum's 1-D shape.
+std::vector<Array> every_scatter(const std::vector<Array>& xs) {
+  std::vector<Array> results;
+  for (std::size_t d = 0; d < xs.size(); d += 6) {  // one dtype's six inputs
+    ScatterAttrs clip = rows_scatter(), fill = rows_scatter();
+    clip.mode = IndexMode::clip;
+    fill.mode = IndexMode::fill;
+    const Array &small = xs[d], &rows = xs[d + 1], &updates = xs[d + 2], &large = xs[d + 3];
+    results.push_back(lax::scatter_add(small, rows, updates, clip));  // privatised
+    results.push_back(lax::scatter_min(small, rows, updates, fill));
+    results.push_back(lax::scatter_max(small, rows, updates, clip));
+    results.push_back(lax::scatter_mul(small, rows, lax::sign(updates), fill));
+    results.push_back(lax::scatter_add(large, rows, updates, fill));  // atomic
+    results.push_back(lax::scatter_max(large, rows, updates, clip));
+    results.push_back(lax::scatter_min(large, rows, updates, clip));
+    ScatterAttrs segments;
+    segments.inserted_window_dims = {0};
+    segments.scatter_dims_to_operand_dims = {0};
+    results.push_back(lax::scatter_add(xs[d + 4], rows, xs[d + 5], segments));
+  }
+  return results;
+}
+
+TEST(ScatterDevice, PrivatisedAndAtomicPathsMatchTheInterpreter) {
+  std::vector<HostArray> inputs;
+  std::mt19937 rng(29);
+  for (DType dtype : {DType::F32, DType::I32, DType::U32}) {
+    const double lo = dtype == DType::U32 ? 0 : -4;
+    const std::vector<HostArray> colliding = colliding_inputs(dtype);
+    inputs.push_back(colliding[0]);
+    inputs.push_back(colliding[1]);
+    inputs.push_back(testing::random_array(dtype, {4096, 8}, lo, 4, rng));
+    inputs.push_back(testing::random_array(dtype, {5000, 8}, lo, 4, rng));
+    HostArray segments_out = testing::random_array(dtype, {50}, lo, 4, rng);
+    if (dtype == DType::F32) segments_out.set_f64(3, -0.0);  // no update: stays -0.0
+    inputs.push_back(segments_out);
+    inputs.push_back(testing::random_array(dtype, {4096}, lo, 4, rng));
+  }
+  EXPECT_EQ(testing::check_against_interpreter(every_scatter, inputs, 1e-4, 1e-3), "");
+}
+
 // WEFT_DETERMINISTIC_SCATTER=1: the same sums, bit for bit, on every run.
 TEST(ScatterDevice, DeterministicModeRepeatsSumsExactly) {
   ::setenv("WEFT_DETERMINISTIC_SCATTER", "1", 1);
