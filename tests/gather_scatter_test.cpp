@@ -212,6 +212,46 @@ TEST(GatherScatterErrors, UnknownModeIsNamed) {
   EXPECT_THROW(index_mode_from_name("wrap", "mode"), InvalidGraphError);
 }
 
+// Gathers of whole rows (the trailing run at least 16 long) run one work-item per result row
+// (loop_kernel.cpp): every index mode with negative and stray indices, several dtypes, a
+// consumer fused after the gather, a 3-D table, and a window that also starts along the last
+// axis (clamped so it fits).
+TEST(GatherDevice, RowGathersMatchTheInterpreter) {
+  std::mt19937 rng(30);
+  const std::vector<HostArray> inputs = {
+      testing::random_array(DType::F32, {40, 24}, -4, 4, rng),
+      testing::random_array(DType::I32, {37}, -45, 45, rng),  // negative and out of bounds
+      testing::random_array(DType::F16, {40, 32}, -4, 4, rng),
+      testing::random_array(DType::I8, {40, 17}, -100, 100, rng),
+      testing::random_array(DType::U64, {40, 3, 20}, 0, 1e9, rng),
+      testing::random_array(DType::I32, {37, 2}, -2, 41, rng),
+      testing::random_array(DType::I32, {37}, 0, 39, rng)};
+  EXPECT_EQ(
+      testing::check_against_interpreter(
+          [](const std::vector<Array>& xs) {
+            std::vector<Array> r;
+            for (IndexMode mode : {IndexMode::fill, IndexMode::clip})
+              r.push_back(np::take(xs[0], xs[1], 0, mode));
+            r.push_back(np::take(xs[0], xs[6], 0, IndexMode::promise_in_bounds));
+            r.push_back(lax::mul(np::take(xs[0], xs[1], 0), lax::slice(xs[0], {0, 0}, {37, 24})));
+            r.push_back(np::take(xs[2], xs[1], 0));
+            r.push_back(np::take(xs[3], xs[1], 0, IndexMode::clip));
+            r.push_back(np::take(xs[4], xs[1], 0));
+            GatherAttrs window;  // rows and a start along the last axis: [37, 20] of [40, 24]
+            window.offset_dims = {1};
+            window.collapsed_slice_dims = {0};
+            window.start_index_map = {0, 1};
+            window.slice_sizes = {1, 20};
+            for (IndexMode mode : {IndexMode::fill, IndexMode::clip}) {
+              window.mode = mode;
+              r.push_back(lax::gather(xs[0], xs[5], window));
+            }
+            return r;
+          },
+          inputs, 1e-6, 1e-6),
+      "");
+}
+
 // Embedding-gradient shape: thousands of updates onto a few rows, combined atomically on the
 // device (compare-and-swap loops for f32, atomic_add for i32), against the interpreter.
 ScatterAttrs rows_scatter() {
