@@ -4,7 +4,8 @@
 // totals in local memory) and writes the block's total; the totals of each line are scanned
 // the same way (recursively, while a line has more than one block), and a fix-up pass combines
 // each block after the first with the scanned total of the blocks before it. 2^24 elements
-// take three levels and five launches, never one launch per element.
+// take three levels and five launches, never one launch per element. On CPUs, long contiguous
+// lines stream through chunks instead (emit_stream_scan below).
 #include <algorithm>
 
 #include "codegen/cl_types.h"
@@ -181,18 +182,18 @@ void emit_level(KernelContext& ctx, const std::string& name, int depth, DType t,
 // Long contiguous lines (inner == 1) stream instead: each line is cut into chunks of `chunk`
 // elements, one single-item work-group per chunk walking it front to back (contiguous loads, the
 // data read twice and written once, three launches):
-//   1. each chunk's total, as eight contiguous sub-ranges folded side by side (independent
-//      dependency chains) and then in order;
+//   1. each chunk's total, eight elements at a time combined as a tree before joining the
+//      running total (one dependent combine per eight elements);
 //   2. per line, each chunk's total replaced by the combination of the totals before it;
 //   3. each chunk rescanned from that carry, eight elements at a time: their prefix (which does
 //      not wait on the carry) and then the carry combined into each.
-// Only associativity is used; a float sum's rounding differs from a sequential one's within the
-// usual bounds.
+// CPUs only (a GPU runs a lone work-item per group far too slowly). Only associativity is used; a
+// float sum's rounding differs from a sequential one's within the usual bounds.
 constexpr std::int64_t kStreamMinLine = 8192;
 constexpr int kLanes = 8;
 
-bool streams(const Level& level) {
-  return level.inner == 1 && level.n >= kStreamMinLine;
+bool streams(const DeviceCaps& caps, const Level& level) {
+  return !caps.is_gpu && level.inner == 1 && level.n >= kStreamMinLine;
 }
 
 // Elements per chunk: enough chunks for every compute unit several times over, each long
@@ -335,7 +336,7 @@ void emit_scan_kernel(KernelContext& ctx, const FusionGroup& group, const std::s
   while (items * 2 <= cap && static_cast<std::int64_t>(items) * kPerItem < level.n) items *= 2;
   const DType t = root.dtype;
   const Storage storage{t, t, is_half_float(t) ? DType::F32 : t};
-  if (streams(level)) {
+  if (streams(ctx.caps, level)) {
     emit_stream_scan(ctx, name, t, storage, level, ctx.buffer_of.at(root.inputs[0]),
                      ctx.buffer_of.at(group.root), combine);
     return;

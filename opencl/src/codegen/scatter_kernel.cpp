@@ -232,12 +232,13 @@ std::string combine_identity(OpKind op, DType t) {
 
 // How many private copies of the result a privatised scatter folds into (0: not worth it):
 // enough work-groups to keep every compute unit busy, while the copies' zeroing and merging
-// stays small beside the updates' own work.
+// stays small beside the updates' own work. CPUs only: a GPU runs a lone work-item per group
+// far too slowly.
 std::int64_t private_copies(const DeviceCaps& caps, const Geometry& geo) {
   constexpr std::int64_t kMaxScratchBytes = std::int64_t{64} << 20;
   const std::int64_t copies = 2 * std::max<std::int64_t>(1, caps.compute_units);
   const std::int64_t out = num_elements(geo.operand), updates = num_elements(geo.updates);
-  if (copies * out * 4 > kMaxScratchBytes || copies * out > updates) return 0;
+  if (caps.is_gpu || copies * out * 4 > kMaxScratchBytes || copies * out > updates) return 0;
   return copies;
 }
 
