@@ -331,6 +331,37 @@ TEST(ScatterDevice, PrivatisedAndAtomicPathsMatchTheInterpreter) {
   EXPECT_EQ(testing::check_against_interpreter(every_scatter, inputs, 1e-4, 1e-3), "");
 }
 
+// Elements without OpenCL atomics fold into private copies too (where the updates outnumber the
+// result several times over): 8-, 16- and 64-bit integers (wrapping, their own extremes as the
+// starting values) exactly, f64 within rounding.
+TEST(ScatterDevice, PrivatisedPathCoversDtypesWithoutAtomics) {
+  std::mt19937 rng(32);
+  const auto inputs_of = [&](DType dtype) {
+    std::vector<HostArray> xs = colliding_inputs(dtype);
+    xs[2] =
+        testing::random_array(dtype, {4096, 8}, is_unsigned_integer(dtype) ? 0 : -100, 100, rng);
+    return xs;
+  };
+  std::vector<HostArray> exact;
+  for (DType dtype : {DType::F64, DType::I8, DType::U16, DType::I64, DType::U64})
+    for (HostArray& h : inputs_of(dtype)) exact.push_back(std::move(h));
+  EXPECT_EQ(testing::check_against_interpreter(
+                [](const std::vector<Array>& xs) {
+                  const ScatterAttrs a = rows_scatter();
+                  return std::vector<Array>{lax::scatter_add(xs[0], xs[1], xs[2], a),
+                                            lax::scatter_max(xs[0], xs[1], xs[2], a),
+                                            lax::scatter_add(xs[3], xs[4], xs[5], a),
+                                            lax::scatter_mul(xs[3], xs[4], xs[5], a),
+                                            lax::scatter_max(xs[6], xs[7], xs[8], a),
+                                            lax::scatter_add(xs[9], xs[10], xs[11], a),
+                                            lax::scatter_min(xs[9], xs[10], xs[11], a),
+                                            lax::scatter_add(xs[12], xs[13], xs[14], a),
+                                            lax::scatter_min(xs[12], xs[13], xs[14], a)};
+                },
+                exact, 1e-12, 1e-12),
+            "");
+}
+
 // WEFT_DETERMINISTIC_SCATTER=1: the same sums, bit for bit, on every run.
 TEST(ScatterDevice, DeterministicModeRepeatsSumsExactly) {
   ::setenv("WEFT_DETERMINISTIC_SCATTER", "1", 1);

@@ -220,25 +220,58 @@ void emit_atomic(KernelContext& ctx, const Node& n, const Geometry& geo, const s
   ctx.add_launch(std::move(launch));
 }
 
-// The element every combine of `op` leaves unchanged, in dtype `t` (f32, i32 or u32). -0.0 for
-// float sums, so that a -0.0 result element with no update stays -0.0.
+// The element every combine of `op` leaves unchanged, in dtype `t` (not bool, f16 or bf16). -0.0
+// for float sums, so that a -0.0 result element with no update stays -0.0.
 std::string combine_identity(OpKind op, DType t) {
-  const bool is_f32 = t == DType::F32, is_i32 = t == DType::I32;
-  if (op == OpKind::ScatterMul) return is_f32 ? "1.0f" : "1";
-  if (op == OpKind::ScatterMin) return is_f32 ? "INFINITY" : (is_i32 ? "INT_MAX" : "UINT_MAX");
-  if (op == OpKind::ScatterMax) return is_f32 ? "(-INFINITY)" : (is_i32 ? "INT_MIN" : "0u");
-  return is_f32 ? "(-0.0f)" : "0";
+  const std::string T = cl_type(t);
+  if (op == OpKind::ScatterMul) return "((" + T + ")1)";
+  const bool is_min = op == OpKind::ScatterMin, is_max = op == OpKind::ScatterMax;
+  if (is_float(t)) {
+    if (is_min || is_max) return std::string(is_min ? "" : "-") + "(" + T + ")INFINITY";
+    return "(" + T + ")(-0.0f)";
+  }
+  if (!is_min && !is_max) return "((" + T + ")0)";
+  // The type's largest value (min) or smallest (max), from OpenCL C's limit macros.
+  const char* largest = "INT_MAX";
+  const char* smallest = "INT_MIN";
+  switch (t) {
+    case DType::I8:
+      largest = "CHAR_MAX", smallest = "CHAR_MIN";
+      break;
+    case DType::U8:
+      largest = "UCHAR_MAX", smallest = "0";
+      break;
+    case DType::I16:
+      largest = "SHRT_MAX", smallest = "SHRT_MIN";
+      break;
+    case DType::U16:
+      largest = "USHRT_MAX", smallest = "0";
+      break;
+    case DType::U32:
+      largest = "UINT_MAX", smallest = "0";
+      break;
+    case DType::I64:
+      largest = "LONG_MAX", smallest = "LONG_MIN";
+      break;
+    case DType::U64:
+      largest = "ULONG_MAX", smallest = "0";
+      break;
+    default:
+      break;  // i32 (floats and bool are handled above or never come here)
+  }
+  return "((" + T + ")" + (is_min ? largest : smallest) + ")";
 }
 
 // How many private copies of the result a privatised scatter folds into (0: not worth it):
 // enough work-groups to keep every compute unit busy, while the copies' zeroing and merging
 // stays small beside the updates' own work. CPUs only: a GPU runs a lone work-item per group
 // far too slowly.
-std::int64_t private_copies(const DeviceCaps& caps, const Geometry& geo) {
+std::int64_t private_copies(const DeviceCaps& caps, const Geometry& geo, DType dtype) {
   constexpr std::int64_t kMaxScratchBytes = std::int64_t{64} << 20;
   const std::int64_t copies = 2 * std::max<std::int64_t>(1, caps.compute_units);
   const std::int64_t out = num_elements(geo.operand), updates = num_elements(geo.updates);
-  if (caps.is_gpu || copies * out * 4 > kMaxScratchBytes || copies * out > updates) return 0;
+  const auto bytes = static_cast<std::int64_t>(dtype_size(dtype));
+  if (caps.is_gpu || copies * out * bytes > kMaxScratchBytes || copies * out > updates) return 0;
   return copies;
 }
 
@@ -257,30 +290,35 @@ void emit_privatised(KernelContext& ctx, const Node& n, const Geometry& geo,
   const int scratch =
       ctx.add_temp(static_cast<std::size_t>(copies * out_count) * dtype_size(n.dtype));
   const std::string identity = combine_identity(n.op, n.dtype);
+  const auto combined = [&](const std::string& acc, const std::string& u) {
+    return scatter_combined(n.op, n.dtype, acc, u);
+  };
   std::ostringstream& s = ctx.source;
   s << "__kernel __attribute__((reqd_work_group_size(1, 1, 1)))\nvoid " << name
     << "_fold(__global const " << I << "* restrict idx, __global const " << S
     << "* restrict upd, __global " << S << "* restrict scratch) {\n"
     << "  __global " << S << "* restrict copy = scratch + get_global_id(0) * " << str(out_count)
     << ";\n"
-    << "  for (long i = 0; i < " << str(out_count) << "; ++i) copy[i] = " << identity << ";\n"
+    << "  for (long i = 0; i < " << str(out_count) << "; ++i) "
+    << cl_store(n.dtype, "copy", "i", identity) << "\n"
     << "  const long first = get_global_id(0) * " << str(share) << ";\n"
     << "  const long end = min(first + " << str(share) << ", " << str(count) << ");\n"
     << "  for (long q = first; q < end; ++q) {\n"
-    << update_target(geo, "q", "    ") << "    if (in_bounds) copy[target] = "
-    << scatter_combined(n.op, n.dtype, "copy[target]", "upd[q]") << ";\n"
+    << update_target(geo, "q", "    ") << "    if (in_bounds) "
+    << cl_store(n.dtype, "copy", "target",
+                combined(cl_load(n.dtype, "copy", "target"), cl_load(n.dtype, "upd", "q")))
+    << "\n"
     << "  }\n"
     << "}\n\n";
   s << "__kernel void " << name << "(__global const " << S << "* restrict x, __global const " << S
     << "* restrict scratch, __global " << S << "* restrict out) {\n"
     << "  const long gid = get_global_id(0);\n"
     << "  if (gid >= " << str(out_count) << ") return;\n"
-    << "  " << T << " acc = x[gid];\n";
+    << "  " << T << " acc = " << cl_load(n.dtype, "x", "gid") << ";\n";
   for (std::int64_t c = 0; c < copies; ++c)
-    s << "  acc = "
-      << scatter_combined(n.op, n.dtype, "acc", "scratch[" + str(c * out_count) + " + gid]")
+    s << "  acc = " << combined("acc", cl_load(n.dtype, "scratch", str(c * out_count) + " + gid"))
       << ";\n";
-  s << "  out[gid] = acc;\n"
+  s << "  " << cl_store(n.dtype, "out", "gid", "acc") << "\n"
     << "}\n\n";
   LaunchPlan fold;
   fold.kernel = name + "_fold";
@@ -332,14 +370,20 @@ void emit_scatter_kernel(KernelContext& ctx, const FusionGroup& group, const std
   const int upd = ctx.buffer_of.at(n.inputs[2]);
   const int out = ctx.buffer_of.at(group.root);
   if (num_elements(geo.operand) == 0) return;
-  const bool atomic = !ctx.caps.deterministic_scatter && n.op != OpKind::Scatter &&
-                      (n.dtype == DType::F32 || n.dtype == DType::I32 || n.dtype == DType::U32);
-  if (!atomic || geo.rows == 0 || num_elements(geo.updates) == 0) {
-    emit_deterministic(ctx, n, geo, name, x, idx, upd, out);
+  // Replacing scatters keep the ordered kernel, and so do bool (|| and &&), f16 and bf16 (which
+  // round after each combine, so that any other order drifts by several ulps over many updates).
+  const bool combines = !ctx.caps.deterministic_scatter && n.op != OpKind::Scatter &&
+                        geo.rows > 0 && num_elements(geo.updates) > 0;
+  const bool privatises = combines && n.dtype != DType::Bool && !is_half_float(n.dtype);
+  if (const std::int64_t copies = privatises ? private_copies(ctx.caps, geo, n.dtype) : 0;
+      copies > 0) {
+    emit_privatised(ctx, n, geo, name, copies, x, idx, upd, out);
     return;
   }
-  if (const std::int64_t copies = private_copies(ctx.caps, geo); copies > 0) {
-    emit_privatised(ctx, n, geo, name, copies, x, idx, upd, out);
+  const bool atomic =
+      combines && (n.dtype == DType::F32 || n.dtype == DType::I32 || n.dtype == DType::U32);
+  if (!atomic) {
+    emit_deterministic(ctx, n, geo, name, x, idx, upd, out);
     return;
   }
   const std::string S = cl_storage_type(n.dtype);
