@@ -265,8 +265,9 @@ TEST(ScansSort, LongIntegerCumsumIsAParallelScan) {
 }
 
 // Lines of 8192 elements and more stream in chunks (scan_kernel.cpp): several lines, a line
-// that ends inside a chunk and inside a group of eight, both directions, every combine, and the
-// dtypes whose storage or arithmetic differs (halves combine in float; small integers wrap).
+// that ends inside a chunk and inside a group of eight or sixteen, both directions, every
+// combine, forward f32/f64 sums (vectors), and the dtypes whose storage or arithmetic differs
+// (halves combine in float; small integers wrap).
 TEST(ScansSort, LongLinesStreamForEveryScanAndDtype) {
   const Shape shape{3, 20001};
   std::mt19937 rng(31);
@@ -286,6 +287,7 @@ TEST(ScansSort, LongLinesStreamForEveryScanAndDtype) {
                   r.push_back(lax::cummax(xs[0], 1));
                   r.push_back(lax::cummin(xs[0], 1, true));
                   r.push_back(lax::cumlogsumexp(xs[2], 1, true));
+                  r.push_back(lax::cumsum(xs[2], 1));  // f64 in vectors, as forward f32
                   r.push_back(lax::cumsum(xs[3], 1));
                   r.push_back(lax::cumprod(xs[3], 1, true));
                   r.push_back(lax::cumsum(xs[4], 1, true));

@@ -187,7 +187,8 @@ void emit_level(KernelContext& ctx, const std::string& name, int depth, DType t,
 //   2. per line, each chunk's total replaced by the combination of the totals before it;
 //   3. each chunk rescanned from that carry, eight elements at a time: their prefix (which does
 //      not wait on the carry) and then the carry combined into each.
-// CPUs only (a GPU runs a lone work-item per group far too slowly). Only associativity is used; a
+// Forward f32 and f64 sums do steps 1 and 3 in vectors (vector_sum_kernels). CPUs only (a GPU
+// runs a lone work-item per group far too slowly). Only associativity is used; a
 // float sum's rounding differs from a sequential one's within the usual bounds.
 constexpr std::int64_t kStreamMinLine = 8192;
 constexpr int kLanes = 8;
@@ -206,8 +207,56 @@ std::int64_t stream_chunk(const DeviceCaps& caps, const Level& level) {
   return (chunk + kLanes - 1) / kLanes * kLanes;
 }
 
+// The chunk-total and rescan kernels of a forward f32 or f64 sum, in vectors of `width` lanes:
+// totals as per-lane sums, rescans as a Hillis-Steele scan inside each vector (shifted copies
+// filled with -0.0, which leaves every sum as it is) plus the carry. Sums only: they reorder
+// commutatively, and the vector shifts need the sum's identity.
+std::string vector_sum_kernels(const std::string& name, DType t, const Level& level,
+                               std::int64_t chunk, std::int64_t chunks, int width) {
+  const std::string T = cl_type(t), W = std::to_string(width), VT = T + W;
+  const std::string zero = t == DType::F64 ? "(-0.0)" : "(-0.0f)";
+  const char* const lanes = "0123456789abcdef";
+  const std::string header =
+      "  const long g = get_global_id(0);\n"
+      "  const long line = g / " +
+      std::to_string(chunks) + ", c = g % " + std::to_string(chunks) +
+      ";\n"
+      "  const long first = line * " +
+      std::to_string(level.n) + " + c * " + std::to_string(chunk) +
+      ";\n"
+      "  const long len = min((long)" +
+      std::to_string(chunk) + ", " + std::to_string(level.n) + " - c * " + std::to_string(chunk) +
+      ");\n";
+  std::string s = "__kernel __attribute__((reqd_work_group_size(1, 1, 1)))\nvoid " + name +
+                  "_totals(__global const " + T + "* restrict x, __global " + T +
+                  "* restrict totals) {\n" + header + "  " + VT + " lanes = (" + VT + ")" + zero +
+                  ";\n  long i = 0;\n  for (; i + " + W + " <= len; i += " + W +
+                  ") lanes += vload" + W + "(0, x + first + i);\n  " + T + " acc = lanes.s0;\n";
+  for (int j = 1; j < width; ++j) s += "  acc += lanes.s" + std::string(1, lanes[j]) + ";\n";
+  s += "  for (; i < len; ++i) acc += x[first + i];\n  totals[g] = acc;\n}\n\n";
+  s += "__kernel __attribute__((reqd_work_group_size(1, 1, 1)))\nvoid " + name +
+       "_rescan(__global const " + T + "* restrict x, __global const " + T +
+       "* restrict totals, __global " + T + "* restrict y) {\n" + header + "  " + T +
+       " carry = c == 0 ? " + zero + " : totals[g];\n  long i = 0;\n  for (; i + " + W +
+       " <= len; i += " + W + ") {\n    " + VT + " v = vload" + W + "(0, x + first + i);\n";
+  // Lane j of v plus lane j - shift (-0.0 where j < shift): shuffle2 picks lanes of its first
+  // operand (the zeros) at mask values below `width`, of v at width + k.
+  const std::string mask_type = std::string(t == DType::F64 ? "ulong" : "uint") + W;
+  for (int shift = 1; shift < width; shift *= 2) {
+    std::string mask;
+    for (int j = 0; j < width; ++j)
+      mask += (j ? ", " : "") + std::to_string(j < shift ? 0 : width + j - shift);
+    s += "    v += shuffle2((" + VT + ")" + zero + ", v, (" + mask_type + ")(" + mask + "));\n";
+  }
+  s += "    vstore" + W + "(v + carry, 0, y + first + i);\n    carry += v.s" +
+       std::string(1, lanes[width - 1]) +
+       ";\n  }\n  for (; i < len; ++i) {\n"
+       "    carry += x[first + i];\n    y[first + i] = carry;\n  }\n}\n\n";
+  return s;
+}
+
 void emit_stream_scan(KernelContext& ctx, const std::string& name, DType t, Storage st,
-                      const Level& level, int x, int y, ScanCombine combine) {
+                      const Level& level, int x, int y, ScanCombine combine, int vector_sum) {
   const std::int64_t chunk = stream_chunk(ctx.caps, level);
   const std::int64_t chunks = level.blocks(chunk);
   const std::string T = cl_type(t), X = cl_storage_type(st.x), Y = cl_storage_type(st.y);
@@ -231,37 +280,6 @@ void emit_stream_scan(KernelContext& ctx, const std::string& name, DType t, Stor
       "  const long len = min((long)" +
       K + ", " + N + " - first);\n";
   std::ostringstream& s = ctx.source;
-  // 1. Chunk totals: eight elements at a time combined as a tree (independent of the running
-  // total), then into it; unrolled by hand, as arrays here go through the stack.
-  const auto lane = [](int j) { return "q" + std::to_string(j); };
-  // Lines loading the eight elements from position `i` on into q0 ... q7.
-  std::string load_lanes;
-  for (int j = 0; j < kLanes; ++j)
-    load_lanes +=
-        "    const " + T + " " + lane(j) + " = " + at("first + i + " + std::to_string(j)) + ";\n";
-  // Lines combining them pairwise into t1 (each level named, as combines repeat their operands).
-  std::string tree_lines;
-  std::vector<std::string> level_names;
-  for (int j = 0; j < kLanes; ++j) level_names.push_back(lane(j));
-  for (int depth = 0; level_names.size() > 1; ++depth) {
-    std::vector<std::string> next;
-    for (std::size_t j = 0; j + 1 < level_names.size(); j += 2) {
-      next.push_back("t" + std::to_string(depth) + "_" + std::to_string(j / 2));
-      tree_lines += "    const " + T + " " + next.back() + " = " +
-                    combined(level_names[j], level_names[j + 1]) + ";\n";
-    }
-    level_names = next;
-  }
-  s << "__kernel __attribute__((reqd_work_group_size(1, 1, 1)))\nvoid " << name
-    << "_totals(__global const " << X << "* restrict x, __global " << C << "* restrict totals) {\n"
-    << header << "  " << T << " acc = " << at("first") << ";\n"
-    << "  long i = 1;\n"
-    << "  for (; i + " << E << " <= len; i += " << E << ") {\n"
-    << load_lanes << tree_lines << "    acc = " << combined("acc", level_names[0]) << ";\n"
-    << "  }\n"
-    << "  for (; i < len; ++i) acc = " << combined("acc", at("first + i")) << ";\n"
-    << "  " << cl_store(st.carry, "totals", "g", "acc") << "\n"
-    << "}\n\n";
   // 2. Carries: the combination of the totals before each chunk (the first chunk's unused).
   const std::string total = cl_load(st.carry, "totals", "line * " + CH + " + c");
   s << "__kernel __attribute__((reqd_work_group_size(1, 1, 1)))\nvoid " << name
@@ -274,38 +292,74 @@ void emit_stream_scan(KernelContext& ctx, const std::string& name, DType t, Stor
     << "    carry = " << combined("carry", "here") << ";\n"
     << "  }\n"
     << "}\n\n";
-  // 3. Rescan from the carries.
-  auto put = [&](const std::string& p, const std::string& v) {
-    return cl_store(st.y, "y", flat_index(level, "line", "(" + p + ")"), v);
-  };
-  s << "__kernel __attribute__((reqd_work_group_size(1, 1, 1)))\nvoid " << name
-    << "_rescan(__global const " << X << "* restrict x, __global const " << C
-    << "* restrict totals, __global " << Y << "* restrict y) {\n"
-    << header << "  " << T << " carry;\n"
-    << "  long i = 0;\n"
-    << "  if (c == 0) {\n"
-    << "    carry = " << at("first") << ";\n"
-    << "    " << put("first", "carry") << "\n"
-    << "    i = 1;\n"
-    << "  } else {\n"
-    << "    carry = " << cl_load(st.carry, "totals", "g") << ";\n"
-    << "  }\n"
-    << "  for (; i + " << E << " <= len; i += " << E << ") {\n";
-  s << load_lanes;
-  for (int j = 0; j < kLanes; ++j)
-    s << "    const " << T << " p" << j << " = "
-      << (j == 0 ? lane(0) : combined("p" + std::to_string(j - 1), lane(j))) << ";\n";
-  for (int j = 0; j < kLanes; ++j)
-    s << "    "
-      << put("first + i + " + std::to_string(j), combined("carry", "p" + std::to_string(j)))
-      << "\n";
-  s << "    carry = " << combined("carry", "p" + std::to_string(kLanes - 1)) << ";\n"
-    << "  }\n"
-    << "  for (; i < len; ++i) {\n"
-    << "    carry = " << combined("carry", at("first + i")) << ";\n"
-    << "    " << put("first + i", "carry") << "\n"
-    << "  }\n"
-    << "}\n\n";
+  if (vector_sum > 0) {
+    s << vector_sum_kernels(name, t, level, chunk, chunks, vector_sum);
+  } else {
+    // 1. Chunk totals: eight elements at a time combined as a tree (independent of the running
+    // total), then into it; unrolled by hand, as arrays here go through the stack.
+    const auto lane = [](int j) { return "q" + std::to_string(j); };
+    // Lines loading the eight elements from position `i` on into q0 ... q7.
+    std::string load_lanes;
+    for (int j = 0; j < kLanes; ++j)
+      load_lanes +=
+          "    const " + T + " " + lane(j) + " = " + at("first + i + " + std::to_string(j)) + ";\n";
+    // Lines combining them pairwise into t1 (each level named, as combines repeat their operands).
+    std::string tree_lines;
+    std::vector<std::string> level_names;
+    for (int j = 0; j < kLanes; ++j) level_names.push_back(lane(j));
+    for (int depth = 0; level_names.size() > 1; ++depth) {
+      std::vector<std::string> next;
+      for (std::size_t j = 0; j + 1 < level_names.size(); j += 2) {
+        next.push_back("t" + std::to_string(depth) + "_" + std::to_string(j / 2));
+        tree_lines += "    const " + T + " " + next.back() + " = " +
+                      combined(level_names[j], level_names[j + 1]) + ";\n";
+      }
+      level_names = next;
+    }
+    s << "__kernel __attribute__((reqd_work_group_size(1, 1, 1)))\nvoid " << name
+      << "_totals(__global const " << X << "* restrict x, __global " << C
+      << "* restrict totals) {\n"
+      << header << "  " << T << " acc = " << at("first") << ";\n"
+      << "  long i = 1;\n"
+      << "  for (; i + " << E << " <= len; i += " << E << ") {\n"
+      << load_lanes << tree_lines << "    acc = " << combined("acc", level_names[0]) << ";\n"
+      << "  }\n"
+      << "  for (; i < len; ++i) acc = " << combined("acc", at("first + i")) << ";\n"
+      << "  " << cl_store(st.carry, "totals", "g", "acc") << "\n"
+      << "}\n\n";
+    // 3. Rescan from the carries.
+    auto put = [&](const std::string& p, const std::string& v) {
+      return cl_store(st.y, "y", flat_index(level, "line", "(" + p + ")"), v);
+    };
+    s << "__kernel __attribute__((reqd_work_group_size(1, 1, 1)))\nvoid " << name
+      << "_rescan(__global const " << X << "* restrict x, __global const " << C
+      << "* restrict totals, __global " << Y << "* restrict y) {\n"
+      << header << "  " << T << " carry;\n"
+      << "  long i = 0;\n"
+      << "  if (c == 0) {\n"
+      << "    carry = " << at("first") << ";\n"
+      << "    " << put("first", "carry") << "\n"
+      << "    i = 1;\n"
+      << "  } else {\n"
+      << "    carry = " << cl_load(st.carry, "totals", "g") << ";\n"
+      << "  }\n"
+      << "  for (; i + " << E << " <= len; i += " << E << ") {\n";
+    s << load_lanes;
+    for (int j = 0; j < kLanes; ++j)
+      s << "    const " << T << " p" << j << " = "
+        << (j == 0 ? lane(0) : combined("p" + std::to_string(j - 1), lane(j))) << ";\n";
+    for (int j = 0; j < kLanes; ++j)
+      s << "    "
+        << put("first + i + " + std::to_string(j), combined("carry", "p" + std::to_string(j)))
+        << "\n";
+    s << "    carry = " << combined("carry", "p" + std::to_string(kLanes - 1)) << ";\n"
+      << "  }\n"
+      << "  for (; i < len; ++i) {\n"
+      << "    carry = " << combined("carry", at("first + i")) << ";\n"
+      << "    " << put("first + i", "carry") << "\n"
+      << "  }\n"
+      << "}\n\n";
+  }
   const auto groups = static_cast<std::size_t>(level.lines * chunks);
   LaunchPlan reduce{name + "_totals", {x, totals}, {totals}, groups, 1};
   LaunchPlan carries{
@@ -337,8 +391,11 @@ void emit_scan_kernel(KernelContext& ctx, const FusionGroup& group, const std::s
   const DType t = root.dtype;
   const Storage storage{t, t, is_half_float(t) ? DType::F32 : t};
   if (streams(ctx.caps, level)) {
+    // Forward f32 and f64 sums in vectors (AVX-512 holds 16 floats).
+    const bool sum = root.op == OpKind::Cumsum && !level.reverse;
+    const int vector_sum = !sum ? 0 : t == DType::F32 ? 16 : t == DType::F64 ? 8 : 0;
     emit_stream_scan(ctx, name, t, storage, level, ctx.buffer_of.at(root.inputs[0]),
-                     ctx.buffer_of.at(group.root), combine);
+                     ctx.buffer_of.at(group.root), combine, vector_sum);
     return;
   }
   emit_level(ctx, name, 0, t, storage, level, items, ctx.buffer_of.at(root.inputs[0]),
