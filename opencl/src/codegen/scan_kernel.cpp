@@ -188,7 +188,7 @@ void emit_level(KernelContext& ctx, const std::string& name, int depth, DType t,
 //   3. each chunk rescanned from that carry, eight elements at a time: their prefix (which does
 //      not wait on the carry) and then the carry combined into each.
 // Forward f32 and f64 sums do steps 1 and 3 in vectors (vector_sum_kernels). CPUs only (a GPU
-// runs a lone work-item per group far too slowly). Only associativity is used; a
+// runs a lone work-item per group far too slowly). Beside those sums, only associativity is used; a
 // float sum's rounding differs from a sequential one's within the usual bounds.
 constexpr std::int64_t kStreamMinLine = 8192;
 constexpr int kLanes = 8;
