@@ -212,6 +212,46 @@ TEST(GatherScatterErrors, UnknownModeIsNamed) {
   EXPECT_THROW(index_mode_from_name("wrap", "mode"), InvalidGraphError);
 }
 
+// Gathers of whole rows (the trailing run at least 16 long) run one work-item per result row
+// (loop_kernel.cpp): every index mode with negative and stray indices, several dtypes, a
+// consumer fused after the gather, a 3-D table, and a window that also starts along the last
+// axis (clamped so it fits).
+TEST(GatherDevice, RowGathersMatchTheInterpreter) {
+  std::mt19937 rng(30);
+  const std::vector<HostArray> inputs = {
+      testing::random_array(DType::F32, {40, 24}, -4, 4, rng),
+      testing::random_array(DType::I32, {37}, -45, 45, rng),  // negative and out of bounds
+      testing::random_array(DType::F16, {40, 32}, -4, 4, rng),
+      testing::random_array(DType::I8, {40, 17}, -100, 100, rng),
+      testing::random_array(DType::U64, {40, 3, 20}, 0, 1e9, rng),
+      testing::random_array(DType::I32, {37, 2}, -2, 41, rng),
+      testing::random_array(DType::I32, {37}, 0, 39, rng)};
+  EXPECT_EQ(
+      testing::check_against_interpreter(
+          [](const std::vector<Array>& xs) {
+            std::vector<Array> r;
+            for (IndexMode mode : {IndexMode::fill, IndexMode::clip})
+              r.push_back(np::take(xs[0], xs[1], 0, mode));
+            r.push_back(np::take(xs[0], xs[6], 0, IndexMode::promise_in_bounds));
+            r.push_back(lax::mul(np::take(xs[0], xs[1], 0), lax::slice(xs[0], {0, 0}, {37, 24})));
+            r.push_back(np::take(xs[2], xs[1], 0));
+            r.push_back(np::take(xs[3], xs[1], 0, IndexMode::clip));
+            r.push_back(np::take(xs[4], xs[1], 0));
+            GatherAttrs window;  // rows and a start along the last axis: [37, 20] of [40, 24]
+            window.offset_dims = {1};
+            window.collapsed_slice_dims = {0};
+            window.start_index_map = {0, 1};
+            window.slice_sizes = {1, 20};
+            for (IndexMode mode : {IndexMode::fill, IndexMode::clip}) {
+              window.mode = mode;
+              r.push_back(lax::gather(xs[0], xs[5], window));
+            }
+            return r;
+          },
+          inputs, 1e-6, 1e-6),
+      "");
+}
+
 // Embedding-gradient shape: thousands of updates onto a few rows, combined atomically on the
 // device (compare-and-swap loops for f32, atomic_add for i32), against the interpreter.
 ScatterAttrs rows_scatter() {
@@ -245,6 +285,80 @@ TEST(ScatterDevice, ManyCollisionsMatchTheInterpreter) {
                                             lax::scatter_min(xs[0], xs[1], xs[2], rows_scatter())};
                 },
                 colliding_inputs(DType::I32), 0, 0),
+            "");
+}
+
+// Both device paths of the 32-bit scatters: many updates onto a small result fold into private
+// copies per work-group and merge; few updates onto a large result combine atomically. Every op,
+// each 32-bit dtype, clip and fill modes (strays clamped or dropped), and segment-sum's 1-D shape.
+std::vector<Array> every_scatter(const std::vector<Array>& xs) {
+  std::vector<Array> results;
+  for (std::size_t d = 0; d < xs.size(); d += 6) {  // one dtype's six inputs
+    ScatterAttrs clip = rows_scatter(), fill = rows_scatter();
+    clip.mode = IndexMode::clip;
+    fill.mode = IndexMode::fill;
+    const Array &small = xs[d], &rows = xs[d + 1], &updates = xs[d + 2], &large = xs[d + 3];
+    results.push_back(lax::scatter_add(small, rows, updates, clip));  // privatised
+    results.push_back(lax::scatter_min(small, rows, updates, fill));
+    results.push_back(lax::scatter_max(small, rows, updates, clip));
+    results.push_back(lax::scatter_mul(small, rows, lax::sign(updates), fill));
+    results.push_back(lax::scatter_add(large, rows, updates, fill));  // atomic
+    results.push_back(lax::scatter_max(large, rows, updates, clip));
+    results.push_back(lax::scatter_min(large, rows, updates, clip));
+    ScatterAttrs segments;
+    segments.inserted_window_dims = {0};
+    segments.scatter_dims_to_operand_dims = {0};
+    results.push_back(lax::scatter_add(xs[d + 4], rows, xs[d + 5], segments));
+  }
+  return results;
+}
+
+TEST(ScatterDevice, PrivatisedAndAtomicPathsMatchTheInterpreter) {
+  std::vector<HostArray> inputs;
+  std::mt19937 rng(29);
+  for (DType dtype : {DType::F32, DType::I32, DType::U32}) {
+    const double lo = dtype == DType::U32 ? 0 : -4;
+    const std::vector<HostArray> colliding = colliding_inputs(dtype);
+    inputs.push_back(colliding[0]);
+    inputs.push_back(colliding[1]);
+    inputs.push_back(testing::random_array(dtype, {4096, 8}, lo, 4, rng));
+    inputs.push_back(testing::random_array(dtype, {5000, 8}, lo, 4, rng));
+    HostArray segments_out = testing::random_array(dtype, {50}, lo, 4, rng);
+    if (dtype == DType::F32) segments_out.set_f64(3, -0.0);  // no update: stays -0.0
+    inputs.push_back(segments_out);
+    inputs.push_back(testing::random_array(dtype, {4096}, lo, 4, rng));
+  }
+  EXPECT_EQ(testing::check_against_interpreter(every_scatter, inputs, 1e-4, 1e-3), "");
+}
+
+// Elements without OpenCL atomics fold into private copies too (where the updates outnumber the
+// result several times over): 8-, 16- and 64-bit integers (wrapping, their own extremes as the
+// starting values) exactly, f64 within rounding.
+TEST(ScatterDevice, PrivatisedPathCoversDtypesWithoutAtomics) {
+  std::mt19937 rng(32);
+  const auto inputs_of = [&](DType dtype) {
+    std::vector<HostArray> xs = colliding_inputs(dtype);
+    xs[2] =
+        testing::random_array(dtype, {4096, 8}, is_unsigned_integer(dtype) ? 0 : -100, 100, rng);
+    return xs;
+  };
+  std::vector<HostArray> exact;
+  for (DType dtype : {DType::F64, DType::I8, DType::U16, DType::I64, DType::U64})
+    for (HostArray& h : inputs_of(dtype)) exact.push_back(std::move(h));
+  EXPECT_EQ(testing::check_against_interpreter(
+                [](const std::vector<Array>& xs) {
+                  const ScatterAttrs a = rows_scatter();
+                  return std::vector<Array>{lax::scatter_add(xs[0], xs[1], xs[2], a),
+                                            lax::scatter_max(xs[0], xs[1], xs[2], a),
+                                            lax::scatter_add(xs[3], xs[4], xs[5], a),
+                                            lax::scatter_mul(xs[3], xs[4], xs[5], a),
+                                            lax::scatter_max(xs[6], xs[7], xs[8], a),
+                                            lax::scatter_add(xs[9], xs[10], xs[11], a),
+                                            lax::scatter_min(xs[9], xs[10], xs[11], a),
+                                            lax::scatter_add(xs[12], xs[13], xs[14], a),
+                                            lax::scatter_min(xs[12], xs[13], xs[14], a)};
+                },
+                exact, 1e-12, 1e-12),
             "");
 }
 

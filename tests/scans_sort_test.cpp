@@ -11,10 +11,12 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "support/device_check.h"
 #include "support/oracle_json.h"
 #include "weft/interp/interpreter.h"
 #include "weft/ir/op_attrs.h"
@@ -296,6 +298,49 @@ TEST(ScansSort, LongIntegerCumsumIsAParallelScan) {
     ASSERT_EQ(exe->info().kernels.size(), 1u);
     EXPECT_EQ(exe->info().kernels[0].kind, "own");
   }
+}
+
+// Lines of 8192 elements and more stream in chunks (scan_kernel.cpp): several lines, a line
+// that ends inside a chunk and inside a group of eight or sixteen, both directions, every
+// combine, forward f32/f64 sums (vectors), and the dtypes whose storage or arithmetic differs
+// (halves combine in float; small integers wrap).
+TEST(ScansSort, LongLinesStreamForEveryScanAndDtype) {
+  const Shape shape{3, 20001};
+  std::mt19937 rng(31);
+  const std::vector<HostArray> wide = {
+      testing::random_array(DType::F32, shape, -1, 1, rng),
+      testing::random_array(DType::F32, shape, 0.9999, 1.0001, rng),
+      testing::random_array(DType::F64, shape, -2, 2, rng),
+      testing::random_array(DType::I8, shape, -100, 100, rng),
+      testing::random_array(DType::U64, shape, 0, 1e6, rng),
+      testing::random_array(DType::I32, shape, -1000, 1000, rng)};
+  EXPECT_EQ(testing::check_against_interpreter(
+                [](const std::vector<Array>& xs) {
+                  std::vector<Array> r;
+                  r.push_back(lax::cumsum(xs[0], 1));
+                  r.push_back(lax::cumsum(xs[0], 1, true));
+                  r.push_back(lax::cumprod(xs[1], 1, true));
+                  r.push_back(lax::cummax(xs[0], 1));
+                  r.push_back(lax::cummin(xs[0], 1, true));
+                  r.push_back(lax::cumlogsumexp(xs[2], 1, true));
+                  r.push_back(lax::cumsum(xs[2], 1));  // f64 in vectors, as forward f32
+                  r.push_back(lax::cumsum(xs[3], 1));
+                  r.push_back(lax::cumprod(xs[3], 1, true));
+                  r.push_back(lax::cumsum(xs[4], 1, true));
+                  r.push_back(lax::cummax(xs[5], 1, true));
+                  return r;
+                },
+                wide, 1e-4, 1e-3),
+            "");
+  // Halves: results rounded once, from float sums whose order differs.
+  const std::vector<HostArray> halves = {testing::random_array(DType::F16, shape, -1, 1, rng),
+                                         testing::random_array(DType::BF16, shape, -1, 1, rng)};
+  EXPECT_EQ(testing::check_against_interpreter(
+                [](const std::vector<Array>& xs) {
+                  return std::vector<Array>{lax::cumsum(xs[0], 1), lax::cumsum(xs[1], 1, true)};
+                },
+                halves, 1e-2, 2),
+            "");
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include "codegen/expr_emitter.h"
 #include "codegen/kernel_context.h"
 #include "codegen/row_phases.h"
+#include "weft/ir/op_attrs.h"
 
 namespace weft::opencl {
 
@@ -211,6 +212,61 @@ bool by_rows(const KernelContext& ctx, const FusionGroup& group) {
   return worth_it;
 }
 
+// Whether a CPU kernel runs one work-item per row, walking the row's elements in a scalar loop
+// the compiler vectorises, for a group that gathers whole contiguous runs of its operand's last
+// axis into its own last axis (an embedding lookup: the row's index read once, its slice copied
+// with contiguous loads). Element by element, each element would divide its position and load
+// its index, and PoCL's vectoriser across work-items would gather from the table.
+constexpr std::int64_t kGatherRunMin = 16;
+
+bool gathers_rows(const KernelContext& ctx, const FusionGroup& group) {
+  const Graph& g = ctx.graph();
+  const Node& root = g.node(group.root);
+  if (group.kind != FusionGroup::Kind::Loop || ctx.caps.is_gpu || root.shape.size() < 2 ||
+      root.shape.back() < kGatherRunMin || num_elements(root.shape) / root.shape.back() < 2)
+    return false;
+  for (ValueId m : group.members) {
+    const Node& n = g.node(m);
+    if (n.op != OpKind::Gather || n.shape != root.shape) continue;
+    const GatherAttrs a = GatherAttrs::read(n.attrs);
+    const auto last = static_cast<std::int64_t>(g.node(n.inputs[0]).shape.size()) - 1;
+    const auto out_last = static_cast<std::int64_t>(n.shape.size()) - 1;
+    const auto is_in = [](const std::vector<std::int64_t>& axes, std::int64_t axis) {
+      return std::find(axes.begin(), axes.end(), axis) != axes.end();
+    };
+    if (last >= 0 && is_in(a.offset_dims, out_last) && !is_in(a.collapsed_slice_dims, last) &&
+        !is_in(a.operand_batching_dims, last) && a.slice_sizes[last] == n.shape.back())
+      return true;
+  }
+  return false;
+}
+
+// One work-item per row of the result, a scalar loop along the row.
+void emit_scalar_rows_kernel(KernelContext& ctx, const FusionGroup& group, const std::string& name,
+                             const std::string& params, const std::vector<int>& args, int out) {
+  const Node& root = ctx.graph().node(group.root);
+  const std::int64_t R = num_elements(root.shape) / root.shape.back();
+  const std::string idx_t = index_type_for(ctx, group), C = std::to_string(root.shape.back());
+  ExprEmitter emit = group_emitter(ctx, group, idx_t);
+  Index outer{"row", {}, Shape(root.shape.begin(), root.shape.end() - 1)};
+  Index at{{}, emit.dims_of(outer), root.shape};
+  const std::string head = emit.take_code();
+  at.dims.push_back("c");
+  emit.push_scope();
+  emit.set_indent("    ");
+  const std::string v = emit.value(group.root, at);
+  emit.line(cl_store(root.dtype, "out", "row * " + C + " + c", v));
+  emit.pop_scope();
+  ctx.source << "__kernel void " << name << "(" << params << "__global "
+             << cl_storage_type(root.dtype) << "* restrict out) {\n"
+             << "  const " << idx_t << " row = (" << idx_t << ")get_global_id(0);\n"
+             << "  if (row >= " << R << ") return;\n"
+             << head << "  for (" << idx_t << " c = 0; c < " << C << "; ++c) {\n"
+             << emit.take_code() << "  }\n}\n\n";
+  const std::size_t local = std::min<std::size_t>(8, ctx.caps.max_work_group_size);
+  ctx.add_launch({name, args, {out}, round_up(static_cast<std::size_t>(R), local), local});
+}
+
 void emit_rows_kernel(KernelContext& ctx, const FusionGroup& group, const std::string& name,
                       const std::string& params, const std::vector<int>& args, int out) {
   const Node& root = ctx.graph().node(group.root);
@@ -240,6 +296,10 @@ void emit_loop_kernel(KernelContext& ctx, const FusionGroup& group, const std::s
   const int transcendentals = vector_transcendentals(ctx, group);
   if (transcendentals == 0 && by_rows(ctx, group)) {
     emit_rows_kernel(ctx, group, name, params, args, out);
+    return;
+  }
+  if (transcendentals == 0 && gathers_rows(ctx, group)) {
+    emit_scalar_rows_kernel(ctx, group, name, params, args, out);
     return;
   }
 

@@ -1,5 +1,6 @@
 #include "codegen/scatter_kernel.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -170,6 +171,31 @@ std::string atomic_update(OpKind op, DType t, const std::string& target, const s
          ", want, " + as_bits + "); } while (seen != want);";
 }
 
+// Lines declaring `target`, the flat result position update element `linear` combines into, and
+// `in_bounds`, false where fill mode drops the update.
+std::string update_target(const Geometry& geo, const std::string& linear,
+                          const std::string& indent) {
+  std::vector<std::string> u;
+  for (std::size_t d = 0; d < geo.updates.size(); ++d) u.push_back("u" + std::to_string(d));
+  std::string s = unflatten(linear, geo.updates, u, indent);
+  const Shape batch(geo.indices.begin(), geo.indices.end() - 1);
+  std::vector<std::string> gq;
+  for (std::int64_t d : geo.scatter_pos) gq.push_back(u[d]);
+  s += indent + "const long row = " + flatten(gq, batch) + ";\n";
+  std::vector<std::string> start;
+  std::string in_bounds;
+  s += read_starts(geo, "row", indent, start, in_bounds);
+  s += indent + "const int in_bounds = " +
+       (geo.a.mode == IndexMode::fill ? "(" + in_bounds + ")" : std::string("1")) + ";\n";
+  for (std::size_t b = 0; b < geo.a.operand_batching_dims.size(); ++b)
+    start[geo.a.operand_batching_dims[b]] = gq[geo.a.scatter_indices_batching_dims[b]];
+  std::vector<std::string> p = start;
+  for (std::size_t j = 0; j < geo.window.size(); ++j)
+    p[geo.window[j]] = "(" + start[geo.window[j]] + " + " + u[geo.a.update_window_dims[j]] + ")";
+  s += indent + "const long target = " + flatten(p, geo.operand) + ";\n";
+  return s;
+}
+
 // One work-item per update element, combining it into its target atomically.
 void emit_atomic(KernelContext& ctx, const Node& n, const Geometry& geo, const std::string& name,
                  int idx, int upd, int out) {
@@ -181,26 +207,10 @@ void emit_atomic(KernelContext& ctx, const Node& n, const Geometry& geo, const s
   s << "__kernel void " << name << "(__global const " << I << "* restrict idx, __global const " << S
     << "* restrict upd, __global " << S << "* out) {\n"
     << "  const long gid = get_global_id(0);\n"
-    << "  if (gid >= " << str(count) << ") return;\n";
-  std::vector<std::string> u;
-  for (std::size_t d = 0; d < geo.updates.size(); ++d) u.push_back("u" + std::to_string(d));
-  s << unflatten("gid", geo.updates, u, "  ");
-  const Shape batch(geo.indices.begin(), geo.indices.end() - 1);
-  std::vector<std::string> gq;
-  for (std::int64_t d : geo.scatter_pos) gq.push_back(u[d]);
-  s << "  const long row = " << flatten(gq, batch) << ";\n";
-  std::vector<std::string> start;
-  std::string in_bounds;
-  s << read_starts(geo, "row", "  ", start, in_bounds);
-  if (geo.a.mode == IndexMode::fill) s << "  if (!(" << in_bounds << ")) return;\n";
-  for (std::size_t b = 0; b < geo.a.operand_batching_dims.size(); ++b)
-    start[geo.a.operand_batching_dims[b]] = gq[geo.a.scatter_indices_batching_dims[b]];
-  std::vector<std::string> p = start;
-  for (std::size_t j = 0; j < geo.window.size(); ++j)
-    p[geo.window[j]] = "(" + start[geo.window[j]] + " + " + u[geo.a.update_window_dims[j]] + ")";
-  s << "  const " << T << " value = upd[gid];\n"
-    << "  {\n    " << atomic_update(n.op, n.dtype, "out[" + flatten(p, geo.operand) + "]", "value")
-    << "\n  }\n"
+    << "  if (gid >= " << str(count) << ") return;\n"
+    << update_target(geo, "gid", "  ") << "  if (!in_bounds) return;\n"
+    << "  const " << T << " value = upd[gid];\n"
+    << "  {\n    " << atomic_update(n.op, n.dtype, "out[target]", "value") << "\n  }\n"
     << "}\n\n";
   LaunchPlan launch;
   launch.kernel = name;
@@ -208,6 +218,121 @@ void emit_atomic(KernelContext& ctx, const Node& n, const Geometry& geo, const s
   launch.writes = {out};
   launch.global_size = static_cast<std::size_t>(count);
   ctx.add_launch(std::move(launch));
+}
+
+// The element every combine of `op` leaves unchanged, in dtype `t` (not bool, f16 or bf16). -0.0
+// for float sums, so that a -0.0 result element with no update stays -0.0.
+std::string combine_identity(OpKind op, DType t) {
+  const std::string T = cl_type(t);
+  if (op == OpKind::ScatterMul) return "((" + T + ")1)";
+  const bool is_min = op == OpKind::ScatterMin, is_max = op == OpKind::ScatterMax;
+  if (is_float(t)) {
+    if (is_min || is_max) return std::string(is_min ? "" : "-") + "(" + T + ")INFINITY";
+    return "(" + T + ")(-0.0f)";
+  }
+  if (!is_min && !is_max) return "((" + T + ")0)";
+  // The type's largest value (min) or smallest (max), from OpenCL C's limit macros.
+  const char* largest = "INT_MAX";
+  const char* smallest = "INT_MIN";
+  switch (t) {
+    case DType::I8:
+      largest = "CHAR_MAX", smallest = "CHAR_MIN";
+      break;
+    case DType::U8:
+      largest = "UCHAR_MAX", smallest = "0";
+      break;
+    case DType::I16:
+      largest = "SHRT_MAX", smallest = "SHRT_MIN";
+      break;
+    case DType::U16:
+      largest = "USHRT_MAX", smallest = "0";
+      break;
+    case DType::U32:
+      largest = "UINT_MAX", smallest = "0";
+      break;
+    case DType::I64:
+      largest = "LONG_MAX", smallest = "LONG_MIN";
+      break;
+    case DType::U64:
+      largest = "ULONG_MAX", smallest = "0";
+      break;
+    default:
+      break;  // i32 (floats and bool are handled above or never come here)
+  }
+  return "((" + T + ")" + (is_min ? largest : smallest) + ")";
+}
+
+// How many private copies of the result a privatised scatter folds into (0: not worth it):
+// enough work-groups to keep every compute unit busy, while the copies' zeroing and merging
+// stays small beside the updates' own work. CPUs only: a GPU runs a lone work-item per group
+// far too slowly.
+std::int64_t private_copies(const DeviceCaps& caps, const Geometry& geo, DType dtype) {
+  constexpr std::int64_t kMaxScratchBytes = std::int64_t{64} << 20;
+  const std::int64_t copies = 2 * std::max<std::int64_t>(1, caps.compute_units);
+  const std::int64_t out = num_elements(geo.operand), updates = num_elements(geo.updates);
+  const auto bytes = static_cast<std::int64_t>(dtype_size(dtype));
+  if (caps.is_gpu || copies * out * bytes > kMaxScratchBytes || copies * out > updates) return 0;
+  return copies;
+}
+
+// A privatised scatter: each of `copies` single-item work-groups folds a contiguous share of the
+// updates, in update order, into its own copy of the result (no atomics, the copy in cache),
+// then one work-item per result element combines the operand with the copies in copy order.
+// The order of combines is fixed for a device, but it is not the interpreter's.
+void emit_privatised(KernelContext& ctx, const Node& n, const Geometry& geo,
+                     const std::string& name, std::int64_t copies, int x, int idx, int upd,
+                     int out) {
+  const Graph& g = ctx.graph();
+  const std::string T = cl_type(n.dtype), S = cl_storage_type(n.dtype);
+  const std::string I = cl_storage_type(g.node(n.inputs[1]).dtype);
+  const std::int64_t count = num_elements(geo.updates), out_count = num_elements(geo.operand);
+  const std::int64_t share = (count + copies - 1) / copies;
+  const int scratch =
+      ctx.add_temp(static_cast<std::size_t>(copies * out_count) * dtype_size(n.dtype));
+  const std::string identity = combine_identity(n.op, n.dtype);
+  const auto combined = [&](const std::string& acc, const std::string& u) {
+    return scatter_combined(n.op, n.dtype, acc, u);
+  };
+  std::ostringstream& s = ctx.source;
+  s << "__kernel __attribute__((reqd_work_group_size(1, 1, 1)))\nvoid " << name
+    << "_fold(__global const " << I << "* restrict idx, __global const " << S
+    << "* restrict upd, __global " << S << "* restrict scratch) {\n"
+    << "  __global " << S << "* restrict copy = scratch + get_global_id(0) * " << str(out_count)
+    << ";\n"
+    << "  for (long i = 0; i < " << str(out_count) << "; ++i) "
+    << cl_store(n.dtype, "copy", "i", identity) << "\n"
+    << "  const long first = get_global_id(0) * " << str(share) << ";\n"
+    << "  const long end = min(first + " << str(share) << ", " << str(count) << ");\n"
+    << "  for (long q = first; q < end; ++q) {\n"
+    << update_target(geo, "q", "    ") << "    if (in_bounds) "
+    << cl_store(n.dtype, "copy", "target",
+                combined(cl_load(n.dtype, "copy", "target"), cl_load(n.dtype, "upd", "q")))
+    << "\n"
+    << "  }\n"
+    << "}\n\n";
+  s << "__kernel void " << name << "(__global const " << S << "* restrict x, __global const " << S
+    << "* restrict scratch, __global " << S << "* restrict out) {\n"
+    << "  const long gid = get_global_id(0);\n"
+    << "  if (gid >= " << str(out_count) << ") return;\n"
+    << "  " << T << " acc = " << cl_load(n.dtype, "x", "gid") << ";\n";
+  for (std::int64_t c = 0; c < copies; ++c)
+    s << "  acc = " << combined("acc", cl_load(n.dtype, "scratch", str(c * out_count) + " + gid"))
+      << ";\n";
+  s << "  " << cl_store(n.dtype, "out", "gid", "acc") << "\n"
+    << "}\n\n";
+  LaunchPlan fold;
+  fold.kernel = name + "_fold";
+  fold.args = {idx, upd, scratch};
+  fold.writes = {scratch};
+  fold.global_size = static_cast<std::size_t>(copies);
+  fold.local_size = 1;
+  ctx.add_launch(std::move(fold));
+  LaunchPlan merge;
+  merge.kernel = name;
+  merge.args = {x, scratch, out};
+  merge.writes = {out};
+  merge.global_size = static_cast<std::size_t>(out_count);
+  ctx.add_launch(std::move(merge));
 }
 
 }  // namespace
@@ -245,9 +370,19 @@ void emit_scatter_kernel(KernelContext& ctx, const FusionGroup& group, const std
   const int upd = ctx.buffer_of.at(n.inputs[2]);
   const int out = ctx.buffer_of.at(group.root);
   if (num_elements(geo.operand) == 0) return;
-  const bool atomic = !ctx.caps.deterministic_scatter && n.op != OpKind::Scatter &&
-                      (n.dtype == DType::F32 || n.dtype == DType::I32 || n.dtype == DType::U32);
-  if (!atomic || geo.rows == 0 || num_elements(geo.updates) == 0) {
+  // Replacing scatters keep the ordered kernel, and so do bool (|| and &&), f16 and bf16 (which
+  // round after each combine, so that any other order drifts by several ulps over many updates).
+  const bool combines = !ctx.caps.deterministic_scatter && n.op != OpKind::Scatter &&
+                        geo.rows > 0 && num_elements(geo.updates) > 0;
+  const bool privatises = combines && n.dtype != DType::Bool && !is_half_float(n.dtype);
+  if (const std::int64_t copies = privatises ? private_copies(ctx.caps, geo, n.dtype) : 0;
+      copies > 0) {
+    emit_privatised(ctx, n, geo, name, copies, x, idx, upd, out);
+    return;
+  }
+  const bool atomic =
+      combines && (n.dtype == DType::F32 || n.dtype == DType::I32 || n.dtype == DType::U32);
+  if (!atomic) {
     emit_deterministic(ctx, n, geo, name, x, idx, upd, out);
     return;
   }

@@ -1,12 +1,15 @@
-// The kernels of the scatters (OpInfo::own_kernel): the operand copied into the result, then
-// either one work-item per update element combining it into its target with an atomic
-// operation (compare-and-swap loops on the bits for floats, OpenCL 1.2 having no float
-// atomics), or, deterministically, one work-item per result element folding every update that
-// lands on it in update order. The deterministic kernel runs for scatter (replace: the last
-// update wins, as the interpreter and the jvp rule assume), for elements other than f32, i32
-// and u32 (OpenCL 1.2 has no 8-, 16- or 64-bit atomics; f16 and bf16 round after each combine,
-// as the interpreter does), and for every scatter when DeviceCaps::deterministic_scatter
-// (WEFT_DETERMINISTIC_SCATTER=1).
+// The kernels of the scatters (OpInfo::own_kernel). scatter_add/mul/min/max on CPUs, where the
+// updates outnumber the result's elements several times over (a segment sum): a few work-groups
+// each fold a contiguous share of the updates into a private copy of the result, which one pass
+// then merges with the operand (fixed order: the same sums on every run on one device; integers
+// exactly the interpreter's). Otherwise, for f32, i32 and u32, the operand is copied into the
+// result and one work-item per update element combines it into its target with an atomic
+// operation (compare-and-swap loops on the bits for floats, OpenCL 1.2 having no float atomics).
+// Otherwise, deterministically, one work-item per result element folds every update that lands
+// on it in update order: always for scatter (replace: the last update wins, as the interpreter
+// and the jvp rule assume), bool, f16 and bf16 (which round after each combine, as the
+// interpreter does, so that only its order gives its sums), and for every scatter when
+// DeviceCaps::deterministic_scatter (WEFT_DETERMINISTIC_SCATTER=1).
 #pragma once
 
 #include <string>
