@@ -89,6 +89,8 @@ def sampler(fn, params):
         return lambda k: random.randint(k, shape, params["minval"], params["maxval"], jnp.int32)
     if fn == "gumbel":
         return lambda k: random.gumbel(k, shape, jnp.float32)
+    if fn == "normal_f64":
+        return lambda k: random.normal(k, shape, jnp.float64)
     if fn == "gumbel_f64":
         return lambda k: random.gumbel(k, shape, jnp.float64)
     if fn == "categorical":
@@ -220,6 +222,8 @@ def main():
                              {"shape": [1000], "minval": 0.0, "maxval": 1.0}, ulps=1))
             wide.append(case(f"uniform f64 seed {s} [-2, 3)", "uniform_f64", keys[s],
                              {"shape": [7], "minval": -2.0, "maxval": 3.0}, ulps=1))
+            wide.append(case(f"normal f64 seed {s} [1000]", "normal_f64", keys[s],
+                             {"shape": [1000]}, ulps=1))
             wide.append(case(f"gumbel f64 seed {s} [1000]", "gumbel_f64", keys[s],
                              {"shape": [1000]}, ulps=1))
             wide.append(case(f"categorical f64 seed {s} [3,5] axis -1", "categorical", keys[s],

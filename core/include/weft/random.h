@@ -54,7 +54,8 @@ Array bits(const Array& key, const Shape& shape, DType dtype, WEFT_LOC_PARAM);
 // Uniform in [minval, maxval), by JAX's mantissa construction.
 Array uniform(const Array& key, const Shape& shape = {}, DType dtype = DType::F32,
               double minval = 0.0, double maxval = 1.0, WEFT_LOC_PARAM);
-// Standard normal: sqrt(2) * erf_inv(uniform in (-1, 1)), with XLA's f32 erf_inv polynomial.
+// Standard normal: sqrt(2) * erf_inv(uniform in (-1, 1)), with XLA's erf_inv polynomials; f32
+// or f64.
 Array normal(const Array& key, const Shape& shape = {}, DType dtype = DType::F32, WEFT_LOC_PARAM);
 // Standard normal truncated to (lower, upper).
 Array truncated_normal(const Array& key, double lower, double upper, const Shape& shape = {},

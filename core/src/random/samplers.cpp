@@ -83,6 +83,16 @@ Array uniform(const Array& key, const Shape& shape, DType dtype, double minval, 
 }
 
 Array normal(const Array& key, const Shape& shape, DType dtype, std::source_location loc) {
+  if (dtype == DType::F64)
+    return detail::map_keys(
+        key, {},
+        [&](const Array& k, const std::vector<Array>&) {
+          // The span 1 - nextafter(-1, 0) rounds to 2, so the uniform's scaling is exact.
+          const Array u = uniform_f64(k, shape, std::nextafter(-1.0, 0.0), 1.0, loc);
+          return lax::mul(full(std::sqrt(2.0), DType::F64, shape, loc), detail::erf_inv_f64(u, loc),
+                          loc);
+        },
+        "normal", loc);
   detail::require_f32(dtype, "normal", loc);
   // The open interval (-1, 1): erf_inv(-1) would be -inf.
   const double above_minus_one = std::nextafter(-1.0f, 0.0f);
