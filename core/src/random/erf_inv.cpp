@@ -31,7 +31,6 @@ Array erf_inv_f32(const Array& x, std::source_location loc) {
   return lax::select(at_one, lax::mul(x, f32(INFINITY), loc), lax::mul(p, x, loc), loc);
 }
 
-
 // XLA's f64 erf_inv: Giles' double-precision polynomials in w = -log1p(-x^2) on three ranges
 // of w. The shorter polynomials are padded with leading zeros so one Horner loop over selected
 // coefficients evaluates all three (a leading 0 * t + 0 is exact).
