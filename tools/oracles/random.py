@@ -46,6 +46,9 @@ def encode(a):
     return {"dtype": WEFT_NAMES[a.dtype], "shape": list(a.shape), "bits": [int(v) for v in flat]}
 
 
+# Logits finer than f32 resolves: f64 categorical must keep them.
+F64_LOGITS = [0.1 * i - 0.7 + 1e-12 * i for i in range(15)]
+
 SEEDS = [0, 1, 42, 1234567, -1, 2**31 - 1, -2**31]
 SHAPES = [[], [7], [1000], [2, 3, 4]]
 
@@ -86,10 +89,17 @@ def sampler(fn, params):
         return lambda k: random.randint(k, shape, params["minval"], params["maxval"], jnp.int32)
     if fn == "gumbel":
         return lambda k: random.gumbel(k, shape, jnp.float32)
+    if fn == "normal_f64":
+        return lambda k: random.normal(k, shape, jnp.float64)
+    if fn == "gumbel_f64":
+        return lambda k: random.gumbel(k, shape, jnp.float64)
     if fn == "categorical":
-        logits = np.array(params["logits"], np.float32).reshape(params["logits_shape"])
+        logits = np.array(params["logits"], np.float64 if params.get("f64") else np.float32
+                          ).reshape(params["logits_shape"])
+        # With x64 on JAX's indices are i64; weft's are i32 (the values are the same).
         return lambda k: random.categorical(k, logits, params["axis"],
-                                            tuple(params["shape"]) if "shape" in params else None)
+                                            tuple(params["shape"]) if "shape" in params else None
+                                            ).astype(jnp.int32)
     # Sort family: permutations and choice ("x"/"a"/"p" are given as values and a shape).
     if fn == "permutation_n":
         return lambda k: random.permutation(k, params["n"])
@@ -212,6 +222,18 @@ def main():
                              {"shape": [1000], "minval": 0.0, "maxval": 1.0}, ulps=1))
             wide.append(case(f"uniform f64 seed {s} [-2, 3)", "uniform_f64", keys[s],
                              {"shape": [7], "minval": -2.0, "maxval": 3.0}, ulps=1))
+            wide.append(case(f"normal f64 seed {s} [1000]", "normal_f64", keys[s],
+                             {"shape": [1000]}, ulps=1))
+            wide.append(case(f"gumbel f64 seed {s} [1000]", "gumbel_f64", keys[s],
+                             {"shape": [1000]}, ulps=1))
+            wide.append(case(f"categorical f64 seed {s} [3,5] axis -1", "categorical", keys[s],
+                             {"logits": F64_LOGITS, "logits_shape": [3, 5], "axis": -1,
+                              "f64": True}))
+        wide.append(case("categorical f64 [5] shape [1000]", "categorical", keys[1],
+                         {"logits": F64_LOGITS[:5], "logits_shape": [5], "axis": 0,
+                          "shape": [1000], "f64": True}))
+        wide.append(case("gumbel f64 of split keys (vmap)", "gumbel_f64", big,
+                         {"shape": [3, 5]}, ulps=1))
         wide.append(case("uniform f64 of split keys (vmap)", "uniform_f64", big,
                          {"shape": [3, 5], "minval": 0.0, "maxval": 1.0}, ulps=1))
     files["x64.json"] = wide

@@ -54,7 +54,8 @@ Array bits(const Array& key, const Shape& shape, DType dtype, WEFT_LOC_PARAM);
 // Uniform in [minval, maxval), by JAX's mantissa construction.
 Array uniform(const Array& key, const Shape& shape = {}, DType dtype = DType::F32,
               double minval = 0.0, double maxval = 1.0, WEFT_LOC_PARAM);
-// Standard normal: sqrt(2) * erf_inv(uniform in (-1, 1)), with XLA's f32 erf_inv polynomial.
+// Standard normal: sqrt(2) * erf_inv(uniform in (-1, 1)), with XLA's erf_inv polynomials; f32
+// or f64.
 Array normal(const Array& key, const Shape& shape = {}, DType dtype = DType::F32, WEFT_LOC_PARAM);
 // Standard normal truncated to (lower, upper).
 Array truncated_normal(const Array& key, double lower, double upper, const Shape& shape = {},
@@ -65,11 +66,11 @@ Array bernoulli(const Array& key, double p = 0.5, const Shape& shape = {}, WEFT_
 // i32 or u32, bounds within that dtype's range.
 Array randint(const Array& key, const Shape& shape, std::int64_t minval, std::int64_t maxval,
               DType dtype = DType::I32, WEFT_LOC_PARAM);
-// Standard Gumbel: -log(-log(uniform in [tiny, 1))) (JAX's default mode "low").
+// Standard Gumbel: -log(-log(uniform in [tiny, 1))) (JAX's default mode "low"); f32 or f64.
 Array gumbel(const Array& key, const Shape& shape = {}, DType dtype = DType::F32, WEFT_LOC_PARAM);
 // i32 indices drawn from the categorical distributions of `logits` along `axis` (the Gumbel
-// max trick, with replacement). shape defaults to logits' shape without `axis`; a longer shape
-// draws shape[:-batch] samples per distribution.
+// max trick, with replacement; f32 or f64 logits, noise of their dtype). shape defaults to logits'
+// shape without `axis`; a longer shape draws shape[:-batch] samples per distribution.
 Array categorical(const Array& key, const Array& logits, std::int64_t axis = -1,
                   std::optional<Shape> shape = std::nullopt, WEFT_LOC_PARAM);
 

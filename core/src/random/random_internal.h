@@ -31,6 +31,10 @@ Array fused_multiply_add(const Array& a, const Array& b, const Array& c, std::so
 // XLA's f32 erf_inv (its polynomial, as jax.lax.erf_inv lowers on CPU).
 Array erf_inv_f32(const Array& x, std::source_location loc);
 
+// XLA's f64 erf_inv polynomials. XLA's f64 log1p, which feeds them, is not correctly rounded
+// and the device's is, so results differ from JAX's by up to ~20 ulps near |x| = 0.64.
+Array erf_inv_f64(const Array& x, std::source_location loc);
+
 // uniform with f32 scalar bounds given as Arrays (truncated_normal's come from erf).
 Array uniform_between(const Array& key, const Shape& shape, const Array& minval,
                       const Array& maxval, std::source_location loc);

@@ -83,6 +83,16 @@ Array uniform(const Array& key, const Shape& shape, DType dtype, double minval, 
 }
 
 Array normal(const Array& key, const Shape& shape, DType dtype, std::source_location loc) {
+  if (dtype == DType::F64)
+    return detail::map_keys(
+        key, {},
+        [&](const Array& k, const std::vector<Array>&) {
+          // The span 1 - nextafter(-1, 0) rounds to 2, so the uniform's scaling is exact.
+          const Array u = uniform_f64(k, shape, std::nextafter(-1.0, 0.0), 1.0, loc);
+          return lax::mul(full(std::sqrt(2.0), DType::F64, shape, loc), detail::erf_inv_f64(u, loc),
+                          loc);
+        },
+        "normal", loc);
   detail::require_f32(dtype, "normal", loc);
   // The open interval (-1, 1): erf_inv(-1) would be -inf.
   const double above_minus_one = std::nextafter(-1.0f, 0.0f);
@@ -166,6 +176,16 @@ Array randint(const Array& key, const Shape& shape, std::int64_t minval, std::in
 }
 
 Array gumbel(const Array& key, const Shape& shape, DType dtype, std::source_location loc) {
+  if (dtype == DType::F64)
+    return detail::map_keys(
+        key, {},
+        [&](const Array& k, const std::vector<Array>&) {
+          // JAX's "low" mode in f64: the span 1 - tiny rounds to 1, so the uniform's scaling
+          // is exact and only the logs can differ from XLA's.
+          const Array u = uniform_f64(k, shape, std::numeric_limits<double>::min(), 1.0, loc);
+          return lax::neg(lax::log(lax::neg(lax::log(u, loc), loc), loc), loc);
+        },
+        "gumbel", loc);
   detail::require_f32(dtype, "gumbel", loc);
   return detail::map_keys(
       key, {},
@@ -180,7 +200,8 @@ Array gumbel(const Array& key, const Shape& shape, DType dtype, std::source_loca
 
 Array categorical(const Array& key, const Array& logits, std::int64_t axis,
                   std::optional<Shape> shape, std::source_location loc) {
-  detail::require_f32(logits.dtype(), "categorical", loc);
+  // f64 logits draw f64 gumbel noise, as JAX with x64 on.
+  if (logits.dtype() != DType::F64) detail::require_f32(logits.dtype(), "categorical", loc);
   const std::int64_t rank = logits.ndim();
   if (rank == 0 || axis < -rank || axis >= rank)
     throw ShapeError(where("categorical", loc) + "axis " + std::to_string(axis) +
@@ -203,7 +224,7 @@ Array categorical(const Array& key, const Array& logits, std::int64_t axis,
   return detail::map_keys(
       key, {logits},
       [&, noise_shape](const Array& k, const std::vector<Array>& shared) {
-        const Array noisy = np::add(gumbel(k, noise_shape, DType::F32, loc), shared[0], loc);
+        const Array noisy = np::add(gumbel(k, noise_shape, shared[0].dtype(), loc), shared[0], loc);
         return np::argmax(noisy, from_end, false, loc);
       },
       "categorical", loc);

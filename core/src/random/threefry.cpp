@@ -59,8 +59,9 @@ void require_f32(DType dtype, const char* api, std::source_location loc) {
   throw DTypeError(std::string("random::") + api + " at " + loc.file_name() + ":" +
                    std::to_string(loc.line()) + ": samples f32 only, got " +
                    std::string(dtype_name(dtype)) +
-                   (dtype == DType::F64 ? " (its f64 form is not written yet; uniform takes f64)"
-                                        : "; convert an f32 sample"));
+                   (dtype == DType::F64
+                        ? " (its f64 form is not written yet; uniform, normal and gumbel take f64)"
+                        : "; convert an f32 sample"));
 }
 
 }  // namespace detail
