@@ -90,8 +90,12 @@ void emit_sort_kernel(KernelContext& ctx, const FusionGroup& group, const std::s
       << "  if (" << sort_before(key_dtype, sort.descending, "y", "x") << ") return false;\n"
       << "  return a < b;\n}\n\n";
   }
-  // Carried keys: K is at most 8 bytes.
-  const std::size_t key_bytes = static_cast<std::size_t>(l.lines * P) * sizeof(std::int64_t);
+  // Carried keys are K: bool as int, f16 and bf16 as float.
+  const std::size_t key_size = key_dtype == DType::Bool ? 4
+                               : key_dtype == DType::F16 || key_dtype == DType::BF16
+                                   ? 4
+                                   : dtype_size(key_dtype);
+  const std::size_t key_bytes = static_cast<std::size_t>(l.lines * P) * key_size;
 
   std::vector<int> keys;
   for (ValueId in : root.inputs) keys.push_back(ctx.buffer_of.at(in));
