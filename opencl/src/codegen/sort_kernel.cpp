@@ -4,7 +4,9 @@
 // to kLocalMax positions sort by a bitonic network in local memory, one work-group each; runs
 // then merge pairwise across work-groups, each position finding its place in the merged run by
 // a binary search of the other run (one launch per doubling). A last pass writes the first
-// `count` sorted values or positions.
+// `count` sorted values or positions. A sort by one key carries each position's key beside it
+// (in local memory, then in a key buffer per merge pass): comparisons read keys in order rather
+// than through the position, which on PoCL's CPU device cut sort f32[2^20] by about a quarter.
 #include <algorithm>
 
 #include "codegen/cl_types.h"
