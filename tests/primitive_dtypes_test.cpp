@@ -307,8 +307,9 @@ TEST(PrimitiveDtypesLongLines, ScansMatchInterpreter) {
 // along the last axis and along a leading one (strided lines), with ties, NaNs, infinities
 // and both zeros, in one program. Values and argsort's positions match the interpreter.
 TEST(PrimitiveDtypesLongLines, SortsMatchInterpreter) {
-  const DType dtypes[] = {DType::F32, DType::F16, DType::BF16, DType::F64,
-                          DType::I8,  DType::U64, DType::Bool, DType::I32};
+  // Floats, a stored-narrow float, a narrow and a wide integer; shorter lines of every dtype
+  // are in PrimitiveDtypes.
+  const DType dtypes[] = {DType::F32, DType::F16, DType::I8, DType::U64};
   samples::Builder b;
   b.g.name = "long_sorts";
   std::vector<DType> output_dtypes;
