@@ -312,7 +312,6 @@ TEST(PrimitiveDtypesLongLines, SortsMatchInterpreter) {
   const DType dtypes[] = {DType::F32, DType::F16, DType::I8, DType::U64};
   samples::Builder b;
   b.g.name = "long_sorts";
-  std::vector<DType> output_dtypes;
   bool leading_axis = false;
   for (const DType dtype : dtypes) {
     const Shape shape = leading_axis ? Shape{2500, 2} : Shape{2, 2500};
