@@ -68,16 +68,6 @@ bool is_canonical_dot(const Node& n) {
 
 namespace {
 
-ValueId converted(Graph& g, ValueId v, DType dtype, const OpOrigin& origin) {
-  Node c;
-  c.op = OpKind::Convert;
-  c.dtype = dtype;
-  c.shape = g.node(v).shape;
-  c.inputs = {v};
-  c.origin = origin;
-  return g.add(std::move(c));
-}
-
 Graph canonicalize_dots_flat(Graph graph) {
   Graph out;
   out.name = graph.name;
@@ -85,17 +75,9 @@ Graph canonicalize_dots_flat(Graph graph) {
   for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
     Node n = std::move(graph.nodes[i]);
     for (auto& in : n.inputs) in = remap[in];
-    if (n.op != OpKind::DotGeneral || (is_canonical_dot(n) && !is_half_float(n.dtype))) {
+    if (n.op != OpKind::DotGeneral || is_canonical_dot(n)) {
       remap[i] = out.add(std::move(n));
       continue;
-    }
-    // f16 and bf16 dots accumulate in f32 and round once (docs/semantics.md): computed as an f32
-    // dot of the widened operands, they take the f32 kernels (register-blocked on CPUs).
-    const DType result_dtype = n.dtype;
-    if (is_half_float(n.dtype)) {
-      n.inputs[0] = converted(out, n.inputs[0], DType::F32, n.origin);
-      n.inputs[1] = converted(out, n.inputs[1], DType::F32, n.origin);
-      n.dtype = DType::F32;
     }
     const Shape ls = out.node(n.inputs[0]).shape;
     const Shape rs = out.node(n.inputs[1]).shape;
@@ -128,7 +110,6 @@ Graph canonicalize_dots_flat(Graph graph) {
       r.origin = n.origin;
       d = out.add(std::move(r));
     }
-    if (result_dtype != n.dtype) d = converted(out, d, result_dtype, n.origin);
     remap[i] = d;
   }
   for (ValueId p : graph.params) out.params.push_back(remap[p]);
