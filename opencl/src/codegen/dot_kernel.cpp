@@ -213,7 +213,8 @@ void emit_register_blocked(KernelContext& ctx, const FusionGroup& group, const s
 // to 4 rows) and reads 32 contiguous elements of each row of B, widened to float (a whole cache
 // line), so a matrix-vector product (a decoder's logits, M = 1) reads B once at memory speed
 // where the GPU tiles computed 32 rows for the one there is. Sums run over k in order in float
-// and round once, as the interpreter does; blocks that cross C's edge take a scalar path.
+// and round once, as the interpreter does; blocks that cross C's edge take a scalar path. A
+// single column (N = 1) sums eight partial sums instead.
 void emit_half_cpu(KernelContext& ctx, const FusionGroup& group, const std::string& name) {
   const Node& root = ctx.graph().node(group.root);
   const Shape& ls = ctx.graph().node(root.inputs[0]).shape;
@@ -235,6 +236,36 @@ void emit_half_cpu(KernelContext& ctx, const FusionGroup& group, const std::stri
   };
 
   std::ostringstream& s = ctx.source;
+  if (N == 1) {
+    // A matrix times a vector (W x, also x @ W.T swapped): one row of A per work-item, read
+    // eight contiguous elements at a time into float8 partial sums added up at the end.
+    const std::int64_t K8 = K / 8 * 8;
+    s << "__kernel void " << name << "(__global const " << S << "* restrict A, __global const " << S
+      << "* restrict Bm, __global " << S << "* restrict C) {\n"
+      << "  const " << I << " gid = (" << I << ")get_global_id(0);\n"
+      << "  if (gid >= " << B * M << ") return;\n"
+      << "  const __global " << S << "* a = A + gid * " << Ks << ";\n"
+      << "  const __global " << S << "* x = Bm + (gid / " << Ms << ") * " << Ks << ";\n"
+      << "  float8 part = (float8)(0);\n"
+      << "  for (" << I << " k = 0; k < " << K8 << "; k += 8) part += " << load8("a + k") << " * "
+      << load8("x + k") << ";\n"
+      << "  float sum = ((part.s0 + part.s1) + (part.s2 + part.s3)) + ((part.s4 + part.s5) + "
+         "(part.s6 + part.s7));\n"
+      << "  for (" << I << " k = " << K8 << "; k < " << Ks
+      << "; ++k) sum += " << cl_load(t, "a", "k") << " * " << cl_load(t, "x", "k") << ";\n"
+      << "  " << cl_store(t, "C", "gid", "sum") << "\n"
+      << "}\n\n";
+    LaunchPlan launch;
+    launch.kernel = name;
+    launch.args = {ctx.buffer_of.at(root.inputs[0]), ctx.buffer_of.at(root.inputs[1]),
+                   ctx.buffer_of.at(group.root)};
+    launch.writes = {ctx.buffer_of.at(group.root)};
+    launch.local_size = std::min<std::size_t>(64, ctx.caps.max_work_group_size);
+    launch.global_size = round_up(static_cast<std::size_t>(B * M), launch.local_size);
+    if (B * M == 0) launch.global_size = 0;
+    ctx.add_launch(std::move(launch));
+    return;
+  }
   s << "__kernel void " << name << "(__global const " << S << "* restrict A, __global const " << S
     << "* restrict Bm, __global " << S << "* restrict C) {\n"
     << "  const " << I << " gid = (" << I << ")get_global_id(0);\n"
