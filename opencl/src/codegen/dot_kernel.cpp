@@ -260,7 +260,10 @@ void emit_half_cpu(KernelContext& ctx, const FusionGroup& group, const std::stri
     launch.args = {ctx.buffer_of.at(root.inputs[0]), ctx.buffer_of.at(root.inputs[1]),
                    ctx.buffer_of.at(group.root)};
     launch.writes = {ctx.buffer_of.at(group.root)};
-    launch.local_size = std::min<std::size_t>(64, ctx.caps.max_work_group_size);
+    const std::size_t rows_per_thread = static_cast<std::size_t>(
+        B * M / std::max<std::int64_t>(1, 2 * static_cast<std::int64_t>(ctx.caps.compute_units)));
+    launch.local_size = std::clamp<std::size_t>(rows_per_thread, 1, 16);
+    launch.local_size = std::min<std::size_t>(launch.local_size, ctx.caps.max_work_group_size);
     launch.global_size = round_up(static_cast<std::size_t>(B * M), launch.local_size);
     if (B * M == 0) launch.global_size = 0;
     ctx.add_launch(std::move(launch));
