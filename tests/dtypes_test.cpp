@@ -419,5 +419,40 @@ INSTANTIATE_TEST_SUITE_P(Jax, DTypeOracle, ::testing::ValuesIn(case_names()),
                            return info.param;
                          });
 
+// 16-bit float dots on the CPU kernel: full 4 x 32 blocks, the edges past them, a vector times
+// a matrix (M = 1) and one read through its transpose (x @ W.T, operands swapped), all in one
+// program, against the interpreter (the same sums in float, rounded once).
+TEST(HalfDots, DeviceMatchesInterpreter) {
+  auto values = [](Shape shape, int seed) {
+    HostArray h(DType::F32, shape);
+    for (std::int64_t i = 0; i < h.size(); ++i) h.set_f64(i, ((i * 37 + seed) % 17 - 8) / 8.0);
+    return h;
+  };
+  const std::vector<HostArray> inputs{values({6, 43}, 1), values({43, 70}, 2), values({1, 43}, 3),
+                                      values({70, 43}, 4)};
+  auto f = jit(
+      [](const std::vector<Array>& xs) {
+        std::vector<Array> out;
+        for (const DType t : {DType::BF16, DType::F16}) {
+          std::vector<Array> h;
+          for (const Array& x : xs) h.push_back(lax::convert_element_type(x, t));
+          for (const Array& r : {np::matmul(h[0], h[1]), np::matmul(h[2], h[1]),
+                                 np::matmul(h[2], np::transpose(h[3])),
+                                 np::matmul(np::reshape(h[2], {43}), np::transpose(h[3]))})
+            out.push_back(r);
+        }
+        return out;
+      },
+      {.name = "half_dots"});
+  std::vector<Array> args;
+  for (const HostArray& h : inputs) args.push_back(Array::from_host(h));
+  const Lowered lowered = f.lower(args);
+  const std::vector<HostArray> want = interpret(lowered.graph(), inputs);
+  const std::vector<Array> got = f(args);
+  ASSERT_EQ(got.size(), want.size());
+  for (std::size_t i = 0; i < got.size(); ++i)
+    EXPECT_EQ(compare(got[i].to_host(), want[i], 0), "") << "result " << i;
+}
+
 }  // namespace
 }  // namespace weft

@@ -25,15 +25,23 @@ std::int64_t product(const Shape& s, const Ints& dims) {
   return p;
 }
 
+bool is_identity(const Ints& order) {
+  for (std::size_t i = 0; i < order.size(); ++i)
+    if (order[i] != static_cast<std::int64_t>(i)) return false;
+  return true;
+}
+
 // Appends transpose (when not the identity) and reshape nodes bringing `operand` into
 // `order`, collapsed to `target`.
 ValueId arrange(Graph& g, ValueId operand, const Ints& order, const Shape& target,
                 const OpOrigin& origin) {
   const Node src = g.node(operand);
   ValueId v = operand;
-  Ints identity(order.size());
-  std::iota(identity.begin(), identity.end(), 0);
-  if (order != identity) {
+  // A transpose that moves only dims of size 1 keeps the elements in order: a reshape does.
+  Ints moved;
+  for (auto d : order)
+    if (src.shape[d] != 1) moved.push_back(d);
+  if (!std::is_sorted(moved.begin(), moved.end())) {
     Node t;
     t.op = OpKind::Transpose;
     t.dtype = src.dtype;
@@ -53,6 +61,21 @@ ValueId arrange(Graph& g, ValueId operand, const Ints& order, const Shape& targe
     v = g.add(std::move(r));
   }
   return v;
+}
+
+// Reads a transposed dot operand (x @ W.T) through its transpose, as XLA does, when the free
+// dims keep their order (the dot's result is laid out the same): the dims named in
+// `contracting` and `batch` become the transpose input's. The transpose, left unused, goes.
+void fold_transpose(const Graph& g, ValueId& operand, Ints& contracting, Ints& batch) {
+  const Node& t = g.node(operand);
+  if (t.op != OpKind::Transpose) return;
+  const Ints perm = TransposeAttrs::read(t.attrs).permutation;
+  Ints mapped_free;
+  for (auto d : free_dims(t.shape.size(), contracting, batch)) mapped_free.push_back(perm[d]);
+  if (!std::is_sorted(mapped_free.begin(), mapped_free.end())) return;
+  for (auto& d : contracting) d = perm[d];
+  for (auto& d : batch) d = perm[d];
+  operand = t.inputs[0];
 }
 
 // [B, M, K] x [B, K, N] -> [B, M, N]: the one dot the kernels lower.
@@ -79,9 +102,11 @@ Graph canonicalize_dots_flat(Graph graph) {
       remap[i] = out.add(std::move(n));
       continue;
     }
+    auto [lc, rc, lb, rb] = DotGeneralAttrs::read(n.attrs);
+    fold_transpose(out, n.inputs[0], lc, lb);
+    fold_transpose(out, n.inputs[1], rc, rb);
     const Shape ls = out.node(n.inputs[0]).shape;
     const Shape rs = out.node(n.inputs[1]).shape;
-    const auto [lc, rc, lb, rb] = DotGeneralAttrs::read(n.attrs);
     const Ints lf = free_dims(ls.size(), lc, lb), rf = free_dims(rs.size(), rc, rb);
     const std::int64_t B = product(ls, lb), M = product(ls, lf), K = product(ls, lc),
                        N = product(rs, rf);
@@ -91,17 +116,29 @@ Graph canonicalize_dots_flat(Graph graph) {
     Ints rorder = rb;
     rorder.insert(rorder.end(), rc.begin(), rc.end());
     rorder.insert(rorder.end(), rf.begin(), rf.end());
-    ValueId lhs = arrange(out, n.inputs[0], lorder, {B, M, K}, n.origin);
-    ValueId rhs = arrange(out, n.inputs[1], rorder, {B, K, N}, n.origin);
+    // A vector times a matrix stored [N, K] (x @ W.T, a decoder's tied logits): computing the
+    // transposed product W x instead reads W as it is stored, where [B, K, N] would copy all of
+    // W into a transpose first (C's layout is the same, one of its dims being 1).
+    Ints swapped_rorder = rb;
+    swapped_rorder.insert(swapped_rorder.end(), rf.begin(), rf.end());
+    swapped_rorder.insert(swapped_rorder.end(), rc.begin(), rc.end());
+    const bool swap = M == 1 && N > 1 && !is_identity(rorder) && is_identity(swapped_rorder);
+    Ints lorder_swapped = lb;
+    lorder_swapped.insert(lorder_swapped.end(), lc.begin(), lc.end());
+    lorder_swapped.insert(lorder_swapped.end(), lf.begin(), lf.end());
+    ValueId lhs = swap ? arrange(out, n.inputs[1], swapped_rorder, {B, N, K}, n.origin)
+                       : arrange(out, n.inputs[0], lorder, {B, M, K}, n.origin);
+    ValueId rhs = swap ? arrange(out, n.inputs[0], lorder_swapped, {B, K, M}, n.origin)
+                       : arrange(out, n.inputs[1], rorder, {B, K, N}, n.origin);
     Node dot;
     dot.op = OpKind::DotGeneral;
     dot.dtype = n.dtype;
-    dot.shape = {B, M, N};
+    dot.shape = swap ? Shape{B, N, M} : Shape{B, M, N};
     dot.inputs = {lhs, rhs};
     dot.attrs = kBatchedMatmul.write();
     dot.origin = n.origin;
     ValueId d = out.add(std::move(dot));
-    if (n.shape != Shape{B, M, N}) {
+    if (n.shape != out.node(d).shape) {
       Node r;
       r.op = OpKind::Reshape;
       r.dtype = n.dtype;
@@ -120,7 +157,8 @@ Graph canonicalize_dots_flat(Graph graph) {
 }  // namespace
 
 Graph canonicalize_dots(const Graph& graph) {
-  return rewrite_graphs(graph, canonicalize_dots_flat);
+  // Transposes folded into dots are left without users.
+  return eliminate_dead_code(rewrite_graphs(graph, canonicalize_dots_flat));
 }
 
 }  // namespace weft

@@ -209,6 +209,120 @@ void emit_register_blocked(KernelContext& ctx, const FusionGroup& group, const s
   ctx.add_launch(std::move(launch));
 }
 
+// f16 and bf16 on CPUs: each work-item holds an R x 32 block of C as float8 accumulators (R up
+// to 4 rows) and reads 32 contiguous elements of each row of B, widened to float (a whole cache
+// line), so a matrix-vector product (a decoder's logits, M = 1) reads B once at memory speed
+// where the GPU tiles computed 32 rows for the one there is. Sums run over k in order in float
+// and round once, as the interpreter does; blocks that cross C's edge take a scalar path. A
+// single column (N = 1) sums eight partial sums instead.
+void emit_half_cpu(KernelContext& ctx, const FusionGroup& group, const std::string& name) {
+  const Node& root = ctx.graph().node(group.root);
+  const Shape& ls = ctx.graph().node(root.inputs[0]).shape;
+  const std::int64_t B = root.shape[0], M = root.shape[1], N = root.shape[2], K = ls[2];
+  const DType t = root.dtype;
+  const std::string S = cl_storage_type(t);
+  constexpr int kVectors = 4, kWidth = 8 * kVectors;
+  const std::int64_t R = std::clamp<std::int64_t>(M, 1, 4);
+  const std::int64_t MB = (M + R - 1) / R, NB = (N + kWidth - 1) / kWidth, total = B * MB * NB;
+  const std::int64_t largest = std::max({B * M * K, B * K * N, B * M * N, total});
+  const std::string I = largest < (std::int64_t{1} << 30) ? "int" : "long";
+  const std::string Ks = std::to_string(K), Ns = std::to_string(N), Ms = std::to_string(M);
+  auto load8 = [&](const std::string& pointer) {
+    return t == DType::F16 ? "vload_half8(0, " + pointer + ")"
+                           : "as_float8(convert_uint8(vload8(0, " + pointer + ")) << 16)";
+  };
+  auto acc = [](std::int64_t i, int v) {
+    return "c" + std::to_string(i) + "_" + std::to_string(v);
+  };
+
+  std::ostringstream& s = ctx.source;
+  if (N == 1) {
+    // A matrix times a vector (W x, also x @ W.T swapped): one row of A per work-item, read
+    // eight contiguous elements at a time into float8 partial sums added up at the end.
+    const std::int64_t K8 = K / 8 * 8;
+    s << "__kernel void " << name << "(__global const " << S << "* restrict A, __global const " << S
+      << "* restrict Bm, __global " << S << "* restrict C) {\n"
+      << "  const " << I << " gid = (" << I << ")get_global_id(0);\n"
+      << "  if (gid >= " << B * M << ") return;\n"
+      << "  const __global " << S << "* a = A + gid * " << Ks << ";\n"
+      << "  const __global " << S << "* x = Bm + (gid / " << Ms << ") * " << Ks << ";\n"
+      << "  float8 part = (float8)(0);\n"
+      << "  for (" << I << " k = 0; k < " << K8 << "; k += 8) part += " << load8("a + k") << " * "
+      << load8("x + k") << ";\n"
+      << "  float sum = ((part.s0 + part.s1) + (part.s2 + part.s3)) + ((part.s4 + part.s5) + "
+         "(part.s6 + part.s7));\n"
+      << "  for (" << I << " k = " << K8 << "; k < " << Ks
+      << "; ++k) sum += " << cl_load(t, "a", "k") << " * " << cl_load(t, "x", "k") << ";\n"
+      << "  " << cl_store(t, "C", "gid", "sum") << "\n"
+      << "}\n\n";
+    LaunchPlan launch;
+    launch.kernel = name;
+    launch.args = {ctx.buffer_of.at(root.inputs[0]), ctx.buffer_of.at(root.inputs[1]),
+                   ctx.buffer_of.at(group.root)};
+    launch.writes = {ctx.buffer_of.at(group.root)};
+    const std::size_t rows_per_thread = static_cast<std::size_t>(
+        B * M / std::max<std::int64_t>(1, 2 * static_cast<std::int64_t>(ctx.caps.compute_units)));
+    launch.local_size = std::clamp<std::size_t>(rows_per_thread, 1, 16);
+    launch.local_size = std::min<std::size_t>(launch.local_size, ctx.caps.max_work_group_size);
+    launch.global_size = round_up(static_cast<std::size_t>(B * M), launch.local_size);
+    if (B * M == 0) launch.global_size = 0;
+    ctx.add_launch(std::move(launch));
+    return;
+  }
+  s << "__kernel void " << name << "(__global const " << S << "* restrict A, __global const " << S
+    << "* restrict Bm, __global " << S << "* restrict C) {\n"
+    << "  const " << I << " gid = (" << I << ")get_global_id(0);\n"
+    << "  if (gid >= " << total << ") return;\n"
+    << "  const " << I << " b = gid / " << MB * NB << ", r = gid % " << MB * NB << ";\n"
+    << "  const " << I << " row0 = (r / " << NB << ") * " << R << ", col0 = (r % " << NB << ") * "
+    << kWidth << ";\n"
+    << "  const __global " << S << "* a = A + b * " << M * K << " + row0 * " << Ks << ";\n"
+    << "  const __global " << S << "* bb = Bm + b * " << K * N << " + col0;\n"
+    << "  const " << I << " c = b * " << M * N << " + row0 * " << Ns << " + col0;\n"
+    << "  if (row0 + " << R << " <= " << Ms << " && col0 + " << kWidth << " <= " << Ns << ") {\n";
+  for (std::int64_t i = 0; i < R; ++i)
+    for (int v = 0; v < kVectors; ++v) s << "    float8 " << acc(i, v) << " = (float8)(0);\n";
+  s << "    for (" << I << " k = 0; k < " << Ks << "; ++k) {\n";
+  for (int v = 0; v < kVectors; ++v)
+    s << "      const float8 b" << v << " = "
+      << load8("bb + k * " + Ns + " + " + std::to_string(8 * v)) << ";\n";
+  for (std::int64_t i = 0; i < R; ++i) {
+    s << "      { const float8 av = (float8)(" << cl_load(t, "a", std::to_string(i * K) + " + k")
+      << ");";
+    for (int v = 0; v < kVectors; ++v) s << " " << acc(i, v) << " += av * b" << v << ";";
+    s << " }\n";
+  }
+  s << "    }\n";
+  for (std::int64_t i = 0; i < R; ++i)
+    for (int v = 0; v < kVectors; ++v)
+      s << "    { float out[8]; vstore8(" << acc(i, v) << ", 0, out); for (int j = 0; j < 8; ++j) "
+        << cl_store(t, "C", "c + " + std::to_string(i * N + 8 * v) + " + j", "out[j]") << " }\n";
+  s << "  } else {\n"
+    << "    for (int i = 0; i < " << R << " && row0 + i < " << Ms << "; ++i)\n"
+    << "      for (int j = 0; j < " << kWidth << " && col0 + j < " << Ns << "; ++j) {\n"
+    << "        float sum = 0;\n"
+    << "        for (" << I << " k = 0; k < " << Ks
+    << "; ++k) sum += " << cl_load(t, "a", "i * " + Ks + " + k") << " * "
+    << cl_load(t, "bb", "k * " + Ns + " + j") << ";\n"
+    << "        " << cl_store(t, "C", "c + i * " + Ns + " + j", "sum") << "\n"
+    << "      }\n"
+    << "  }\n"
+    << "}\n\n";
+
+  LaunchPlan launch;
+  launch.kernel = name;
+  launch.args = {ctx.buffer_of.at(root.inputs[0]), ctx.buffer_of.at(root.inputs[1]),
+                 ctx.buffer_of.at(group.root)};
+  launch.writes = {ctx.buffer_of.at(group.root)};
+  const std::size_t per_thread = static_cast<std::size_t>(
+      total / std::max<std::int64_t>(1, 2 * static_cast<std::int64_t>(ctx.caps.compute_units)));
+  launch.local_size = std::clamp<std::size_t>(per_thread, 1, 16);
+  launch.local_size = std::min<std::size_t>(launch.local_size, ctx.caps.max_work_group_size);
+  launch.global_size = round_up(static_cast<std::size_t>(total), launch.local_size);
+  if (total == 0) launch.global_size = 0;
+  ctx.add_launch(std::move(launch));
+}
+
 }  // namespace
 
 bool dot_epilogue_fits(const KernelContext& ctx, const FusionGroup& dot,
@@ -241,11 +355,15 @@ bool dot_epilogue_fits(const KernelContext& ctx, const FusionGroup& dot,
 void emit_dot_kernel(KernelContext& ctx, const FusionGroup& group, const std::string& name,
                      const FusionGroup* epilogue) {
   const Node& root = ctx.graph().node(group.root);
-  // f16 and bf16 take the tiled kernel, which loads and stores element by element.
   if (!ctx.caps.is_gpu && is_float(root.dtype) && !is_half_float(root.dtype)) {
     emit_register_blocked(ctx, group, name, epilogue);
     return;
   }
+  if (!ctx.caps.is_gpu && is_half_float(root.dtype) && !epilogue) {
+    emit_half_cpu(ctx, group, name);
+    return;
+  }
+  // GPUs, integers: the tiled kernel, which loads and stores element by element.
   if (epilogue)
     throw weft::Error("codegen: a dot epilogue on a path without one (dot_epilogue_fits)");
   const Shape& ls = ctx.graph().node(root.inputs[0]).shape;
