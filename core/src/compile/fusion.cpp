@@ -262,7 +262,8 @@ FusionPlan plan_fusion_of_optimized(Graph graph, const FusionOptions& options) {
     // Cutting only adds buffers, so assigning again only splits groups further.
     std::vector<bool> has_buffer = planner.has_buffer();
     if (detail::cut_oversized_groups(g, options.max_kernel_ops, options.reduction_body_copies,
-                                     kMaxInlinedFactor, has_buffer, planner.is_root, planner.why_buffer) > 0)
+                                     kMaxInlinedFactor, has_buffer, planner.is_root,
+                                     planner.why_buffer) > 0)
       planner.assign_groups();
   }
   // Each choice can end the sharing of others; a bound keeps huge graphs linear.
