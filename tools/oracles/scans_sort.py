@@ -214,6 +214,18 @@ for name, axis, reverse, x in [("vector", 0, 0, normal(7)), ("one", 0, 0, normal
     add(f"assoc_affine_{name}", "assoc_affine", {"axis": axis, "reverse": reverse}, x, rtol=1e-5)
 add("assoc_affine_grad", "assoc_affine", {"axis": 1, "reverse": 0}, normal(2, 9), "grad")
 
+# cummax/cummin tangents on ties: JAX differentiates the associative scan of lax.max, whose
+# jvp splits a tie's tangent in halves at every combine; NaN results get no tangent.
+tied = np.array([[1.0, 3.0, 3.0, 2.0, 3.0, 5.0, 5.0, 5.0, 0.0],
+                 [2.0, 2.0, 2.0, 2.0, 1.0, 2.0, 4.0, 4.0, 2.0]], np.float32)
+tied_nan = np.array([1.0, 1.0, np.nan, 1.0, 2.0, 2.0], np.float32)
+for op in ["cummax", "cummin"]:
+    add(f"{op}_grad_ties", op, {"axis": 1, "reverse": 0}, tied, "grad")
+    add(f"{op}_grad_ties_reverse", op, {"axis": 1, "reverse": 1}, -tied, "grad")
+    add(f"{op}_grad_ties_columns", op, {"axis": 0, "reverse": 0},
+        rng.integers(0, 3, size=(17, 3)).astype(np.float32), "grad")
+    add(f"{op}_grad_nan", op, {"axis": 0, "reverse": 0}, tied_nan, "grad")
+
 os.makedirs(OUT_DIR, exist_ok=True)
 with open(os.path.join(OUT_DIR, "cases.json"), "w") as f:
     json.dump({"jax_version": jax.__version__, "cases": cases}, f)

@@ -6,7 +6,6 @@
 #include <cmath>
 
 #include "primitives/families.h"
-#include "primitives/pick_along_axis.h"
 #include "primitives/structural_rules.h"
 #include "primitives/type_rule_checks.h"
 #include "weft/associative_scan.h"
@@ -162,25 +161,31 @@ Tangent jvp_cumprod(const Node& n, std::span<const Array> primals,
   return mul(product_of_nonzeros, add(without_zero, at_the_zero, loc), loc);
 }
 
-// The tangent of the element each result element takes: the last (first, reversed) position
-// up to it that holds the running extreme, gathered. Ties take the latest such position, where
-// JAX's scan tree splits the tangent between them.
+// JAX differentiates the associative scan of lax.max (lax.min): each combine passes on the
+// tangent of the operand that holds the result, half of each where both do (lax.max's
+// balanced jvp). Running the same scan tree gives JAX's tangents on ties, where a single
+// "position of the extreme" would hand the whole tangent to one element. NaN results compare
+// unequal to both operands, so their tangent is 0, as in JAX.
 Tangent jvp_cumulative_extreme(const Node& n, std::span<const Array> primals,
-                               std::span<const Tangent> tangents, const Array& y,
+                               std::span<const Tangent> tangents, const Array&,
                                const std::source_location& loc) {
-  const Array& x = primals[0];
-  const Array& t = *tangents[0];
   const CumulativeAttrs a = CumulativeAttrs::read(n.attrs);
-  const Shape& shape = x.shape();
-  const std::int64_t len = shape[static_cast<std::size_t>(a.axis)];
-  const Array position = iota(DType::I32, shape, a.axis, loc);
-  const Array holds_extreme = eq(x, y, loc);
-  const Array none = full(position, a.reverse ? static_cast<double>(len) : -1.0, loc);
-  const Array candidates = select(holds_extreme, position, none, loc);
-  const Array operands[] = {candidates};
-  const Array source = detail::bind(a.reverse ? OpKind::Cummin : OpKind::Cummax, operands, n.attrs,
-                                    {DType::I32, shape}, loc);
-  return pick_along_axis(t, source, a.axis, loc);
+  const bool is_max = n.op == OpKind::Cummax;
+  // 1 where `x` holds the result `z` and `y` does not, 1/2 where both do, else 0.
+  auto balanced_weight = [&loc](const Array& x, const Array& z, const Array& y) {
+    const Array holds = select(eq(x, z, loc), full(z, 1, loc), full(z, 0, loc), loc);
+    return div(holds, select(eq(y, z, loc), full(z, 2, loc), full(z, 1, loc), loc), loc);
+  };
+  const AssociativeCombine extreme = [&](const std::vector<Array>& first,
+                                         const std::vector<Array>& second) {
+    const Array& x = first[0];
+    const Array& y = second[0];
+    const Array z = is_max ? max(x, y, loc) : min(x, y, loc);
+    const Array tangent = add(mul(first[1], balanced_weight(x, z, y), loc),
+                              mul(second[1], balanced_weight(y, z, x), loc), loc);
+    return std::vector<Array>{z, tangent};
+  };
+  return associative_scan(extreme, {primals[0], *tangents[0]}, a.reverse, a.axis, loc)[1];
 }
 
 // d y_i = sum over j <= i of t_j exp(x_j - y_i), as the linear recurrence
