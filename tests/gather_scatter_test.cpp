@@ -430,6 +430,14 @@ Array apply_np(const NpCase& c, const std::vector<Array>& xs) {
     return np::repeat(xs[0], c.params.at("repeats").get<int>(),
                       axis.is_null() ? std::nullopt : std::optional<std::int64_t>(axis.get<int>()));
   }
+  if (c.fn == "repeat_counts" || c.fn == "repeat_traced") {
+    const json& axis = c.params.at("axis");
+    const std::optional<std::int64_t> along =
+        axis.is_null() ? std::nullopt : std::optional<std::int64_t>(axis.get<int>());
+    if (c.fn == "repeat_counts")
+      return np::repeat(xs[0], c.params.at("counts").get<std::vector<std::int64_t>>(), along);
+    return np::repeat(xs[0], xs[1], c.params.at("total_repeat_length").get<std::int64_t>(), along);
+  }
   if (c.fn == "tile") return np::tile(xs[0], c.params.at("reps").get<std::vector<std::int64_t>>());
   const std::int64_t n = c.params.at("num_segments").get<int>();
   if (c.fn == "segment_sum") return np::segment_sum(xs[0], xs[1], n);
@@ -450,7 +458,10 @@ TEST_P(NpIndexingOracle, MatchesJaxOnDeviceAndInterpreter) {
   auto traced = jit(fn, {.name = "np_indexing_case"});
   EXPECT_EQ(difference(traced(device_args)[0].to_host(), c.expected), "") << "jit";
   const Lowered lowered = traced.lower(device_args);
-  const std::vector<HostArray> interpreted = interpret(lowered.graph(), c.args);
+  // Arrays the function closed over (repeat's known counts) follow the arguments.
+  std::vector<HostArray> inputs = c.args;
+  for (const Array& captured : lowered.captured()) inputs.push_back(captured.to_host());
+  const std::vector<HostArray> interpreted = interpret(lowered.graph(), inputs);
   ASSERT_EQ(interpreted.size(), 1u);
   EXPECT_EQ(difference(interpreted[0], c.expected), "") << "interpreter on\n" << lowered.as_text();
 }
@@ -463,6 +474,16 @@ const testing::LoadedCases<NpCase>& loaded_np() {
 TEST(NpIndexingOracleFile, Loads) {
   EXPECT_EQ(loaded_np().error, "");
   EXPECT_FALSE(loaded_np().cases.empty());
+}
+
+TEST(NpIndexingErrors, RepeatCountsMustFitTheAxis) {
+  const Array x = Array::from_host(HostArray(DType::F32, {3, 2}));
+  EXPECT_THROW(np::repeat(x, std::vector<std::int64_t>{1, 2}, 0), ShapeError);
+  EXPECT_THROW(np::repeat(x, std::vector<std::int64_t>{1, -1, 2}, 0), ShapeError);
+  const Array two_counts = Array::from_host(HostArray(DType::I32, {2}));
+  EXPECT_THROW(np::repeat(x, two_counts, 4, 0), ShapeError);
+  EXPECT_THROW(np::repeat(x, Array::from_host(HostArray(DType::F32, {3})), 4, 0), DTypeError);
+  EXPECT_THROW(np::repeat(x, Array::from_host(HostArray(DType::I32, {3})), -1, 0), ShapeError);
 }
 
 INSTANTIATE_TEST_SUITE_P(Jax, NpIndexingOracle, ::testing::ValuesIn(loaded_np().cases),

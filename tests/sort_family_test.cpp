@@ -93,6 +93,12 @@ ArrayFunction function_of(const Case& c) {
       return std::vector<Array>{np::searchsorted(xs[0], xs[1], side)};
     };
   }
+  if (c.op == "searchsorted_sorter") {
+    const np::Side side = a.at("side") == "left" ? np::Side::left : np::Side::right;
+    return [side](const std::vector<Array>& xs) {
+      return std::vector<Array>{np::searchsorted(xs[0], xs[1], side, xs[2])};
+    };
+  }
   if (c.op == "lax_sort")
     return [d = a.at("dimension").get<std::int64_t>(), k = a.at("num_keys").get<std::int64_t>()](
                const std::vector<Array>& xs) { return lax::sort(xs, d, k); };
@@ -260,6 +266,15 @@ TEST(SortFamily, SearchsortedNeedsOneDimensionalA) {
   const Array a = Array::from_host(HostArray(DType::F32, {2, 2}));
   const Array v = Array::from_host(HostArray(DType::F32, {3}));
   EXPECT_THROW(np::searchsorted(a, v), ShapeError);
+}
+
+TEST(SortFamily, SearchsortedSorterMustIndexA) {
+  const Array a = Array::from_host(HostArray(DType::F32, {4}));
+  const Array v = Array::from_host(HostArray(DType::F32, {3}));
+  const Array short_sorter = Array::from_host(HostArray(DType::I32, {3}));
+  const Array float_sorter = Array::from_host(HostArray(DType::F32, {4}));
+  EXPECT_THROW(np::searchsorted(a, v, np::Side::left, short_sorter), ShapeError);
+  EXPECT_THROW(np::searchsorted(a, v, np::Side::left, float_sorter), DTypeError);
 }
 
 }  // namespace

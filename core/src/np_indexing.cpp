@@ -241,6 +241,92 @@ Array repeat(const Array& x, std::int64_t repeats, std::optional<std::int64_t> a
   return lax::reshape(lax::broadcast_in_dim(x, spread, dims, loc), out, loc);
 }
 
+namespace {
+
+// x flattened (no axis) or x with its axis normalized; counts as one per element along it.
+std::pair<Array, std::int64_t> repeat_operand(const Array& x, std::optional<std::int64_t> axis,
+                                              const std::source_location& loc) {
+  if (!axis) return {lax::reshape(x, {x.size()}, loc), 0};
+  return {x, internal::normalize_axis(*axis, x.shape().size(), "repeat", loc)};
+}
+
+std::string repeat_count_error(std::int64_t counts, const Array& x, std::int64_t axis,
+                               const std::source_location& loc) {
+  return "repeat: " + std::to_string(counts) + " repeat counts for axis " + std::to_string(axis) +
+         " of " + shape_to_string(x.shape()) +
+         " (give one count, or one per element along the axis) at " + loc_str(loc);
+}
+
+}  // namespace
+
+Array repeat(const Array& x, const std::vector<std::int64_t>& repeats,
+             std::optional<std::int64_t> axis, std::source_location loc) {
+  for (std::int64_t r : repeats)
+    if (r < 0)
+      throw ShapeError("repeat: repeat counts must be >= 0, got " + std::to_string(r) + " at " +
+                       loc_str(loc));
+  if (x.shape().empty() && axis) {
+    if (repeats.size() != 1)
+      throw ShapeError("repeat: a scalar takes one repeat count, got " +
+                       std::to_string(repeats.size()) + " at " + loc_str(loc));
+    return internal::bcast(x, {repeats[0]}, loc);
+  }
+  if (repeats.size() == 1) return repeat(x, repeats[0], axis, loc);
+  const auto [operand, a] = repeat_operand(x, axis, loc);
+  const std::int64_t n = operand.shape()[static_cast<std::size_t>(a)];
+  if (static_cast<std::int64_t>(repeats.size()) != n)
+    throw ShapeError(
+        repeat_count_error(static_cast<std::int64_t>(repeats.size()), operand, a, loc));
+  // The counts are known: gather with the element index of each output position.
+  std::vector<std::int32_t> source;
+  for (std::int64_t i = 0; i < n; ++i)
+    source.insert(source.end(), static_cast<std::size_t>(repeats[static_cast<std::size_t>(i)]),
+                  static_cast<std::int32_t>(i));
+  const auto total = static_cast<std::int64_t>(source.size());
+  const Array indices = Array::from_vector<std::int32_t>({total}, source);
+  return take(operand, indices, a, IndexMode::promise_in_bounds, loc);
+}
+
+// jnp.repeat's own construction for traced counts, so that counts whose sum differs from
+// total_repeat_length truncate or repeat the last element as JAX's do: a 1 where each element's
+// block starts (starts past the end dropped), summed into each output position's element.
+Array repeat(const Array& x, const Array& repeats, std::int64_t total_repeat_length,
+             std::optional<std::int64_t> axis, std::source_location loc) {
+  require_integer(repeats, "repeat", loc);
+  if (total_repeat_length < 0)
+    throw ShapeError("repeat: total_repeat_length=" + std::to_string(total_repeat_length) +
+                     " must be >= 0 at " + loc_str(loc));
+  // Counts add up in i32, as jnp.cumsum promotes narrow integers.
+  const Array counts =
+      internal::cast(lax::reshape(repeats, {repeats.size()}, loc), DType::I32, loc);
+  if (x.shape().empty() && axis) {
+    if (counts.size() != 1)
+      throw ShapeError("repeat: a scalar takes one repeat count, got " +
+                       std::to_string(counts.size()) + " at " + loc_str(loc));
+    return internal::bcast(x, {total_repeat_length}, loc);
+  }
+  const auto [operand, a] = repeat_operand(x, axis, loc);
+  const std::int64_t n = operand.shape()[static_cast<std::size_t>(a)];
+  if (counts.size() != 1 && counts.size() != n)
+    throw ShapeError(repeat_count_error(counts.size(), operand, a, loc));
+  if (total_repeat_length == 0 || n == 0) {
+    if (n == 0) return operand;
+    Shape empty = operand.shape();
+    empty[static_cast<std::size_t>(a)] = 0;
+    return lax::broadcast_in_dim(lax::constant(0, operand.dtype(), loc), empty, {}, loc);
+  }
+  const Array per_element = internal::bcast(counts, {n}, loc);
+  const Array block_starts = lax::sub(lax::cumsum(per_element, 0, false, loc), per_element, loc);
+  const Array starts_marked =
+      at(zeros({total_repeat_length}, DType::I32, loc), block_starts, loc)
+          .add(lax::broadcast_in_dim(lax::constant(1, DType::I32, loc), {n}, {}, loc));
+  const Array source = lax::sub(
+      lax::cumsum(starts_marked, 0, false, loc),
+      lax::broadcast_in_dim(lax::constant(1, DType::I32, loc), {total_repeat_length}, {}, loc),
+      loc);
+  return take(operand, source, a, IndexMode::fill, loc);
+}
+
 Array tile(const Array& x, const std::vector<std::int64_t>& reps, std::source_location loc) {
   for (std::int64_t r : reps)
     if (r < 0)

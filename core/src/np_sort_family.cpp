@@ -58,6 +58,18 @@ Array searchsorted(const Array& a, const Array& v, Side side, std::source_locati
   });
 }
 
+Array searchsorted(const Array& a, const Array& v, Side side, const Array& sorter,
+                   std::source_location loc) {
+  if (a.shape().size() != 1 || sorter.shape() != a.shape())
+    throw ShapeError("searchsorted: a " + shape_to_string(a.shape()) + " must be one-dimensional " +
+                     "and sorter " + shape_to_string(sorter.shape()) + " must have its shape at " +
+                     loc_str(loc));
+  if (!is_integer(sorter.dtype()))
+    throw DTypeError("searchsorted: sorter must hold integer indices, got " +
+                     std::string(dtype_name(sorter.dtype())) + " at " + loc_str(loc));
+  return searchsorted(at(a, sorter, loc).get(), v, side, loc);
+}
+
 namespace {
 
 Array i32_full(double value, const Shape& shape, const std::source_location& loc) {

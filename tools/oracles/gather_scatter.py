@@ -185,6 +185,20 @@ def np_cases():
     np_case("tile_more_reps", "tile", {"reps": [2, 1, 2]}, [f32(3)],
             lambda a: jnp.tile(a, (2, 1, 2)))
     np_case("tile_fewer_reps", "tile", {"reps": [2]}, [f32(2, 3)], lambda a: jnp.tile(a, 2))
+    # repeat with a count per element: known counts, and traced counts with a static total
+    # that is above (the last element fills it), equal to or below (cut off) their sum.
+    grid = np.arange(12, dtype=np.float32).reshape(3, 4) - 5.5
+    np_case("repeat_counts_axis0", "repeat_counts", {"counts": [2, 0, 3], "axis": 0}, [grid],
+            lambda a: jnp.repeat(a, np.array([2, 0, 3]), axis=0))
+    np_case("repeat_counts_flat", "repeat_counts", {"counts": [1, 2, 0, 3], "axis": None},
+            [i32([[1, 2], [3, 4]])], lambda a: jnp.repeat(a, np.array([1, 2, 0, 3])))
+    for name, counts, total, axis in [("above", [1, 2, 0], 5, 0), ("equal", [0, 2, 1, 1], 4, 1),
+                                      ("below", [2, 2, 2, 2], 5, 1), ("one_count", [2], 6, 0),
+                                      ("zero_total", [1, 1, 1], 0, 0)]:
+        np_case(f"repeat_traced_{name}", "repeat_traced",
+                {"total_repeat_length": total, "axis": axis}, [grid, i32(counts)],
+                lambda a, r, total=total, axis=axis: jnp.repeat(
+                    a, r, axis=axis, total_repeat_length=total))
 
 
 def main():

@@ -43,6 +43,8 @@ def encode(a):
 def function_of(op, attrs):
     if op == "searchsorted":
         return lambda a, v: (jnp.searchsorted(a, v, side=attrs["side"]),)
+    if op == "searchsorted_sorter":
+        return lambda a, v, s: (jnp.searchsorted(a, v, side=attrs["side"], sorter=s),)
     if op == "lax_sort":
         return lambda *xs: tuple(lax.sort(xs, dimension=attrs["dimension"], is_stable=True,
                                           num_keys=attrs["num_keys"]))
@@ -111,6 +113,17 @@ def main():
                           f32([1, 2, 3, nan])))
         cases.append(case(f"searchsorted_empty_{side}", "searchsorted", attrs, f32([]),
                           f32([1, 2, 3])))
+
+    # searchsorted with sorter: `a` searched in the order of its argsort, or of any indices
+    # (out of range ones clamp, negative ones count from the end: a[sorter]).
+    a_shuffled = f32([2.5, -1, 7, 0, 2.5, -3, 4])
+    v_shuffled = f32([-4, -1, 2.5, 3, 7, 8, nan])
+    for side in ("left", "right"):
+        cases.append(case(f"searchsorted_sorter_argsort_{side}", "searchsorted_sorter",
+                          {"side": side}, a_shuffled, v_shuffled,
+                          i32(np.argsort(a_shuffled, kind="stable"))))
+        cases.append(case(f"searchsorted_sorter_any_{side}", "searchsorted_sorter",
+                          {"side": side}, a_int, v_int, i32([7, -1, 0, 2, 9, 3, 3, 1])))
 
     # lax.sort of several operands: the first num_keys are lexicographic keys.
     k1 = f32(rng.integers(0, 3, size=(4, 6)))

@@ -273,6 +273,15 @@ Array segment_min(const Array& data, const Array& segment_ids, std::int64_t num_
 // and reps is padded with leading 1s).
 Array repeat(const Array& x, std::int64_t repeats, std::optional<std::int64_t> axis = std::nullopt,
              WEFT_LOC_PARAM);
+// jnp.repeat with a count per element along `axis` (one count applies to every element), known
+// when tracing: the result's length is their sum.
+Array repeat(const Array& x, const std::vector<std::int64_t>& repeats,
+             std::optional<std::int64_t> axis = std::nullopt, WEFT_LOC_PARAM);
+// jnp.repeat(x, repeats, axis, total_repeat_length=...) with traced integer counts: the result
+// has total_repeat_length elements along the axis; counts summing to less repeat the last
+// element to fill it, counts summing to more are cut off (as JAX).
+Array repeat(const Array& x, const Array& repeats, std::int64_t total_repeat_length,
+             std::optional<std::int64_t> axis = std::nullopt, WEFT_LOC_PARAM);
 Array tile(const Array& x, const std::vector<std::int64_t>& reps, WEFT_LOC_PARAM);
 
 // Sort family (np_sort_family.cpp): functions built on sorting and on masks with static sizes.
@@ -281,6 +290,9 @@ Array tile(const Array& x, const std::vector<std::int64_t>& reps, WEFT_LOC_PARAM
 // NaN sorts last and -0.0 equals 0.0, as in sort; a and v promote.
 enum class Side { left, right };
 Array searchsorted(const Array& a, const Array& v, Side side = Side::left, WEFT_LOC_PARAM);
+// jnp.searchsorted(a, v, side, sorter=sorter): `a` is searched in the order of the integer
+// indices `sorter` (such as argsort(a)), that is a[sorter].
+Array searchsorted(const Array& a, const Array& v, Side side, const Array& sorter, WEFT_LOC_PARAM);
 // jnp.nonzero(a, size=size, fill_value=fill_value): per axis of a, the i32 indices of its
 // nonzero elements in row-major order, the first `size` of them, padded with fill_value.
 std::vector<Array> nonzero(const Array& a, std::int64_t size, std::int64_t fill_value = 0,
