@@ -103,6 +103,24 @@ void append(Graph& whole, const Graph& part) {
   for (ValueId out : part.outputs) whole.outputs.push_back(out + base);
 }
 
+// Compiles `program` for the default device, runs it on `inputs` and downloads every output.
+std::vector<HostArray> run_on_default_device(const Graph& program,
+                                             const std::vector<HostArray>& inputs) {
+  Device& dev = default_device();
+  const std::shared_ptr<Executable> exe = dev.compile(program);
+  std::vector<std::shared_ptr<Buffer>> buffers;
+  for (const HostArray& a : inputs) buffers.push_back(dev.upload(a.raw(), a.nbytes()));
+  const std::vector<std::shared_ptr<Buffer>> results = exe->run(buffers);
+  std::vector<HostArray> downloaded;
+  for (std::size_t i = 0; i < results.size() && i < program.outputs.size(); ++i) {
+    const Node& out = program.node(program.outputs[i]);
+    HostArray got(out.dtype, out.shape);
+    dev.download(*results[i], got.raw(), got.nbytes());
+    downloaded.push_back(std::move(got));
+  }
+  return downloaded;
+}
+
 // Inputs a sample can take in every dtype: small values (integer indices in range, shift
 // counts below 8) so no op hits an input-dependent edge case of its own.
 HostArray input_for(const Node& param, std::mt19937& rng) {
@@ -241,15 +259,10 @@ TEST_P(PrimitiveDtypes, DeviceMatchesInterpreter) {
   ASSERT_EQ(program.params.size(), inputs.size());
   const std::vector<HostArray> want = interpret(program, inputs);
 
-  Device& dev = default_device();
-  const std::shared_ptr<Executable> exe = dev.compile(program);
-  std::vector<std::shared_ptr<Buffer>> buffers;
-  for (const HostArray& a : inputs) buffers.push_back(dev.upload(a.raw(), a.nbytes()));
-  const std::vector<std::shared_ptr<Buffer>> results = exe->run(buffers);
+  const std::vector<HostArray> results = run_on_default_device(program, inputs);
   ASSERT_EQ(results.size(), want.size());
   for (std::size_t i = 0; i < results.size(); ++i) {
-    HostArray got(want[i].dtype(), want[i].shape());
-    dev.download(*results[i], got.raw(), got.nbytes());
+    const HostArray& got = results[i];
     for (const Segment& part : segments.at(i))
       EXPECT_EQ(compare(got, want[i], part.begin, part.end), "")
           << part.owner << " on " << dtype_name(d) << " (elements " << part.begin << ".."
@@ -287,15 +300,10 @@ TEST(PrimitiveDtypesLongLines, ScansMatchInterpreter) {
       for (std::int64_t i = 0; i < a.size(); ++i)
         a.set_i64(i, static_cast<std::int64_t>((std::uint64_t{rng()} << 32) | rng()));
   const std::vector<HostArray> want = interpret(b.g, inputs);
-  Device& dev = default_device();
-  const std::shared_ptr<Executable> exe = dev.compile(b.g);
-  std::vector<std::shared_ptr<Buffer>> buffers;
-  for (const HostArray& a : inputs) buffers.push_back(dev.upload(a.raw(), a.nbytes()));
-  const std::vector<std::shared_ptr<Buffer>> results = exe->run(buffers);
+  const std::vector<HostArray> results = run_on_default_device(b.g, inputs);
   ASSERT_EQ(results.size(), want.size());
   for (std::size_t i = 0; i < results.size(); ++i) {
-    HostArray got(want[i].dtype(), want[i].shape());
-    dev.download(*results[i], got.raw(), got.nbytes());
+    const HostArray& got = results[i];
     // Each line on its own: the tolerance scales with the line's largest value.
     for (std::int64_t line = 0; line < shape[0]; ++line)
       EXPECT_EQ(compare(got, want[i], line * shape[1], (line + 1) * shape[1]), "")
@@ -335,15 +343,10 @@ TEST(PrimitiveDtypesLongLines, SortsMatchInterpreter) {
     inputs.push_back(std::move(a));
   }
   const std::vector<HostArray> want = interpret(b.g, inputs);
-  Device& dev = default_device();
-  const std::shared_ptr<Executable> exe = dev.compile(b.g);
-  std::vector<std::shared_ptr<Buffer>> buffers;
-  for (const HostArray& a : inputs) buffers.push_back(dev.upload(a.raw(), a.nbytes()));
-  const std::vector<std::shared_ptr<Buffer>> results = exe->run(buffers);
+  const std::vector<HostArray> results = run_on_default_device(b.g, inputs);
   ASSERT_EQ(results.size(), want.size());
   for (std::size_t i = 0; i < results.size(); ++i) {
-    HostArray got(want[i].dtype(), want[i].shape());
-    dev.download(*results[i], got.raw(), got.nbytes());
+    const HostArray& got = results[i];
     // Bit-exact: sorting moves elements, it computes none.
     // Bit-exact: sorting moves elements, it computes none; only a NaN's payload may
     // change (f16 passes through float).
