@@ -162,6 +162,7 @@ DeviceCaps OpenCLDevice::caps() const {
   caps.native_float_vector_width = info_.native_float_vector_width;
   caps.builtin_math = use_builtin_math(caps.is_gpu);
   caps.deterministic_scatter = deterministic_scatter();
+  caps.int64_atomics = info_.int64_atomics;
   return caps;
 }
 

@@ -44,7 +44,8 @@ std::string codegen_options(const DeviceCaps& caps) {
          " gpu=" + (caps.is_gpu ? "1" : "0") +
          " float_vector=" + std::to_string(caps.native_float_vector_width) +
          " math=" + (caps.builtin_math ? "builtin" : "weft") +
-         " deterministic_scatter=" + (caps.deterministic_scatter ? "1" : "0");
+         " deterministic_scatter=" + (caps.deterministic_scatter ? "1" : "0") +
+         " int64_atomics=" + (caps.int64_atomics ? "1" : "0");
 }
 
 std::int64_t nanoseconds(double seconds) {

@@ -160,6 +160,8 @@ DeviceInfo describe(cl_device_id device, const std::string& platform_name,
   info.native_float_vector_width =
       device_value<cl_uint>(device, CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT);
   info.fp64 = has_fp64(device);
+  info.int64_atomics = (" " + device_string(device, CL_DEVICE_EXTENSIONS) + " ")
+                           .find(" cl_khr_int64_base_atomics ") != std::string::npos;
   return info;
 }
 

@@ -153,10 +153,21 @@ void emit_deterministic(KernelContext& ctx, const Node& n, const Geometry& geo,
   ctx.add_launch(std::move(launch));
 }
 
-// The atomic update of `target` (an lvalue in global memory) with `u`, for 32-bit dtypes.
+// The atomic update of `target` (an lvalue in global memory) with `u`, for 32- and 64-bit dtypes
+// (64-bit ones need cl_khr_int64_base_atomics).
 std::string atomic_update(OpKind op, DType t, const std::string& target, const std::string& u) {
   const std::string T = cl_type(t);
   const std::string ptr = "(volatile __global " + T + "*)&" + target;
+  if (dtype_size(t) == 8) {
+    // Compare-and-swap on the 64 bits (the base extension has no 64-bit min, max or float add).
+    const std::string bits = "(volatile __global ulong*)&" + target;
+    const std::string have = t == DType::F64 ? "as_double(want)" : "(" + T + ")want";
+    const std::string next = scatter_combined(op, t, have, u);
+    const std::string as_bits =
+        t == DType::F64 ? "as_ulong(" + next + ")" : "(ulong)(" + next + ")";
+    return "ulong want, seen = *(" + bits + ");\n    do { want = seen; seen = atom_cmpxchg(" +
+           bits + ", want, " + as_bits + "); } while (seen != want);";
+  }
   if (t != DType::F32) {
     if (op == OpKind::ScatterAdd) return "atomic_add(" + ptr + ", " + u + ");";
     if (op == OpKind::ScatterMin) return "atomic_min(" + ptr + ", " + u + ");";
@@ -380,13 +391,15 @@ void emit_scatter_kernel(KernelContext& ctx, const FusionGroup& group, const std
     emit_privatised(ctx, n, geo, name, copies, x, idx, upd, out);
     return;
   }
-  const bool atomic =
-      combines && (n.dtype == DType::F32 || n.dtype == DType::I32 || n.dtype == DType::U32);
+  const bool wide = n.dtype == DType::F64 || n.dtype == DType::I64 || n.dtype == DType::U64;
+  const bool atomic = combines && (n.dtype == DType::F32 || n.dtype == DType::I32 ||
+                                   n.dtype == DType::U32 || (wide && ctx.caps.int64_atomics));
   if (!atomic) {
     emit_deterministic(ctx, n, geo, name, x, idx, upd, out);
     return;
   }
   const std::string S = cl_storage_type(n.dtype);
+  if (wide) ctx.source << "#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable\n\n";
   ctx.source << "__kernel void " << name << "_copy(__global const " << S
              << "* restrict x, __global " << S << "* restrict out) {\n"
              << "  const long gid = get_global_id(0);\n"

@@ -34,6 +34,8 @@ struct DeviceInfo {
   // CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT: floats per native vector register (16 with AVX-512).
   std::uint32_t native_float_vector_width = 1;
   bool fp64 = false;
+  // cl_khr_int64_base_atomics: compare-and-swap on 64-bit words (f64 and 64-bit integer scatters).
+  bool int64_atomics = false;
   bool out_of_order = false;  // whether weft's queue for it executes out of order
 };
 

@@ -120,6 +120,9 @@ struct DeviceCaps {
   // Scatters fold their updates in a fixed order, one work-item per result element, instead of
   // combining them atomically in whatever order work-items run (WEFT_DETERMINISTIC_SCATTER=1).
   bool deterministic_scatter = false;
+  // 64-bit compare-and-swap (cl_khr_int64_base_atomics): f64 and 64-bit integer scatters combine
+  // atomically where they would otherwise take the ordered kernel.
+  bool int64_atomics = false;
 };
 
 }  // namespace weft::opencl
