@@ -91,11 +91,53 @@ bool is_canonical_dot(const Node& n) {
 
 namespace {
 
+// A transpose that swaps a dot's lhs and rhs free dims (a weight's gradient, dW = (dY^T X)^T,
+// as reverse mode writes it) computes the dot of the swapped operands instead, as XLA's
+// simplifier does: the same products summed in the same order, and no transposed copy of the
+// result. Marks each such transpose in `forwarded` (it then stands for its rewritten dot).
+std::vector<bool> swap_transposed_dots(Graph& graph) {
+  std::vector<int> uses(graph.nodes.size(), 0);
+  for (const Node& n : graph.nodes)
+    for (ValueId in : n.inputs) ++uses[in];
+  for (ValueId o : graph.outputs) ++uses[o];
+  std::vector<bool> forwarded(graph.nodes.size(), false);
+  for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
+    const Node& t = graph.nodes[i];
+    if (t.op != OpKind::Transpose || uses[t.inputs[0]] != 1) continue;
+    Node& dot = graph.nodes[t.inputs[0]];
+    if (dot.op != OpKind::DotGeneral) continue;
+    const DotGeneralAttrs a = DotGeneralAttrs::read(dot.attrs);
+    const std::size_t batch = a.lhs_batch.size();
+    const std::size_t lhs_free =
+        graph.node(dot.inputs[0]).shape.size() - batch - a.lhs_contracting.size();
+    const std::size_t rhs_free = dot.shape.size() - batch - lhs_free;
+    if (lhs_free == 0 || rhs_free == 0) continue;
+    Ints swapped(batch);
+    std::iota(swapped.begin(), swapped.end(), 0);
+    for (std::size_t d = 0; d < rhs_free; ++d)
+      swapped.push_back(static_cast<std::int64_t>(batch + lhs_free + d));
+    for (std::size_t d = 0; d < lhs_free; ++d)
+      swapped.push_back(static_cast<std::int64_t>(batch + d));
+    if (TransposeAttrs::read(t.attrs).permutation != swapped) continue;
+    dot.inputs = {dot.inputs[1], dot.inputs[0]};
+    dot.attrs =
+        DotGeneralAttrs{a.rhs_contracting, a.lhs_contracting, a.rhs_batch, a.lhs_batch}.write();
+    dot.shape = t.shape;
+    forwarded[i] = true;
+  }
+  return forwarded;
+}
+
 Graph canonicalize_dots_flat(Graph graph) {
   Graph out;
   out.name = graph.name;
   std::vector<ValueId> remap(graph.nodes.size(), -1);
+  const std::vector<bool> forwarded = swap_transposed_dots(graph);
   for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
+    if (forwarded[i]) {
+      remap[i] = remap[graph.nodes[i].inputs[0]];
+      continue;
+    }
     Node n = std::move(graph.nodes[i]);
     for (auto& in : n.inputs) in = remap[in];
     if (n.op != OpKind::DotGeneral || is_canonical_dot(n)) {
