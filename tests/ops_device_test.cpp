@@ -464,11 +464,12 @@ TEST_F(OpsOnDevice, DotBlocksAlignedAndDouble) {
 // The CPU register-blocked dot in each of its shapes: C narrower than a vector (one vector per
 // row, reading past each row of B except in the last rows, which go through a private array:
 // K from 1 up), one or two vectors per row with edge blocks, row-block groups that end part
-// way (130 rows: groups of 8, 8 and 1 blocks of 8 rows, the last one partial), batches.
+// way (130 rows: groups of 8, 8 and 1 blocks of 8 rows, the last one partial), batches; a last
+// column block with one whole vector left (N = 48), or one vector and more columns (N = 57).
 TEST_F(OpsOnDevice, DotRegisterBlockShapes) {
   const std::vector<std::array<std::int64_t, 3>> mnk = {
-      {5, 1, 1},   {9, 3, 2},     {64, 10, 256}, {16, 15, 5}, {17, 7, 40},
-      {24, 20, 9}, {130, 40, 33}, {64, 72, 17},  {8, 32, 1},  {70, 96, 12}};
+      {5, 1, 1},     {9, 3, 2},    {64, 10, 256}, {16, 15, 5},  {17, 7, 40},  {24, 20, 9},
+      {130, 40, 33}, {64, 72, 17}, {8, 32, 1},    {70, 96, 12}, {24, 48, 20}, {20, 57, 9}};
   std::vector<HostArray> inputs;
   for (const auto& [m, n, k] : mnk) {
     inputs.push_back(rand(DType::F32, {m, k}));
@@ -512,6 +513,10 @@ TEST_F(OpsOnDevice, DotEpiloguesRunInTheDotKernel) {
   }
   inputs.push_back(rand(DType::F32, {3, 9, 40}, -1, 1));
   inputs.push_back(rand(DType::F32, {3, 40, 48}, -0.3, 0.3));
+  // A last column block of one vector and 8 more columns.
+  inputs.push_back(rand(DType::F32, {16, 30}, -1, 1));
+  inputs.push_back(rand(DType::F32, {30, 56}, -0.3, 0.3));
+  inputs.push_back(rand(DType::F32, {56}, -1, 1));
   auto layer = [](const Array& x, const Array& w, const Array& b) {
     const Array d = np::matmul(x, w);
     return d + lax::broadcast_in_dim(b, d.shape(), {1});
@@ -519,8 +524,8 @@ TEST_F(OpsOnDevice, DotEpiloguesRunInTheDotKernel) {
   auto gelu = [](const Array& h) { return h * 0.5f * (np::erf(h * 0.70710678f) + 1.0f); };
   auto fn = [&](const V& x) {
     V out{np::tanh(layer(x[0], x[1], x[2])), layer(x[3], x[4], x[5]) * 2.0f,
-          layer(x[6], x[7], x[8]), np::sigmoid(layer(x[9], x[10], x[11])),
-          gelu(layer(x[12], x[13], x[14]))};
+          layer(x[6], x[7], x[8]),           np::sigmoid(layer(x[9], x[10], x[11])),
+          gelu(layer(x[12], x[13], x[14])),  np::tanh(layer(x[17], x[18], x[19]))};
     const Array d = np::matmul(x[0], x[1]);
     out.push_back(d);  // an output itself: stored besides its epilogue
     out.push_back(np::tanh(d) + np::transpose(d));
