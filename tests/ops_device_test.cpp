@@ -436,15 +436,18 @@ TEST_F(OpsOnDevice, DotGeneral) {
         lax::dot_general(x[4], x[4], {{}, {}, {}, {}}),
         // Integers accumulate with wrap-around.
         lax::dot_general(x[5], x[6], {{1}, {0}, {}, {}}),
+        // An lhs stored [K, M], read transposed.
+        lax::dot_general(x[5], x[7], {{0}, {0}, {}, {}}),
     };
   };
-  EXPECT_EQ(check_against_interpreter(
-                fn,
-                {rand(DType::F32, {45, 70}), rand(DType::F32, {70, 33}),
-                 rand(DType::F32, {3, 17, 5}), rand(DType::F32, {3, 4, 17}), rand(DType::F32, {9}),
-                 rand(DType::I32, {20, 30}, -50, 50), rand(DType::I32, {30, 19}, -50, 50)},
-                1e-4, 1e-4),
-            "");
+  EXPECT_EQ(
+      check_against_interpreter(
+          fn,
+          {rand(DType::F32, {45, 70}), rand(DType::F32, {70, 33}), rand(DType::F32, {3, 17, 5}),
+           rand(DType::F32, {3, 4, 17}), rand(DType::F32, {9}), rand(DType::I32, {20, 30}, -50, 50),
+           rand(DType::I32, {30, 19}, -50, 50), rand(DType::I32, {20, 11}, -50, 50)},
+          1e-4, 1e-4),
+      "");
 }
 
 TEST_F(OpsOnDevice, DotBlocksAlignedAndDouble) {
@@ -477,11 +480,24 @@ TEST_F(OpsOnDevice, DotRegisterBlockShapes) {
   }
   inputs.push_back(rand(DType::F32, {3, 9, 7}));
   inputs.push_back(rand(DType::F32, {3, 7, 10}));
+  // The lhs stored [K, M] (a weight's gradient X^T dY), read transposed; and batched.
+  const std::vector<std::array<std::int64_t, 3>> mnk_lhs_t = {
+      {9, 3, 2}, {24, 48, 20}, {130, 40, 33}, {20, 57, 9}};
+  const std::size_t first_lhs_t = inputs.size();
+  for (const auto& [m, n, k] : mnk_lhs_t) {
+    inputs.push_back(rand(DType::F32, {k, m}));
+    inputs.push_back(rand(DType::F32, {k, n}));
+  }
+  inputs.push_back(rand(DType::F32, {3, 7, 9}));
   auto fn = [&](const V& x) {
     V out;
     for (std::size_t i = 0; i < mnk.size(); ++i)
       out.push_back(lax::dot_general(x[2 * i], x[2 * i + 1], {{1}, {0}, {}, {}}));
     out.push_back(lax::dot_general(x[2 * mnk.size()], x[2 * mnk.size() + 1], {{2}, {1}, {0}, {0}}));
+    for (std::size_t i = 0; i < mnk_lhs_t.size(); ++i)
+      out.push_back(
+          lax::dot_general(x[first_lhs_t + 2 * i], x[first_lhs_t + 2 * i + 1], {{0}, {0}, {}, {}}));
+    out.push_back(lax::dot_general(x.back(), x[2 * mnk.size() + 1], {{1}, {1}, {0}, {0}}));
     return out;
   };
   EXPECT_EQ(check_against_interpreter(fn, inputs, 1e-4, 1e-4), "");

@@ -31,6 +31,14 @@ bool is_identity(const Ints& order) {
   return true;
 }
 
+// Whether bringing dims of `shape` into `order` moves elements (dims of size 1 move none).
+bool moves_elements(const Shape& shape, const Ints& order) {
+  Ints moved;
+  for (auto d : order)
+    if (shape[d] != 1) moved.push_back(d);
+  return !std::is_sorted(moved.begin(), moved.end());
+}
+
 // Appends transpose (when not the identity) and reshape nodes bringing `operand` into
 // `order`, collapsed to `target`.
 ValueId arrange(Graph& g, ValueId operand, const Ints& order, const Shape& target,
@@ -38,10 +46,7 @@ ValueId arrange(Graph& g, ValueId operand, const Ints& order, const Shape& targe
   const Node src = g.node(operand);
   ValueId v = operand;
   // A transpose that moves only dims of size 1 keeps the elements in order: a reshape does.
-  Ints moved;
-  for (auto d : order)
-    if (src.shape[d] != 1) moved.push_back(d);
-  if (!std::is_sorted(moved.begin(), moved.end())) {
+  if (moves_elements(src.shape, order)) {
     Node t;
     t.op = OpKind::Transpose;
     t.dtype = src.dtype;
@@ -82,11 +87,20 @@ void fold_transpose(const Graph& g, ValueId& operand, Ints& contracting, Ints& b
 const DotGeneralAttrs kBatchedMatmul{
     .lhs_contracting = {2}, .rhs_contracting = {1}, .lhs_batch = {0}, .rhs_batch = {0}};
 
+// [B, K, M] x [B, K, N] -> [B, M, N]: the lhs read transposed.
+const DotGeneralAttrs kBatchedMatmulLhsTransposed{
+    .lhs_contracting = {1}, .rhs_contracting = {1}, .lhs_batch = {0}, .rhs_batch = {0}};
+
 }  // namespace
 
 bool is_canonical_dot(const Node& n) {
-  return n.op == OpKind::DotGeneral && n.shape.size() == 3 &&
-         DotGeneralAttrs::read(n.attrs) == kBatchedMatmul;
+  if (n.op != OpKind::DotGeneral || n.shape.size() != 3) return false;
+  const DotGeneralAttrs a = DotGeneralAttrs::read(n.attrs);
+  return a == kBatchedMatmul || (a == kBatchedMatmulLhsTransposed && !is_half_float(n.dtype));
+}
+
+bool canonical_dot_lhs_transposed(const Node& n) {
+  return is_canonical_dot(n) && DotGeneralAttrs::read(n.attrs) == kBatchedMatmulLhsTransposed;
 }
 
 namespace {
@@ -168,8 +182,12 @@ Graph canonicalize_dots_flat(Graph graph) {
     Ints lorder_swapped = lb;
     lorder_swapped.insert(lorder_swapped.end(), lc.begin(), lc.end());
     lorder_swapped.insert(lorder_swapped.end(), lf.begin(), lf.end());
-    ValueId lhs = swap ? arrange(out, n.inputs[1], swapped_rorder, {B, N, K}, n.origin)
-                       : arrange(out, n.inputs[0], lorder, {B, M, K}, n.origin);
+    // An lhs stored [B, K, M] is read as it is (the kernels for f16 and bf16 do not read it so).
+    const bool lhs_transposed = !swap && !is_half_float(n.dtype) && moves_elements(ls, lorder) &&
+                                !moves_elements(ls, lorder_swapped);
+    ValueId lhs = swap             ? arrange(out, n.inputs[1], swapped_rorder, {B, N, K}, n.origin)
+                  : lhs_transposed ? arrange(out, n.inputs[0], lorder_swapped, {B, K, M}, n.origin)
+                                   : arrange(out, n.inputs[0], lorder, {B, M, K}, n.origin);
     ValueId rhs = swap ? arrange(out, n.inputs[0], lorder_swapped, {B, K, M}, n.origin)
                        : arrange(out, n.inputs[1], rorder, {B, K, N}, n.origin);
     Node dot;
@@ -177,7 +195,7 @@ Graph canonicalize_dots_flat(Graph graph) {
     dot.dtype = n.dtype;
     dot.shape = swap ? Shape{B, N, M} : Shape{B, M, N};
     dot.inputs = {lhs, rhs};
-    dot.attrs = kBatchedMatmul.write();
+    dot.attrs = (lhs_transposed ? kBatchedMatmulLhsTransposed : kBatchedMatmul).write();
     dot.origin = n.origin;
     ValueId d = out.add(std::move(dot));
     if (n.shape != out.node(d).shape) {
