@@ -436,18 +436,19 @@ TEST_F(OpsOnDevice, DotGeneral) {
         lax::dot_general(x[4], x[4], {{}, {}, {}, {}}),
         // Integers accumulate with wrap-around.
         lax::dot_general(x[5], x[6], {{1}, {0}, {}, {}}),
-        // An lhs stored [K, M], read transposed.
+        // An lhs stored [K, M], an rhs stored [N, K], read transposed.
         lax::dot_general(x[5], x[7], {{0}, {0}, {}, {}}),
+        lax::dot_general(x[5], x[8], {{1}, {1}, {}, {}}),
     };
   };
-  EXPECT_EQ(
-      check_against_interpreter(
-          fn,
-          {rand(DType::F32, {45, 70}), rand(DType::F32, {70, 33}), rand(DType::F32, {3, 17, 5}),
-           rand(DType::F32, {3, 4, 17}), rand(DType::F32, {9}), rand(DType::I32, {20, 30}, -50, 50),
-           rand(DType::I32, {30, 19}, -50, 50), rand(DType::I32, {20, 11}, -50, 50)},
-          1e-4, 1e-4),
-      "");
+  EXPECT_EQ(check_against_interpreter(
+                fn,
+                {rand(DType::F32, {45, 70}), rand(DType::F32, {70, 33}),
+                 rand(DType::F32, {3, 17, 5}), rand(DType::F32, {3, 4, 17}), rand(DType::F32, {9}),
+                 rand(DType::I32, {20, 30}, -50, 50), rand(DType::I32, {30, 19}, -50, 50),
+                 rand(DType::I32, {20, 11}, -50, 50), rand(DType::I32, {19, 30}, -50, 50)},
+                1e-4, 1e-4),
+            "");
 }
 
 TEST_F(OpsOnDevice, DotBlocksAlignedAndDouble) {
@@ -489,6 +490,16 @@ TEST_F(OpsOnDevice, DotRegisterBlockShapes) {
     inputs.push_back(rand(DType::F32, {k, n}));
   }
   inputs.push_back(rand(DType::F32, {3, 7, 9}));
+  // The rhs stored [N, K] (dY W^T), read transposed: whole 4x4 blocks with K a multiple of the
+  // vector width or not, edge blocks, K = 1; and batched.
+  const std::vector<std::array<std::int64_t, 3>> mnk_rhs_t = {
+      {8, 8, 16}, {24, 48, 20}, {130, 41, 33}, {5, 3, 1}, {64, 256, 100}};
+  const std::size_t first_rhs_t = inputs.size();
+  for (const auto& [m, n, k] : mnk_rhs_t) {
+    inputs.push_back(rand(DType::F32, {m, k}));
+    inputs.push_back(rand(DType::F32, {n, k}));
+  }
+  inputs.push_back(rand(DType::F32, {3, 10, 7}));
   auto fn = [&](const V& x) {
     V out;
     for (std::size_t i = 0; i < mnk.size(); ++i)
@@ -497,7 +508,12 @@ TEST_F(OpsOnDevice, DotRegisterBlockShapes) {
     for (std::size_t i = 0; i < mnk_lhs_t.size(); ++i)
       out.push_back(
           lax::dot_general(x[first_lhs_t + 2 * i], x[first_lhs_t + 2 * i + 1], {{0}, {0}, {}, {}}));
-    out.push_back(lax::dot_general(x.back(), x[2 * mnk.size() + 1], {{1}, {1}, {0}, {0}}));
+    out.push_back(
+        lax::dot_general(x[first_rhs_t - 1], x[2 * mnk.size() + 1], {{1}, {1}, {0}, {0}}));
+    for (std::size_t i = 0; i < mnk_rhs_t.size(); ++i)
+      out.push_back(
+          lax::dot_general(x[first_rhs_t + 2 * i], x[first_rhs_t + 2 * i + 1], {{1}, {1}, {}, {}}));
+    out.push_back(lax::dot_general(x[2 * mnk.size()], x.back(), {{2}, {2}, {0}, {0}}));
     return out;
   };
   EXPECT_EQ(check_against_interpreter(fn, inputs, 1e-4, 1e-4), "");

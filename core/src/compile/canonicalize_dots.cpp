@@ -90,17 +90,26 @@ const DotGeneralAttrs kBatchedMatmul{
 // [B, K, M] x [B, K, N] -> [B, M, N]: the lhs read transposed.
 const DotGeneralAttrs kBatchedMatmulLhsTransposed{
     .lhs_contracting = {1}, .rhs_contracting = {1}, .lhs_batch = {0}, .rhs_batch = {0}};
+// [B, M, K] x [B, N, K] -> [B, M, N]: the rhs read transposed.
+const DotGeneralAttrs kBatchedMatmulRhsTransposed{
+    .lhs_contracting = {2}, .rhs_contracting = {2}, .lhs_batch = {0}, .rhs_batch = {0}};
 
 }  // namespace
 
 bool is_canonical_dot(const Node& n) {
   if (n.op != OpKind::DotGeneral || n.shape.size() != 3) return false;
   const DotGeneralAttrs a = DotGeneralAttrs::read(n.attrs);
-  return a == kBatchedMatmul || (a == kBatchedMatmulLhsTransposed && !is_half_float(n.dtype));
+  return a == kBatchedMatmul ||
+         ((a == kBatchedMatmulLhsTransposed || a == kBatchedMatmulRhsTransposed) &&
+          !is_half_float(n.dtype));
 }
 
 bool canonical_dot_lhs_transposed(const Node& n) {
   return is_canonical_dot(n) && DotGeneralAttrs::read(n.attrs) == kBatchedMatmulLhsTransposed;
+}
+
+bool canonical_dot_rhs_transposed(const Node& n) {
+  return is_canonical_dot(n) && DotGeneralAttrs::read(n.attrs) == kBatchedMatmulRhsTransposed;
 }
 
 namespace {
@@ -182,20 +191,27 @@ Graph canonicalize_dots_flat(Graph graph) {
     Ints lorder_swapped = lb;
     lorder_swapped.insert(lorder_swapped.end(), lc.begin(), lc.end());
     lorder_swapped.insert(lorder_swapped.end(), lf.begin(), lf.end());
-    // An lhs stored [B, K, M] is read as it is (the kernels for f16 and bf16 do not read it so).
+    // An lhs stored [B, K, M], or else an rhs stored [B, N, K] (dY W^T, the gradient through a
+    // dense layer), is read as it is (the kernels for f16 and bf16 do not read them so).
     const bool lhs_transposed = !swap && !is_half_float(n.dtype) && moves_elements(ls, lorder) &&
                                 !moves_elements(ls, lorder_swapped);
+    const bool rhs_transposed = !swap && !lhs_transposed && !is_half_float(n.dtype) &&
+                                moves_elements(rs, rorder) && !moves_elements(rs, swapped_rorder);
     ValueId lhs = swap             ? arrange(out, n.inputs[1], swapped_rorder, {B, N, K}, n.origin)
                   : lhs_transposed ? arrange(out, n.inputs[0], lorder_swapped, {B, K, M}, n.origin)
                                    : arrange(out, n.inputs[0], lorder, {B, M, K}, n.origin);
-    ValueId rhs = swap ? arrange(out, n.inputs[0], lorder_swapped, {B, K, M}, n.origin)
-                       : arrange(out, n.inputs[1], rorder, {B, K, N}, n.origin);
+    ValueId rhs = swap             ? arrange(out, n.inputs[0], lorder_swapped, {B, K, M}, n.origin)
+                  : rhs_transposed ? arrange(out, n.inputs[1], swapped_rorder, {B, N, K}, n.origin)
+                                   : arrange(out, n.inputs[1], rorder, {B, K, N}, n.origin);
     Node dot;
     dot.op = OpKind::DotGeneral;
     dot.dtype = n.dtype;
     dot.shape = swap ? Shape{B, N, M} : Shape{B, M, N};
     dot.inputs = {lhs, rhs};
-    dot.attrs = (lhs_transposed ? kBatchedMatmulLhsTransposed : kBatchedMatmul).write();
+    dot.attrs = (lhs_transposed   ? kBatchedMatmulLhsTransposed
+                 : rhs_transposed ? kBatchedMatmulRhsTransposed
+                                  : kBatchedMatmul)
+                    .write();
     dot.origin = n.origin;
     ValueId d = out.add(std::move(dot));
     if (n.shape != out.node(d).shape) {
