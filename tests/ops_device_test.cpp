@@ -589,6 +589,28 @@ TEST_F(OpsOnDevice, DotEpiloguesRunInTheDotKernel) {
   EXPECT_EQ(separate.kernels[1].kind, "loop");
 }
 
+// A weight gradient's accumulation (acc + X^T dY) after other dots in node order still runs in
+// its dot's kernel: the schedule moves it right after the dot (CPU devices).
+TEST_F(OpsOnDevice, DotConsumerAfterOtherDotsBecomesItsEpilogue) {
+  const std::vector<HostArray> inputs = {rand(DType::F32, {16, 24}), rand(DType::F32, {16, 40}),
+                                         rand(DType::F32, {24, 40}), rand(DType::F32, {40, 8})};
+  auto fn = [](const V& x) {
+    const Array grad = lax::dot_general(x[0], x[1], {{0}, {0}, {}, {}});
+    const Array other = np::matmul(x[1], x[3]);
+    return V{x[2] + grad, other};
+  };
+  EXPECT_EQ(check_against_interpreter(fn, inputs, 1e-4, 1e-4), "");
+  if (default_device().name().rfind("cpu:", 0) != 0) return;
+  auto step = jit([&](const std::vector<Array>& x) { return fn(x); });
+  std::vector<Array> args;
+  for (const HostArray& h : inputs) args.push_back(Array::from_host(h));
+  const CompiledInfo info = step.lower(args).compile()->info();
+  ASSERT_EQ(info.kernels.size(), 2u) << info.source;
+  for (const KernelSummary& k : info.kernels) EXPECT_EQ(k.kind, "dot") << info.source;
+  const auto& first = info.kernels[0].fused_ops;
+  EXPECT_NE(std::find(first.begin(), first.end(), "add"), first.end()) << info.source;
+}
+
 TEST_F(OpsOnDevice, EmptyArraysAndScalars) {
   auto fn = [](const V& x) {
     return V{lax::add(x[0], x[0]), lax::reduce_sum(x[0], {0}), lax::reduce_sum(x[0], {1}),
