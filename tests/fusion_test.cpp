@@ -195,3 +195,49 @@ TEST(Fusion, ReshapedParameterFeedsADotWithoutACopy) {
 
 }  // namespace
 }  // namespace weft
+
+namespace weft {
+namespace {
+
+// A weight's gradient as reverse mode writes it, (dY^T X)^T, runs as the dot X^T dY: no
+// transposed copy of the result (the operand's transpose for the kernel's layout may stay).
+TEST(Fusion, TransposedDotResultSwapsTheOperands) {
+  FusionPlan p = plan(R"(
+    func @f(%0: f32[5,3], %1: f32[5,4]) -> (f32[3,4]) {
+      %2 = dot_general[lhs_batch=[], lhs_contracting=[0], rhs_batch=[], rhs_contracting=[0]] %1, %0 : f32[4,3]
+      %3 = transpose[permutation=[1,0]] %2 : f32[3,4]
+      return %3
+    })");
+  EXPECT_NE(p.graph.node(p.graph.outputs[0]).op, OpKind::Transpose);
+  const Node* dot = nullptr;
+  for (const Node& n : p.graph.nodes)
+    if (n.op == OpKind::DotGeneral) dot = &n;
+  ASSERT_NE(dot, nullptr);
+  EXPECT_EQ(dot->shape, (Shape{1, 3, 4}));
+
+  // Batched, on the device: out[b] = (g[b]^T x[b])^T = x[b]^T g[b], exact in small integers.
+  const std::int64_t B = 2, K = 5, M = 3, N = 4;
+  std::vector<float> xs(B * K * M), gs(B * K * N);
+  for (std::size_t i = 0; i < xs.size(); ++i) xs[i] = float(int(i * 7 % 11) - 5);
+  for (std::size_t i = 0; i < gs.size(); ++i) gs[i] = float(int(i * 5 % 9) - 4);
+  auto f = jit([](const Array& x, const Array& g) {
+    const Array d = lax::dot_general(
+        g, x, {.lhs_contracting = {1}, .rhs_contracting = {1}, .lhs_batch = {0}, .rhs_batch = {0}});
+    return np::transpose(d, {0, 2, 1});
+  });
+  const std::vector<float> got =
+      f(Array::from_vector<float>({B, K, M}, xs), Array::from_vector<float>({B, K, N}, gs))
+          .to_vector<float>();
+  ASSERT_EQ(got.size(), std::size_t(B * M * N));
+  for (std::int64_t b = 0; b < B; ++b)
+    for (std::int64_t m = 0; m < M; ++m)
+      for (std::int64_t n = 0; n < N; ++n) {
+        float want = 0;
+        for (std::int64_t k = 0; k < K; ++k)
+          want += xs[(b * K + k) * M + m] * gs[(b * K + k) * N + n];
+        EXPECT_EQ(got[(b * M + m) * N + n], want) << b << "," << m << "," << n;
+      }
+}
+
+}  // namespace
+}  // namespace weft

@@ -57,6 +57,9 @@ TEST(GpuCodegenPaths, ReductionsDotsAndLoops) {
              lax::reduce_sum(x[1], {0}), lax::argmin(x[1], {0}),
              lax::dot_general(x[2], x[3], {{1}, {0}, {}, {}}),
              lax::dot_general(x[4], x[5], {{1}, {0}, {}, {}}), np::tanh(x[0]) * 2.0,
+             // Operands read transposed: an lhs stored [K, M], an rhs stored [N, K].
+             lax::dot_general(x[3], x[3], {{0}, {0}, {}, {}}),
+             lax::dot_general(x[2], x[2], {{1}, {1}, {}, {}}),
              // Softmax: cooperative rows and two-stage (few long rows), each writing its exp
              // as a side output for the normalising kernel.
              np::softmax(x[0], 1), np::softmax(np::reshape(x[1], {1, (1 << 19) + 3}), 1)};

@@ -436,13 +436,17 @@ TEST_F(OpsOnDevice, DotGeneral) {
         lax::dot_general(x[4], x[4], {{}, {}, {}, {}}),
         // Integers accumulate with wrap-around.
         lax::dot_general(x[5], x[6], {{1}, {0}, {}, {}}),
+        // An lhs stored [K, M], an rhs stored [N, K], read transposed.
+        lax::dot_general(x[5], x[7], {{0}, {0}, {}, {}}),
+        lax::dot_general(x[5], x[8], {{1}, {1}, {}, {}}),
     };
   };
   EXPECT_EQ(check_against_interpreter(
                 fn,
                 {rand(DType::F32, {45, 70}), rand(DType::F32, {70, 33}),
                  rand(DType::F32, {3, 17, 5}), rand(DType::F32, {3, 4, 17}), rand(DType::F32, {9}),
-                 rand(DType::I32, {20, 30}, -50, 50), rand(DType::I32, {30, 19}, -50, 50)},
+                 rand(DType::I32, {20, 30}, -50, 50), rand(DType::I32, {30, 19}, -50, 50),
+                 rand(DType::I32, {20, 11}, -50, 50), rand(DType::I32, {19, 30}, -50, 50)},
                 1e-4, 1e-4),
             "");
 }
@@ -464,11 +468,12 @@ TEST_F(OpsOnDevice, DotBlocksAlignedAndDouble) {
 // The CPU register-blocked dot in each of its shapes: C narrower than a vector (one vector per
 // row, reading past each row of B except in the last rows, which go through a private array:
 // K from 1 up), one or two vectors per row with edge blocks, row-block groups that end part
-// way (130 rows: groups of 8, 8 and 1 blocks of 8 rows, the last one partial), batches.
+// way (130 rows: groups of 8, 8 and 1 blocks of 8 rows, the last one partial), batches; a last
+// column block with one whole vector left (N = 48), or one vector and more columns (N = 57).
 TEST_F(OpsOnDevice, DotRegisterBlockShapes) {
   const std::vector<std::array<std::int64_t, 3>> mnk = {
-      {5, 1, 1},   {9, 3, 2},     {64, 10, 256}, {16, 15, 5}, {17, 7, 40},
-      {24, 20, 9}, {130, 40, 33}, {64, 72, 17},  {8, 32, 1},  {70, 96, 12}};
+      {5, 1, 1},     {9, 3, 2},    {64, 10, 256}, {16, 15, 5},  {17, 7, 40},  {24, 20, 9},
+      {130, 40, 33}, {64, 72, 17}, {8, 32, 1},    {70, 96, 12}, {24, 48, 20}, {20, 57, 9}};
   std::vector<HostArray> inputs;
   for (const auto& [m, n, k] : mnk) {
     inputs.push_back(rand(DType::F32, {m, k}));
@@ -476,11 +481,39 @@ TEST_F(OpsOnDevice, DotRegisterBlockShapes) {
   }
   inputs.push_back(rand(DType::F32, {3, 9, 7}));
   inputs.push_back(rand(DType::F32, {3, 7, 10}));
+  // The lhs stored [K, M] (a weight's gradient X^T dY), read transposed; and batched.
+  const std::vector<std::array<std::int64_t, 3>> mnk_lhs_t = {
+      {9, 3, 2}, {24, 48, 20}, {130, 40, 33}, {20, 57, 9}};
+  const std::size_t first_lhs_t = inputs.size();
+  for (const auto& [m, n, k] : mnk_lhs_t) {
+    inputs.push_back(rand(DType::F32, {k, m}));
+    inputs.push_back(rand(DType::F32, {k, n}));
+  }
+  inputs.push_back(rand(DType::F32, {3, 7, 9}));
+  // The rhs stored [N, K] (dY W^T), read transposed: whole 4x4 blocks with K a multiple of the
+  // vector width or not, edge blocks, K = 1; and batched.
+  const std::vector<std::array<std::int64_t, 3>> mnk_rhs_t = {
+      {8, 8, 16}, {24, 48, 20}, {130, 41, 33}, {5, 3, 1}, {64, 256, 100}};
+  const std::size_t first_rhs_t = inputs.size();
+  for (const auto& [m, n, k] : mnk_rhs_t) {
+    inputs.push_back(rand(DType::F32, {m, k}));
+    inputs.push_back(rand(DType::F32, {n, k}));
+  }
+  inputs.push_back(rand(DType::F32, {3, 10, 7}));
   auto fn = [&](const V& x) {
     V out;
     for (std::size_t i = 0; i < mnk.size(); ++i)
       out.push_back(lax::dot_general(x[2 * i], x[2 * i + 1], {{1}, {0}, {}, {}}));
     out.push_back(lax::dot_general(x[2 * mnk.size()], x[2 * mnk.size() + 1], {{2}, {1}, {0}, {0}}));
+    for (std::size_t i = 0; i < mnk_lhs_t.size(); ++i)
+      out.push_back(
+          lax::dot_general(x[first_lhs_t + 2 * i], x[first_lhs_t + 2 * i + 1], {{0}, {0}, {}, {}}));
+    out.push_back(
+        lax::dot_general(x[first_rhs_t - 1], x[2 * mnk.size() + 1], {{1}, {1}, {0}, {0}}));
+    for (std::size_t i = 0; i < mnk_rhs_t.size(); ++i)
+      out.push_back(
+          lax::dot_general(x[first_rhs_t + 2 * i], x[first_rhs_t + 2 * i + 1], {{1}, {1}, {}, {}}));
+    out.push_back(lax::dot_general(x[2 * mnk.size()], x.back(), {{2}, {2}, {0}, {0}}));
     return out;
   };
   EXPECT_EQ(check_against_interpreter(fn, inputs, 1e-4, 1e-4), "");
@@ -512,6 +545,10 @@ TEST_F(OpsOnDevice, DotEpiloguesRunInTheDotKernel) {
   }
   inputs.push_back(rand(DType::F32, {3, 9, 40}, -1, 1));
   inputs.push_back(rand(DType::F32, {3, 40, 48}, -0.3, 0.3));
+  // A last column block of one vector and 8 more columns.
+  inputs.push_back(rand(DType::F32, {16, 30}, -1, 1));
+  inputs.push_back(rand(DType::F32, {30, 56}, -0.3, 0.3));
+  inputs.push_back(rand(DType::F32, {56}, -1, 1));
   auto layer = [](const Array& x, const Array& w, const Array& b) {
     const Array d = np::matmul(x, w);
     return d + lax::broadcast_in_dim(b, d.shape(), {1});
@@ -519,8 +556,8 @@ TEST_F(OpsOnDevice, DotEpiloguesRunInTheDotKernel) {
   auto gelu = [](const Array& h) { return h * 0.5f * (np::erf(h * 0.70710678f) + 1.0f); };
   auto fn = [&](const V& x) {
     V out{np::tanh(layer(x[0], x[1], x[2])), layer(x[3], x[4], x[5]) * 2.0f,
-          layer(x[6], x[7], x[8]), np::sigmoid(layer(x[9], x[10], x[11])),
-          gelu(layer(x[12], x[13], x[14]))};
+          layer(x[6], x[7], x[8]),           np::sigmoid(layer(x[9], x[10], x[11])),
+          gelu(layer(x[12], x[13], x[14])),  np::tanh(layer(x[17], x[18], x[19]))};
     const Array d = np::matmul(x[0], x[1]);
     out.push_back(d);  // an output itself: stored besides its epilogue
     out.push_back(np::tanh(d) + np::transpose(d));
@@ -550,6 +587,28 @@ TEST_F(OpsOnDevice, DotEpiloguesRunInTheDotKernel) {
       mixed.lower(Array::from_host(inputs[0]), Array::from_host(inputs[1])).compile()->info();
   ASSERT_EQ(separate.kernels.size(), 2u) << separate.source;
   EXPECT_EQ(separate.kernels[1].kind, "loop");
+}
+
+// A weight gradient's accumulation (acc + X^T dY) after other dots in node order still runs in
+// its dot's kernel: the schedule moves it right after the dot (CPU devices).
+TEST_F(OpsOnDevice, DotConsumerAfterOtherDotsBecomesItsEpilogue) {
+  const std::vector<HostArray> inputs = {rand(DType::F32, {16, 24}), rand(DType::F32, {16, 40}),
+                                         rand(DType::F32, {24, 40}), rand(DType::F32, {40, 8})};
+  auto fn = [](const V& x) {
+    const Array grad = lax::dot_general(x[0], x[1], {{0}, {0}, {}, {}});
+    const Array other = np::matmul(x[1], x[3]);
+    return V{x[2] + grad, other};
+  };
+  EXPECT_EQ(check_against_interpreter(fn, inputs, 1e-4, 1e-4), "");
+  if (default_device().name().rfind("cpu:", 0) != 0) return;
+  auto step = jit([&](const std::vector<Array>& x) { return fn(x); });
+  std::vector<Array> args;
+  for (const HostArray& h : inputs) args.push_back(Array::from_host(h));
+  const CompiledInfo info = step.lower(args).compile()->info();
+  ASSERT_EQ(info.kernels.size(), 2u) << info.source;
+  for (const KernelSummary& k : info.kernels) EXPECT_EQ(k.kind, "dot") << info.source;
+  const auto& first = info.kernels[0].fused_ops;
+  EXPECT_NE(std::find(first.begin(), first.end(), "add"), first.end()) << info.source;
 }
 
 TEST_F(OpsOnDevice, EmptyArraysAndScalars) {

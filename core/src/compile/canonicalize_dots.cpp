@@ -31,6 +31,14 @@ bool is_identity(const Ints& order) {
   return true;
 }
 
+// Whether bringing dims of `shape` into `order` moves elements (dims of size 1 move none).
+bool moves_elements(const Shape& shape, const Ints& order) {
+  Ints moved;
+  for (auto d : order)
+    if (shape[d] != 1) moved.push_back(d);
+  return !std::is_sorted(moved.begin(), moved.end());
+}
+
 // Appends transpose (when not the identity) and reshape nodes bringing `operand` into
 // `order`, collapsed to `target`.
 ValueId arrange(Graph& g, ValueId operand, const Ints& order, const Shape& target,
@@ -38,10 +46,7 @@ ValueId arrange(Graph& g, ValueId operand, const Ints& order, const Shape& targe
   const Node src = g.node(operand);
   ValueId v = operand;
   // A transpose that moves only dims of size 1 keeps the elements in order: a reshape does.
-  Ints moved;
-  for (auto d : order)
-    if (src.shape[d] != 1) moved.push_back(d);
-  if (!std::is_sorted(moved.begin(), moved.end())) {
+  if (moves_elements(src.shape, order)) {
     Node t;
     t.op = OpKind::Transpose;
     t.dtype = src.dtype;
@@ -82,20 +87,80 @@ void fold_transpose(const Graph& g, ValueId& operand, Ints& contracting, Ints& b
 const DotGeneralAttrs kBatchedMatmul{
     .lhs_contracting = {2}, .rhs_contracting = {1}, .lhs_batch = {0}, .rhs_batch = {0}};
 
+// [B, K, M] x [B, K, N] -> [B, M, N]: the lhs read transposed.
+const DotGeneralAttrs kBatchedMatmulLhsTransposed{
+    .lhs_contracting = {1}, .rhs_contracting = {1}, .lhs_batch = {0}, .rhs_batch = {0}};
+// [B, M, K] x [B, N, K] -> [B, M, N]: the rhs read transposed.
+const DotGeneralAttrs kBatchedMatmulRhsTransposed{
+    .lhs_contracting = {2}, .rhs_contracting = {2}, .lhs_batch = {0}, .rhs_batch = {0}};
+
 }  // namespace
 
 bool is_canonical_dot(const Node& n) {
-  return n.op == OpKind::DotGeneral && n.shape.size() == 3 &&
-         DotGeneralAttrs::read(n.attrs) == kBatchedMatmul;
+  if (n.op != OpKind::DotGeneral || n.shape.size() != 3) return false;
+  const DotGeneralAttrs a = DotGeneralAttrs::read(n.attrs);
+  return a == kBatchedMatmul ||
+         ((a == kBatchedMatmulLhsTransposed || a == kBatchedMatmulRhsTransposed) &&
+          !is_half_float(n.dtype));
+}
+
+bool canonical_dot_lhs_transposed(const Node& n) {
+  return is_canonical_dot(n) && DotGeneralAttrs::read(n.attrs) == kBatchedMatmulLhsTransposed;
+}
+
+bool canonical_dot_rhs_transposed(const Node& n) {
+  return is_canonical_dot(n) && DotGeneralAttrs::read(n.attrs) == kBatchedMatmulRhsTransposed;
 }
 
 namespace {
+
+// A transpose that swaps a dot's lhs and rhs free dims (a weight's gradient, dW = (dY^T X)^T,
+// as reverse mode writes it) computes the dot of the swapped operands instead, as XLA's
+// simplifier does: the same products summed in the same order, and no transposed copy of the
+// result. Marks each such transpose in `forwarded` (it then stands for its rewritten dot).
+std::vector<bool> swap_transposed_dots(Graph& graph) {
+  std::vector<int> uses(graph.nodes.size(), 0);
+  for (const Node& n : graph.nodes)
+    for (ValueId in : n.inputs) ++uses[in];
+  for (ValueId o : graph.outputs) ++uses[o];
+  std::vector<bool> forwarded(graph.nodes.size(), false);
+  for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
+    const Node& t = graph.nodes[i];
+    if (t.op != OpKind::Transpose || uses[t.inputs[0]] != 1) continue;
+    Node& dot = graph.nodes[t.inputs[0]];
+    if (dot.op != OpKind::DotGeneral) continue;
+    const DotGeneralAttrs a = DotGeneralAttrs::read(dot.attrs);
+    const std::size_t batch = a.lhs_batch.size();
+    const std::size_t lhs_free =
+        graph.node(dot.inputs[0]).shape.size() - batch - a.lhs_contracting.size();
+    const std::size_t rhs_free = dot.shape.size() - batch - lhs_free;
+    if (lhs_free == 0 || rhs_free == 0) continue;
+    Ints swapped(batch);
+    std::iota(swapped.begin(), swapped.end(), 0);
+    for (std::size_t d = 0; d < rhs_free; ++d)
+      swapped.push_back(static_cast<std::int64_t>(batch + lhs_free + d));
+    for (std::size_t d = 0; d < lhs_free; ++d)
+      swapped.push_back(static_cast<std::int64_t>(batch + d));
+    if (TransposeAttrs::read(t.attrs).permutation != swapped) continue;
+    dot.inputs = {dot.inputs[1], dot.inputs[0]};
+    dot.attrs =
+        DotGeneralAttrs{a.rhs_contracting, a.lhs_contracting, a.rhs_batch, a.lhs_batch}.write();
+    dot.shape = t.shape;
+    forwarded[i] = true;
+  }
+  return forwarded;
+}
 
 Graph canonicalize_dots_flat(Graph graph) {
   Graph out;
   out.name = graph.name;
   std::vector<ValueId> remap(graph.nodes.size(), -1);
+  const std::vector<bool> forwarded = swap_transposed_dots(graph);
   for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
+    if (forwarded[i]) {
+      remap[i] = remap[graph.nodes[i].inputs[0]];
+      continue;
+    }
     Node n = std::move(graph.nodes[i]);
     for (auto& in : n.inputs) in = remap[in];
     if (n.op != OpKind::DotGeneral || is_canonical_dot(n)) {
@@ -126,16 +191,27 @@ Graph canonicalize_dots_flat(Graph graph) {
     Ints lorder_swapped = lb;
     lorder_swapped.insert(lorder_swapped.end(), lc.begin(), lc.end());
     lorder_swapped.insert(lorder_swapped.end(), lf.begin(), lf.end());
-    ValueId lhs = swap ? arrange(out, n.inputs[1], swapped_rorder, {B, N, K}, n.origin)
-                       : arrange(out, n.inputs[0], lorder, {B, M, K}, n.origin);
-    ValueId rhs = swap ? arrange(out, n.inputs[0], lorder_swapped, {B, K, M}, n.origin)
-                       : arrange(out, n.inputs[1], rorder, {B, K, N}, n.origin);
+    // An lhs stored [B, K, M], or else an rhs stored [B, N, K] (dY W^T, the gradient through a
+    // dense layer), is read as it is (the kernels for f16 and bf16 do not read them so).
+    const bool lhs_transposed = !swap && !is_half_float(n.dtype) && moves_elements(ls, lorder) &&
+                                !moves_elements(ls, lorder_swapped);
+    const bool rhs_transposed = !swap && !lhs_transposed && !is_half_float(n.dtype) &&
+                                moves_elements(rs, rorder) && !moves_elements(rs, swapped_rorder);
+    ValueId lhs = swap             ? arrange(out, n.inputs[1], swapped_rorder, {B, N, K}, n.origin)
+                  : lhs_transposed ? arrange(out, n.inputs[0], lorder_swapped, {B, K, M}, n.origin)
+                                   : arrange(out, n.inputs[0], lorder, {B, M, K}, n.origin);
+    ValueId rhs = swap             ? arrange(out, n.inputs[0], lorder_swapped, {B, K, M}, n.origin)
+                  : rhs_transposed ? arrange(out, n.inputs[1], swapped_rorder, {B, N, K}, n.origin)
+                                   : arrange(out, n.inputs[1], rorder, {B, K, N}, n.origin);
     Node dot;
     dot.op = OpKind::DotGeneral;
     dot.dtype = n.dtype;
     dot.shape = swap ? Shape{B, N, M} : Shape{B, M, N};
     dot.inputs = {lhs, rhs};
-    dot.attrs = kBatchedMatmul.write();
+    dot.attrs = (lhs_transposed   ? kBatchedMatmulLhsTransposed
+                 : rhs_transposed ? kBatchedMatmulRhsTransposed
+                                  : kBatchedMatmul)
+                    .write();
     dot.origin = n.origin;
     ValueId d = out.add(std::move(dot));
     if (n.shape != out.node(d).shape) {

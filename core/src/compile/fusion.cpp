@@ -113,15 +113,18 @@ struct Planner {
         }
       }
       // A dot reads each operand element many times: operands must be buffers. A reshape of
-      // a parameter or of another kernel's result already is one, viewed with another shape.
+      // a parameter or of another kernel's result already is one, viewed with another shape;
+      // a reshape of anything else views its operand's buffer, written with the same elements
+      // as a copy would be (several dots of one operand would otherwise copy it once each).
       if (node.op == OpKind::DotGeneral)
         for (ValueId in : node.inputs) {
-          if (is_param[in] || is_root[in]) continue;
+          if (is_param[in] || is_root[in] || alias_of[in] >= 0) continue;
           const Node& operand = g.nodes[in];
-          const bool view = operand.op == OpKind::Reshape &&
-                            (is_param[operand.inputs[0]] || is_root[operand.inputs[0]]);
-          if (view) {
-            alias_of[in] = operand.inputs[0];
+          if (operand.op == OpKind::Reshape) {
+            const ValueId viewed = operand.inputs[0];
+            if (!is_param[viewed] && !is_root[viewed] && alias_of[viewed] < 0)
+              make_root(viewed, "it is a dot_general operand (read many times per element)");
+            alias_of[in] = viewed;
           } else {
             make_root(in, "it is a dot_general operand (read many times per element)");
           }

@@ -52,6 +52,10 @@ ScheduleBlock fuse_blocks(Graph graph, const FusionOptions& options) {
   return block;
 }
 
+namespace {
+void run_dot_consumers_after_their_dots(ScheduleBlock& block);
+}  // namespace
+
 void order_steps(ScheduleBlock& block) {
   const Graph& g = block.fusion.graph;
   // Steps in node order: a kernel at its root, a control step at its node. Every value a
@@ -82,7 +86,69 @@ void order_steps(ScheduleBlock& block) {
                    [](const auto& a, const auto& b) { return a.first < b.first; });
   block.steps.clear();
   for (auto& [at, step] : steps) block.steps.push_back(std::move(step));
+  run_dot_consumers_after_their_dots(block);
 }
+
+namespace {
+
+// A loop kernel reading a dot's result, whose other operands are ready by the end of the dot,
+// runs right after the dot (node order may put other dots between them, as in a backward pass
+// where a weight gradient's accumulation follows all of a step's dots): the code generator can
+// then compute it inside the dot kernel, as the dot's epilogue, and the result is read while in
+// cache.
+void run_dot_consumers_after_their_dots(ScheduleBlock& block) {
+  const FusionPlan& plan = block.fusion;
+  const Graph& g = plan.graph;
+  // The step producing each value (-1: ready before any step, as parameters are).
+  std::vector<int> produced_by(g.nodes.size(), -1);
+  auto buffer_of = [&](ValueId v) {
+    while (plan.alias_of[static_cast<std::size_t>(v)] >= 0)
+      v = plan.alias_of[static_cast<std::size_t>(v)];
+    return v;
+  };
+  auto record = [&](std::size_t s) {
+    const ScheduleStep& step = block.steps[s];
+    if (step.kind == ScheduleStep::Kind::Kernel) {
+      const FusionGroup& group = plan.groups[static_cast<std::size_t>(step.group)];
+      produced_by[static_cast<std::size_t>(group.root)] = static_cast<int>(s);
+      for (ValueId side : group.side_outputs)
+        produced_by[static_cast<std::size_t>(side)] = static_cast<int>(s);
+    } else if (step.node >= 0) {
+      produced_by[static_cast<std::size_t>(step.node)] = static_cast<int>(s);
+      for (std::size_t i = static_cast<std::size_t>(step.node) + 1;
+           i < g.nodes.size() && g.nodes[i].op == OpKind::Result; ++i)
+        produced_by[i] = static_cast<int>(s);
+    }
+  };
+  for (std::size_t s = 0; s < block.steps.size(); ++s) record(s);
+  for (std::size_t d = 0; d + 1 < block.steps.size(); ++d) {
+    if (block.steps[d].kind != ScheduleStep::Kind::Kernel) continue;
+    const FusionGroup& dot = plan.groups[static_cast<std::size_t>(block.steps[d].group)];
+    if (dot.kind != FusionGroup::Kind::Dot) continue;
+    for (std::size_t c = d + 1; c < block.steps.size(); ++c) {
+      if (block.steps[c].kind != ScheduleStep::Kind::Kernel) continue;
+      const FusionGroup& consumer = plan.groups[static_cast<std::size_t>(block.steps[c].group)];
+      if (consumer.kind != FusionGroup::Kind::Loop) continue;
+      bool reads_dot = false, ready = true;
+      for (ValueId in : consumer.inputs) {
+        const ValueId buffer = buffer_of(in);
+        reads_dot = reads_dot || buffer == dot.root;
+        ready = ready && produced_by[static_cast<std::size_t>(buffer)] <= static_cast<int>(d);
+      }
+      if (!reads_dot) continue;
+      if (ready && c > d + 1) {
+        ScheduleStep moved = std::move(block.steps[c]);
+        block.steps.erase(block.steps.begin() + static_cast<std::ptrdiff_t>(c));
+        block.steps.insert(block.steps.begin() + static_cast<std::ptrdiff_t>(d + 1),
+                           std::move(moved));
+        for (std::size_t s = d + 1; s <= c; ++s) record(s);  // the steps that moved
+      }
+      break;  // the first kernel reading the dot: moved or not, the dot has its candidate
+    }
+  }
+}
+
+}  // namespace
 
 bool is_elementwise_loop(const Node& scan, int max_body_ops) {
   if (prim::primitive(scan.op).control_flow != prim::ControlFlow::counted_loop ||

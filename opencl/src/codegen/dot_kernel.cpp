@@ -50,7 +50,9 @@ void emit_register_blocked(KernelContext& ctx, const FusionGroup& group, const s
                            const FusionGroup* epilogue) {
   const Node& root = ctx.graph().node(group.root);
   const Shape& ls = ctx.graph().node(root.inputs[0]).shape;
-  const std::int64_t B = root.shape[0], M = root.shape[1], N = root.shape[2], K = ls[2];
+  const bool lhs_t = canonical_dot_lhs_transposed(root);
+  const std::int64_t B = root.shape[0], M = root.shape[1], N = root.shape[2],
+                     K = lhs_t ? ls[1] : ls[2];
   const int VW = root.dtype == DType::F32 && ctx.caps.native_float_vector_width >= 16 ? 16 : 8;
   const int V = VW == 16 && N >= 32 ? 2 : 1;
   // C narrower than a vector (an MLP's 10 logits): one vector per row holds all N columns. A
@@ -72,6 +74,12 @@ void emit_register_blocked(KernelContext& ctx, const FusionGroup& group, const s
   const std::string I = largest < (std::int64_t{1} << 30) ? "int" : "long";
   const std::string Ks = std::to_string(K), Ns = std::to_string(N), Ms = std::to_string(M);
   auto acc = [](int i, int v) { return "c" + std::to_string(i) + "_" + std::to_string(v); };
+  // Element (row i of the block, k) of A: rows of the block lie K apart, or (A stored [K, M])
+  // side by side, each k a row of M.
+  auto a_at = [&](const std::string& i, const std::string& k) {
+    return lhs_t ? "a[" + k + " * " + std::to_string(M) + " + " + i + "]"
+                 : "a[" + i + " * " + std::to_string(K) + " + " + k + "]";
+  };
 
   // With an epilogue, each block of C goes through the loop group after the dot before it is
   // stored: `at` is the block's first element, `d` its value (a vector of lanes, or one).
@@ -136,7 +144,8 @@ void emit_register_blocked(KernelContext& ctx, const FusionGroup& group, const s
     << G << ");\n"
     << "  const " << I << " row8 = g * " << G << " + o % rows;\n"
     << "  const " << I << " col8 = o / rows;\n"
-    << "  const __global " << T << "* a = A + b * " << M * K << " + row8 * " << 8 * K << ";\n"
+    << "  const __global " << T << "* a = A + b * " << M * K << " + row8 * " << (lhs_t ? 8 : 8 * K)
+    << ";\n"
     << "  const __global " << T << "* bb = Bm + b * " << K * N << " + col8 * " << W << ";\n"
     << (store_c ? "  __global " + T + "* cb = C + b * " + std::to_string(M * N) + ";\n"
                 : std::string())
@@ -145,10 +154,11 @@ void emit_register_blocked(KernelContext& ctx, const FusionGroup& group, const s
     << ") {\n";
   for (int i = 0; i < 8; ++i)
     for (int v = 0; v < V; ++v) s << "    " << TV << " " << acc(i, v) << " = (" << TV << ")(0);\n";
-  auto step = [&](const std::string& indent) {
+  auto step = [&](const std::string& indent, int vectors) {
     for (int i = 0; i < 8; ++i) {
-      s << indent << "{ const " << TV << " av = (" << TV << ")(a[" << i * K << " + k]);";
-      for (int v = 0; v < V; ++v)
+      s << indent << "{ const " << TV << " av = (" << TV << ")(" << a_at(std::to_string(i), "k")
+        << ");";
+      for (int v = 0; v < vectors; ++v)
         s << " " << acc(i, v) << " = fma(av, b" << v << ", " << acc(i, v) << ");";
       s << " }\n";
     }
@@ -157,7 +167,7 @@ void emit_register_blocked(KernelContext& ctx, const FusionGroup& group, const s
   for (int v = 0; v < V; ++v)
     s << "      const " << TV << " b" << v << " = vload" << VW << "(" << v << ", bb + k * " << Ns
       << ");\n";
-  step("      ");
+  step("      ", V);
   s << "    }\n";
   if (narrow) {
     s << "    for (" << I << " k = " << k_safe << "; k < " << Ks << "; ++k) {\n"
@@ -165,7 +175,7 @@ void emit_register_blocked(KernelContext& ctx, const FusionGroup& group, const s
       << "      for (int j = 0; j < " << VW << "; ++j) row[j] = j < " << Ns << " ? bb[k * " << Ns
       << " + j] : (" << T << ")0;\n"
       << "      const " << TV << " b0 = vload" << VW << "(0, row);\n";
-    step("      ");
+    step("      ", 1);
     s << "    }\n";
     for (int i = 0; i < 8; ++i)
       s << "    {\n      " << T << " out[" << VW << "];\n      vstore" << VW << "(" << acc(i, 0)
@@ -177,12 +187,34 @@ void emit_register_blocked(KernelContext& ctx, const FusionGroup& group, const s
       for (int v = 0; v < V; ++v)
         s << store("    ", true, "c + " + std::to_string(i * N + v * VW), acc(i, v));
   }
+  // The last column block of two-vector blocks, where at least one vector of columns is left
+  // (784 = 24 x 32 + 16): one vector, then any columns past it one by one, where the scalar
+  // path would compute a whole row block's edge without vectors (a third of the time of a
+  // [128,256] x [256,784] dot).
+  const std::int64_t edge = N % W;
+  if (!narrow && V == 2 && edge >= VW) {
+    s << "  } else if (row8 * 8 + 8 <= " << Ms << " && col8 * " << W << " + " << VW << " <= " << Ns
+      << ") {\n";
+    for (int i = 0; i < 8; ++i) s << "    " << TV << " " << acc(i, 0) << " = (" << TV << ")(0);\n";
+    s << "    for (" << I << " k = 0; k < " << Ks << "; ++k) {\n"
+      << "      const " << TV << " b0 = vload" << VW << "(0, bb + k * " << Ns << ");\n";
+    step("      ", 1);
+    s << "    }\n";
+    for (int i = 0; i < 8; ++i) s << store("    ", true, "c + " + std::to_string(i * N), acc(i, 0));
+    if (edge > VW)
+      s << "    for (int i = 0; i < 8; ++i)\n"
+        << "      for (int j = " << VW << "; j < " << edge << "; ++j) {\n"
+        << "        " << T << " sum = 0;\n"
+        << "        for (" << I << " k = 0; k < " << Ks << "; ++k) sum = fma(" << a_at("i", "k")
+        << ", bb[k * " << Ns << " + j], sum);\n"
+        << store("        ", false, "c + i * " + Ns + " + j", "sum") << "      }\n";
+  }
   s << "  } else {\n"
     << "    for (int i = 0; i < 8 && row8 * 8 + i < " << Ms << "; ++i)\n"
     << "      for (int j = 0; j < " << W << " && col8 * " << W << " + j < " << Ns << "; ++j) {\n"
     << "        " << T << " sum = 0;\n"
-    << "        for (" << I << " k = 0; k < " << Ks << "; ++k) sum = fma(a[i * " << Ks
-    << " + k], bb[k * " << Ns << " + j], sum);\n"
+    << "        for (" << I << " k = 0; k < " << Ks << "; ++k) sum = fma(" << a_at("i", "k")
+    << ", bb[k * " << Ns << " + j], sum);\n"
     << store("        ", false, "c + i * " + Ns + " + j", "sum") << "      }\n"
     << "  }\n"
     << "}\n\n";
@@ -206,6 +238,105 @@ void emit_register_blocked(KernelContext& ctx, const FusionGroup& group, const s
   launch.local_size = std::clamp<std::size_t>(per_thread, 1, 16);
   launch.local_size = std::min<std::size_t>(launch.local_size, ctx.caps.max_work_group_size);
   launch.global_size = round_up(static_cast<std::size_t>(total), launch.local_size);
+  ctx.add_launch(std::move(launch));
+}
+
+// The rhs stored [B, N, K] (dY W^T) on CPUs: rows of A and rows of B^T both run along K, so
+// each work-item holds a 4x4 block of C as vectors of partial sums over K (four rows of each
+// read VW elements at a time, sixteen FMAs per eight loads), added up across lanes at the end;
+// reading B through a transposed copy cost a pass over all of B per call (in a scan's
+// backward body, each step). Blocks that cross the edge of C take a scalar path.
+void emit_rhs_transposed_cpu(KernelContext& ctx, const FusionGroup& group,
+                             const std::string& name) {
+  const Node& root = ctx.graph().node(group.root);
+  const Shape& ls = ctx.graph().node(root.inputs[0]).shape;
+  const std::int64_t B = root.shape[0], M = root.shape[1], N = root.shape[2], K = ls[2];
+  const int VW = root.dtype == DType::F32 && ctx.caps.native_float_vector_width >= 16 ? 16 : 8;
+  const std::string T = cl_type(root.dtype), TV = T + std::to_string(VW);
+  ctx.wide_vector_calls |= dtype_size(root.dtype) * VW == 64;
+  constexpr int R = 4;
+  const std::int64_t MB = (M + R - 1) / R, NB = (N + R - 1) / R, total = B * MB * NB;
+  const std::int64_t KV = K / VW * VW;
+  const std::int64_t largest = std::max({B * M * K, B * K * N, B * M * N, total});
+  const std::string I = largest < (std::int64_t{1} << 30) ? "int" : "long";
+  const std::string Ks = std::to_string(K), Ns = std::to_string(N), Ms = std::to_string(M);
+  auto acc = [](int i, int j) { return "c" + std::to_string(i) + "_" + std::to_string(j); };
+  // Neighbouring work-items share one operand's block (in cache) and stream the other's rows:
+  // the smaller operand, which the cache then holds across passes (reading the larger one
+  // once per block of the smaller, from memory, ran 3.6x slower at 64x256x1024).
+  const bool a_streams = M <= N;
+
+  std::ostringstream& s = ctx.source;
+  s << "__kernel void " << name << "(__global const " << T << "* restrict A, __global const " << T
+    << "* restrict Bm, __global " << T << "* restrict C) {\n"
+    << "  const " << I << " gid = (" << I << ")get_global_id(0);\n"
+    << "  if (gid >= " << total << ") return;\n"
+    << "  const " << I << " b = gid / " << MB * NB << ", r = gid % " << MB * NB << ";\n"
+    << (a_streams
+            ? "  const " + I + " row0 = (r % " + std::to_string(MB) + ") * " + std::to_string(R) +
+                  ", col0 = (r / " + std::to_string(MB) + ") * " + std::to_string(R) + ";\n"
+            : "  const " + I + " row0 = (r / " + std::to_string(NB) + ") * " + std::to_string(R) +
+                  ", col0 = (r % " + std::to_string(NB) + ") * " + std::to_string(R) + ";\n")
+    << "  const __global " << T << "* a = A + b * " << M * K << " + row0 * " << Ks << ";\n"
+    << "  const __global " << T << "* bt = Bm + b * " << N * K << " + col0 * " << Ks << ";\n"
+    << "  __global " << T << "* c = C + b * " << M * N << " + row0 * " << Ns << " + col0;\n"
+    << "  if (row0 + " << R << " <= " << Ms << " && col0 + " << R << " <= " << Ns << ") {\n";
+  for (int i = 0; i < R; ++i)
+    for (int j = 0; j < R; ++j) s << "    " << TV << " " << acc(i, j) << " = (" << TV << ")(0);\n";
+  s << "    for (" << I << " k = 0; k < " << KV << "; k += " << VW << ") {\n";
+  for (int i = 0; i < R; ++i)
+    s << "      const " << TV << " a" << i << " = vload" << VW << "(0, a + " << i * K << " + k);\n";
+  for (int j = 0; j < R; ++j)
+    s << "      const " << TV << " b" << j << " = vload" << VW << "(0, bt + " << j * K
+      << " + k);\n";
+  for (int i = 0; i < R; ++i) {
+    s << "     ";
+    for (int j = 0; j < R; ++j)
+      s << " " << acc(i, j) << " = fma(a" << i << ", b" << j << ", " << acc(i, j) << ");";
+    s << "\n";
+  }
+  s << "    }\n";
+  // Lanes added pairwise (halves), then the K % VW elements past the last vector.
+  const std::string T8 = T + "8", T4 = T + "4", T2 = T + "2";
+  for (int i = 0; i < R; ++i)
+    for (int j = 0; j < R; ++j) {
+      const std::string v = acc(i, j);
+      s << "    {\n";
+      if (VW == 16)
+        s << "      const " << T8 << " h8 = " << v << ".lo + " << v << ".hi;\n";
+      else
+        s << "      const " << T8 << " h8 = " << v << ";\n";
+      s << "      const " << T4 << " h4 = h8.lo + h8.hi;\n"
+        << "      const " << T2 << " h2 = h4.lo + h4.hi;\n"
+        << "      " << T << " sum = h2.x + h2.y;\n";
+      if (KV < K)
+        s << "      for (" << I << " k = " << KV << "; k < " << Ks << "; ++k) sum = fma(a[" << i * K
+          << " + k], bt[" << j * K << " + k], sum);\n";
+      s << "      c[" << i * N + j << "] = sum;\n"
+        << "    }\n";
+    }
+  s << "  } else {\n"
+    << "    for (int i = 0; i < " << R << " && row0 + i < " << Ms << "; ++i)\n"
+    << "      for (int j = 0; j < " << R << " && col0 + j < " << Ns << "; ++j) {\n"
+    << "        " << T << " sum = 0;\n"
+    << "        for (" << I << " k = 0; k < " << Ks << "; ++k) sum = fma(a[i * " << Ks
+    << " + k], bt[j * " << Ks << " + k], sum);\n"
+    << "        c[i * " << Ns << " + j] = sum;\n"
+    << "      }\n"
+    << "  }\n"
+    << "}\n\n";
+
+  LaunchPlan launch;
+  launch.kernel = name;
+  launch.args = {ctx.buffer_of.at(root.inputs[0]), ctx.buffer_of.at(root.inputs[1]),
+                 ctx.buffer_of.at(group.root)};
+  launch.writes = {ctx.buffer_of.at(group.root)};
+  const std::size_t per_thread = static_cast<std::size_t>(
+      total / std::max<std::int64_t>(1, 2 * static_cast<std::int64_t>(ctx.caps.compute_units)));
+  launch.local_size = std::clamp<std::size_t>(per_thread, 1, 16);
+  launch.local_size = std::min<std::size_t>(launch.local_size, ctx.caps.max_work_group_size);
+  launch.global_size = round_up(static_cast<std::size_t>(total), launch.local_size);
+  if (total == 0) launch.global_size = 0;
   ctx.add_launch(std::move(launch));
 }
 
@@ -330,9 +461,10 @@ bool dot_epilogue_fits(const KernelContext& ctx, const FusionGroup& dot,
   const Graph& g = ctx.graph();
   const Node& root = g.node(dot.root);
   const Node& out = g.node(epilogue.root);
-  if (ctx.caps.is_gpu || root.dtype != DType::F32 || epilogue.kind != FusionGroup::Kind::Loop ||
-      !epilogue.side_outputs.empty() || out.dtype != DType::F32 || out.shape.empty() ||
-      out.shape.back() != root.shape.back() || num_elements(out.shape) != num_elements(root.shape))
+  if (ctx.caps.is_gpu || root.dtype != DType::F32 || canonical_dot_rhs_transposed(root) ||
+      epilogue.kind != FusionGroup::Kind::Loop || !epilogue.side_outputs.empty() ||
+      out.dtype != DType::F32 || out.shape.empty() || out.shape.back() != root.shape.back() ||
+      num_elements(out.shape) != num_elements(root.shape))
     return false;
   const int d_buffer = ctx.buffer_of.at(dot.root);
   auto is_dot = [&](ValueId v) { return ctx.buffer_of.at(v) == d_buffer; };
@@ -355,11 +487,20 @@ bool dot_epilogue_fits(const KernelContext& ctx, const FusionGroup& dot,
 void emit_dot_kernel(KernelContext& ctx, const FusionGroup& group, const std::string& name,
                      const FusionGroup* epilogue) {
   const Node& root = ctx.graph().node(group.root);
+  const bool rhs_t = canonical_dot_rhs_transposed(root);
   if (!ctx.caps.is_gpu && is_float(root.dtype) && !is_half_float(root.dtype)) {
-    emit_register_blocked(ctx, group, name, epilogue);
+    if (!rhs_t) {
+      emit_register_blocked(ctx, group, name, epilogue);
+    } else if (!epilogue) {
+      emit_rhs_transposed_cpu(ctx, group, name);
+    } else {
+      throw weft::Error("codegen: a dot epilogue on a path without one (dot_epilogue_fits)");
+    }
     return;
   }
   if (!ctx.caps.is_gpu && is_half_float(root.dtype) && !epilogue) {
+    if (canonical_dot_lhs_transposed(root) || rhs_t)  // canonicalize_dots keeps f16/bf16 so
+      throw weft::Error("codegen: an f16/bf16 dot with a transposed operand (canonicalize_dots)");
     emit_half_cpu(ctx, group, name);
     return;
   }
@@ -367,7 +508,9 @@ void emit_dot_kernel(KernelContext& ctx, const FusionGroup& group, const std::st
   if (epilogue)
     throw weft::Error("codegen: a dot epilogue on a path without one (dot_epilogue_fits)");
   const Shape& ls = ctx.graph().node(root.inputs[0]).shape;
-  const std::int64_t B = root.shape[0], M = root.shape[1], N = root.shape[2], K = ls[2];
+  const bool lhs_t = canonical_dot_lhs_transposed(root);
+  const std::int64_t B = root.shape[0], M = root.shape[1], N = root.shape[2],
+                     K = lhs_t ? ls[1] : ls[2];
   const DType t = root.dtype;
   // Integers accumulate unsigned so overflow wraps as the interpreter defines; f16 and bf16
   // accumulate in float and round once, as the interpreter does.
@@ -405,13 +548,19 @@ void emit_dot_kernel(KernelContext& ctx, const FusionGroup& group, const std::st
     << "      const int r = e / " << kStepK << ", c = e % " << kStepK << ";\n"
     << "      const " << idx_t << " gr = tm * " << kTile << " + r, gc = k0 + c;\n"
     << "      As[c][r] = (gr < " << M << " && gc < " << K << ") ? (" << acc_t << ")"
-    << cl_load(t, "Ab", "gr * " + std::to_string(K) + " + gc") << " : " << zero << ";\n"
+    << cl_load(
+           t, "Ab",
+           lhs_t ? "gc * " + std::to_string(M) + " + gr" : "gr * " + std::to_string(K) + " + gc")
+    << " : " << zero << ";\n"
     << "    }\n"
     << "    for (int e = lid; e < " << kTile * kStepK << "; e += " << kThreads << ") {\n"
     << "      const int r = e / " << kTile << ", c = e % " << kTile << ";\n"
     << "      const " << idx_t << " gr = k0 + r, gc = tn * " << kTile << " + c;\n"
     << "      Bs[r][c] = (gr < " << K << " && gc < " << N << ") ? (" << acc_t << ")"
-    << cl_load(t, "Bb", "gr * " + std::to_string(N) + " + gc") << " : " << zero << ";\n"
+    << cl_load(
+           t, "Bb",
+           rhs_t ? "gc * " + std::to_string(K) + " + gr" : "gr * " + std::to_string(N) + " + gc")
+    << " : " << zero << ";\n"
     << "    }\n"
     << "    barrier(CLK_LOCAL_MEM_FENCE);\n"
     << "    for (int k = 0; k < " << kStepK << "; ++k) {\n"

@@ -68,9 +68,15 @@ Graph eliminate_dead_code(const Graph& graph);
 
 // Rewrites every dot_general into the canonical batched form [B,M,K] x [B,K,N] -> [B,M,N]
 // (lhs_batch=rhs_batch=[0], lhs_contracting=[2], rhs_contracting=[1]) surrounded by
-// transposes and reshapes, so codegen needs only one dot kernel.
+// transposes and reshapes, so codegen needs only one dot kernel. An f32/f64/integer lhs
+// stored [B,K,M] (X^T dY, a weight's gradient) stays so (lhs_contracting=[1]), or else an rhs
+// stored [B,N,K] (dY W^T; rhs_contracting=[2]): the kernels read it transposed rather than
+// after a transposed copy.
 Graph canonicalize_dots(const Graph& graph);
 bool is_canonical_dot(const Node& node);
+// Whether a canonical dot reads its lhs stored [B,K,M], its rhs stored [B,N,K].
+bool canonical_dot_lhs_transposed(const Node& node);
+bool canonical_dot_rhs_transposed(const Node& node);
 
 struct FusionOptions {
   // A fused group weighing more than this is cut (see kMaxKernelOps); 0 lifts the limit,
