@@ -288,6 +288,24 @@ TEST_F(OpsOnDevice, LargeReductionsUseTheTwoStagePath) {
   EXPECT_EQ(check_against_interpreter(fn, {x, i}, 1e-4, 5e-2), "");
 }
 
+// Outer-axis reductions to few outputs (a bias gradient) split their elements into ranges on
+// CPUs, folded in a second kernel: uneven ranges, NaN, integers, two outer axes, a fused
+// producer; arg-reductions keep one work-item per output.
+TEST_F(OpsOnDevice, OuterReductionsToFewOutputsSplitTheirElements) {
+  HostArray x = rand(DType::F32, {10007, 64}, -1, 1);
+  x.set_f64(64 * 9000 + 5, std::numeric_limits<double>::quiet_NaN());
+  HostArray i = rand(DType::I32, {3000, 3, 5}, -1000, 1000);
+  auto fn = [](const V& v) {
+    return V{lax::reduce_sum(v[0], {0}),
+             lax::reduce_max(v[0], {0}),
+             lax::reduce_sum(lax::mul(v[0], v[0]), {0}),
+             lax::argmin(v[0], {0}),
+             lax::reduce_sum(v[1], {0}),
+             lax::reduce_min(v[1], {0, 1})};
+  };
+  EXPECT_EQ(check_against_interpreter(fn, {x, i}, 1e-5, 1e-4), "");
+}
+
 TEST_F(OpsOnDevice, RowReductionsUseOneWorkGroupPerRow) {
   HostArray x = rand(DType::F32, {100, 1000}, -1, 1);
   x.set_f64(2500, std::numeric_limits<double>::quiet_NaN());
