@@ -515,6 +515,45 @@ TEST_F(OpsOnDevice, DotRegisterBlockShapes) {
   }
 }
 
+// A weight gradient's x^T dy: the lhs stored contracting axis first is read transposed by the
+// dot kernel (f32 and f64), with no transpose kernel before it: narrow results, edge blocks,
+// a batch, an epilogue; integers keep the transpose.
+TEST_F(OpsOnDevice, DotsReadATransposedLhsInPlace) {
+  const std::vector<std::array<std::int64_t, 3>> mnk = {
+      {5, 3, 40}, {64, 96, 300}, {17, 40, 9}, {9, 7, 1}, {130, 33, 20}};
+  std::vector<HostArray> inputs;
+  for (const auto& [m, n, k] : mnk) {
+    inputs.push_back(rand(DType::F32, {k, m}));
+    inputs.push_back(rand(DType::F32, {k, n}));
+  }
+  inputs.push_back(rand(DType::F32, {3, 11, 9}));
+  inputs.push_back(rand(DType::F32, {3, 11, 20}));
+  inputs.push_back(rand(DType::F64, {30, 12}));
+  inputs.push_back(rand(DType::F64, {30, 17}));
+  inputs.push_back(rand(DType::I32, {30, 12}, -50, 50));
+  inputs.push_back(rand(DType::I32, {30, 17}, -50, 50));
+  inputs.push_back(rand(DType::F32, {33}));
+  auto fn = [&](const V& x) {
+    V out;
+    std::size_t i = 0;
+    for (; i < mnk.size(); ++i)
+      out.push_back(lax::dot_general(x[2 * i], x[2 * i + 1], {{0}, {0}, {}, {}}));
+    out.push_back(lax::dot_general(x[2 * i], x[2 * i + 1], {{1}, {1}, {0}, {0}}));
+    out.push_back(lax::dot_general(x[2 * i + 2], x[2 * i + 3], {{0}, {0}, {}, {}}));
+    out.push_back(lax::dot_general(x[2 * i + 4], x[2 * i + 5], {{0}, {0}, {}, {}}));
+    out.push_back(np::relu(lax::dot_general(x[8], x[9], {{0}, {0}, {}, {}}) + x[2 * i + 6]));
+    return out;
+  };
+  EXPECT_EQ(check_against_interpreter(fn, inputs, 1e-4, 1e-4), "");
+  auto gradient = jit([](const Array& dy, const Array& x) {
+    return lax::dot_general(dy, x, {{0}, {0}, {}, {}});
+  });
+  const CompiledInfo& info =
+      gradient.lower(Array::from_host(inputs[2]), Array::from_host(inputs[3])).compile()->info();
+  ASSERT_EQ(info.kernels.size(), 1u) << info.source;
+  EXPECT_EQ(info.kernels[0].kind, "dot");
+}
+
 // Dot epilogues (CPU devices): the loop kernel after a dot (bias, activation) runs on each
 // block of the dot's result inside the dot kernel: whole 8x32 blocks, edge blocks, narrow
 // results (N < 16), a batch, exact GELU; the dot's result stored as well where it is also an

@@ -38,6 +38,15 @@ bool is_identity(const Ints& order) {
 // its producer is computed and stored once instead of once per dot.
 using Arranged = std::map<std::tuple<ValueId, Ints, Shape>, ValueId>;
 
+// Whether bringing a value of `shape` into `order` moves elements (a reshape cannot do it):
+// a transpose that moves only dims of size 1 keeps the elements in order.
+bool needs_transpose(const Shape& shape, const Ints& order) {
+  Ints moved;
+  for (auto d : order)
+    if (shape[d] != 1) moved.push_back(d);
+  return !std::is_sorted(moved.begin(), moved.end());
+}
+
 // Appends transpose (when not the identity) and reshape nodes bringing `operand` into
 // `order`, collapsed to `target`.
 ValueId arrange(Graph& g, Arranged& arranged, ValueId operand, const Ints& order,
@@ -46,11 +55,7 @@ ValueId arrange(Graph& g, Arranged& arranged, ValueId operand, const Ints& order
   if (const auto found = arranged.find(key); found != arranged.end()) return found->second;
   const Node src = g.node(operand);
   ValueId v = operand;
-  // A transpose that moves only dims of size 1 keeps the elements in order: a reshape does.
-  Ints moved;
-  for (auto d : order)
-    if (src.shape[d] != 1) moved.push_back(d);
-  if (!std::is_sorted(moved.begin(), moved.end())) {
+  if (needs_transpose(src.shape, order)) {
     Node t;
     t.op = OpKind::Transpose;
     t.dtype = src.dtype;
@@ -92,11 +97,22 @@ void fold_transpose(const Graph& g, ValueId& operand, Ints& contracting, Ints& b
 const DotGeneralAttrs kBatchedMatmul{
     .lhs_contracting = {2}, .rhs_contracting = {1}, .lhs_batch = {0}, .rhs_batch = {0}};
 
+// [B, K, M] x [B, K, N] -> [B, M, N]: the lhs read transposed.
+const DotGeneralAttrs kBatchedMatmulTransposedLhs{
+    .lhs_contracting = {1}, .rhs_contracting = {1}, .lhs_batch = {0}, .rhs_batch = {0}};
+
 }  // namespace
 
 bool is_canonical_dot(const Node& n) {
-  return n.op == OpKind::DotGeneral && n.shape.size() == 3 &&
-         DotGeneralAttrs::read(n.attrs) == kBatchedMatmul;
+  if (n.op != OpKind::DotGeneral || n.shape.size() != 3) return false;
+  const DotGeneralAttrs attrs = DotGeneralAttrs::read(n.attrs);
+  // Only the f32 and f64 kernels read a transposed lhs.
+  return attrs == kBatchedMatmul ||
+         (attrs == kBatchedMatmulTransposedLhs && (n.dtype == DType::F32 || n.dtype == DType::F64));
+}
+
+bool canonical_dot_lhs_transposed(const Node& n) {
+  return is_canonical_dot(n) && DotGeneralAttrs::read(n.attrs) == kBatchedMatmulTransposedLhs;
 }
 
 namespace {
@@ -137,8 +153,17 @@ Graph canonicalize_dots_flat(Graph graph) {
     Ints lorder_swapped = lb;
     lorder_swapped.insert(lorder_swapped.end(), lc.begin(), lc.end());
     lorder_swapped.insert(lorder_swapped.end(), lf.begin(), lf.end());
-    ValueId lhs = swap ? arrange(out, arranged, n.inputs[1], swapped_rorder, {B, N, K}, n.origin)
-                       : arrange(out, arranged, n.inputs[0], lorder, {B, M, K}, n.origin);
+    // An lhs stored [batch, contracting, free] (x^T dy) is read transposed by the kernel.
+    Ints lorder_transposed = lb;
+    lorder_transposed.insert(lorder_transposed.end(), lc.begin(), lc.end());
+    lorder_transposed.insert(lorder_transposed.end(), lf.begin(), lf.end());
+    const bool lhs_transposed = !swap && (n.dtype == DType::F32 || n.dtype == DType::F64) &&
+                                needs_transpose(ls, lorder) &&
+                                !needs_transpose(ls, lorder_transposed);
+    ValueId lhs = lhs_transposed
+                      ? arrange(out, arranged, n.inputs[0], lorder_transposed, {B, K, M}, n.origin)
+                  : swap ? arrange(out, arranged, n.inputs[1], swapped_rorder, {B, N, K}, n.origin)
+                         : arrange(out, arranged, n.inputs[0], lorder, {B, M, K}, n.origin);
     ValueId rhs = swap ? arrange(out, arranged, n.inputs[0], lorder_swapped, {B, K, M}, n.origin)
                        : arrange(out, arranged, n.inputs[1], rorder, {B, K, N}, n.origin);
     Node dot;
@@ -146,7 +171,7 @@ Graph canonicalize_dots_flat(Graph graph) {
     dot.dtype = n.dtype;
     dot.shape = swap ? Shape{B, N, M} : Shape{B, M, N};
     dot.inputs = {lhs, rhs};
-    dot.attrs = kBatchedMatmul.write();
+    dot.attrs = (lhs_transposed ? kBatchedMatmulTransposedLhs : kBatchedMatmul).write();
     dot.origin = n.origin;
     ValueId d = out.add(std::move(dot));
     if (n.shape != out.node(d).shape) {

@@ -50,7 +50,9 @@ void emit_register_blocked(KernelContext& ctx, const FusionGroup& group, const s
                            const FusionGroup* epilogue) {
   const Node& root = ctx.graph().node(group.root);
   const Shape& ls = ctx.graph().node(root.inputs[0]).shape;
-  const std::int64_t B = root.shape[0], M = root.shape[1], N = root.shape[2], K = ls[2];
+  const bool lhs_transposed = canonical_dot_lhs_transposed(root);
+  const std::int64_t B = root.shape[0], M = root.shape[1], N = root.shape[2],
+                     K = lhs_transposed ? ls[1] : ls[2];
   const int VW = root.dtype == DType::F32 && ctx.caps.native_float_vector_width >= 16 ? 16 : 8;
   const int V = VW == 16 && N >= 32 ? 2 : 1;
   // C narrower than a vector (an MLP's 10 logits): one vector per row holds all N columns. A
@@ -72,6 +74,11 @@ void emit_register_blocked(KernelContext& ctx, const FusionGroup& group, const s
   const std::string I = largest < (std::int64_t{1} << 30) ? "int" : "long";
   const std::string Ks = std::to_string(K), Ns = std::to_string(N), Ms = std::to_string(M);
   auto acc = [](int i, int v) { return "c" + std::to_string(i) + "_" + std::to_string(v); };
+  // Element (row i of the block, k) of A: rows of K, or (transposed) rows of M.
+  auto a_at = [&](const std::string& i, const std::string& k) {
+    return lhs_transposed ? "a[" + k + " * " + Ms + " + " + i + "]"
+                          : "a[" + i + " * " + Ks + " + " + k + "]";
+  };
 
   // With an epilogue, each block of C goes through the loop group after the dot before it is
   // stored: `at` is the block's first element, `d` its value (a vector of lanes, or one).
@@ -136,7 +143,8 @@ void emit_register_blocked(KernelContext& ctx, const FusionGroup& group, const s
     << G << ");\n"
     << "  const " << I << " row8 = g * " << G << " + o % rows;\n"
     << "  const " << I << " col8 = o / rows;\n"
-    << "  const __global " << T << "* a = A + b * " << M * K << " + row8 * " << 8 * K << ";\n"
+    << "  const __global " << T << "* a = A + b * " << M * K << " + row8 * "
+    << (lhs_transposed ? 8 : 8 * K) << ";\n"
     << "  const __global " << T << "* bb = Bm + b * " << K * N << " + col8 * " << W << ";\n"
     << (store_c ? "  __global " + T + "* cb = C + b * " + std::to_string(M * N) + ";\n"
                 : std::string())
@@ -147,7 +155,8 @@ void emit_register_blocked(KernelContext& ctx, const FusionGroup& group, const s
     for (int v = 0; v < V; ++v) s << "    " << TV << " " << acc(i, v) << " = (" << TV << ")(0);\n";
   auto step = [&](const std::string& indent) {
     for (int i = 0; i < 8; ++i) {
-      s << indent << "{ const " << TV << " av = (" << TV << ")(a[" << i * K << " + k]);";
+      s << indent << "{ const " << TV << " av = (" << TV << ")(" << a_at(std::to_string(i), "k")
+        << ");";
       for (int v = 0; v < V; ++v)
         s << " " << acc(i, v) << " = fma(av, b" << v << ", " << acc(i, v) << ");";
       s << " }\n";
@@ -181,8 +190,8 @@ void emit_register_blocked(KernelContext& ctx, const FusionGroup& group, const s
     << "    for (int i = 0; i < 8 && row8 * 8 + i < " << Ms << "; ++i)\n"
     << "      for (int j = 0; j < " << W << " && col8 * " << W << " + j < " << Ns << "; ++j) {\n"
     << "        " << T << " sum = 0;\n"
-    << "        for (" << I << " k = 0; k < " << Ks << "; ++k) sum = fma(a[i * " << Ks
-    << " + k], bb[k * " << Ns << " + j], sum);\n"
+    << "        for (" << I << " k = 0; k < " << Ks << "; ++k) sum = fma(" << a_at("i", "k")
+    << ", bb[k * " << Ns << " + j], sum);\n"
     << store("        ", false, "c + i * " + Ns + " + j", "sum") << "      }\n"
     << "  }\n"
     << "}\n\n";
@@ -367,7 +376,9 @@ void emit_dot_kernel(KernelContext& ctx, const FusionGroup& group, const std::st
   if (epilogue)
     throw weft::Error("codegen: a dot epilogue on a path without one (dot_epilogue_fits)");
   const Shape& ls = ctx.graph().node(root.inputs[0]).shape;
-  const std::int64_t B = root.shape[0], M = root.shape[1], N = root.shape[2], K = ls[2];
+  const bool lhs_transposed = canonical_dot_lhs_transposed(root);
+  const std::int64_t B = root.shape[0], M = root.shape[1], N = root.shape[2],
+                     K = lhs_transposed ? ls[1] : ls[2];
   const DType t = root.dtype;
   // Integers accumulate unsigned so overflow wraps as the interpreter defines; f16 and bf16
   // accumulate in float and round once, as the interpreter does.
@@ -405,7 +416,10 @@ void emit_dot_kernel(KernelContext& ctx, const FusionGroup& group, const std::st
     << "      const int r = e / " << kStepK << ", c = e % " << kStepK << ";\n"
     << "      const " << idx_t << " gr = tm * " << kTile << " + r, gc = k0 + c;\n"
     << "      As[c][r] = (gr < " << M << " && gc < " << K << ") ? (" << acc_t << ")"
-    << cl_load(t, "Ab", "gr * " + std::to_string(K) + " + gc") << " : " << zero << ";\n"
+    << cl_load(t, "Ab",
+               lhs_transposed ? "gc * " + std::to_string(M) + " + gr"
+                              : "gr * " + std::to_string(K) + " + gc")
+    << " : " << zero << ";\n"
     << "    }\n"
     << "    for (int e = lid; e < " << kTile * kStepK << "; e += " << kThreads << ") {\n"
     << "      const int r = e / " << kTile << ", c = e % " << kTile << ";\n"

@@ -68,9 +68,13 @@ Graph eliminate_dead_code(const Graph& graph);
 
 // Rewrites every dot_general into the canonical batched form [B,M,K] x [B,K,N] -> [B,M,N]
 // (lhs_batch=rhs_batch=[0], lhs_contracting=[2], rhs_contracting=[1]) surrounded by
-// transposes and reshapes, so codegen needs only one dot kernel.
+// transposes and reshapes, so codegen needs only one dot kernel. An f32 or f64 lhs stored
+// contracting dims first (a weight gradient's x^T dy) keeps that layout instead of a transpose:
+// [B,K,M] x [B,K,N] -> [B,M,N] (lhs_contracting=[1]), which the dot kernels read as it is.
 Graph canonicalize_dots(const Graph& graph);
 bool is_canonical_dot(const Node& node);
+// Whether a canonical dot reads its lhs as [B,K,M].
+bool canonical_dot_lhs_transposed(const Node& node);
 
 struct FusionOptions {
   // A fused group weighing more than this is cut (see kMaxKernelOps); 0 lifts the limit,
