@@ -545,6 +545,19 @@ TEST_F(OpsOnDevice, DotsReadATransposedLhsInPlace) {
     return out;
   };
   EXPECT_EQ(check_against_interpreter(fn, inputs, 1e-4, 1e-4), "");
+  // Long contractions into a small C split k into ranges on CPUs (partial Cs, then their sum):
+  // transposed and plain lhs, f64, a remainder range.
+  const std::vector<HostArray> long_k = {
+      rand(DType::F32, {50001, 9}),  rand(DType::F32, {50001, 40}), rand(DType::F32, {20, 20003}),
+      rand(DType::F32, {20003, 33}), rand(DType::F64, {41001, 5}),  rand(DType::F64, {41001, 8})};
+  EXPECT_EQ(check_against_interpreter(
+                [](const V& x) {
+                  return V{lax::dot_general(x[0], x[1], {{0}, {0}, {}, {}}),
+                           lax::dot_general(x[2], x[3], {{1}, {0}, {}, {}}),
+                           lax::dot_general(x[4], x[5], {{0}, {0}, {}, {}})};
+                },
+                long_k, 1e-4, 5e-2),
+            "");
   auto gradient = jit([](const Array& dy, const Array& x) {
     return lax::dot_general(dy, x, {{0}, {0}, {}, {}});
   });
