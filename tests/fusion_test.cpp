@@ -1,5 +1,6 @@
 // What the fusion planner groups together, and what buffers it leaves.
 #include <gtest/gtest.h>
+#include <set>
 
 #include "weft/compile/fusion.h"
 #include "weft/ir/text.h"
@@ -168,6 +169,31 @@ TEST(Fusion, DotOperandsAreBuffersAndDotsAreCanonical) {
     for (ValueId in : d.inputs) EXPECT_TRUE(p.has_buffer[in]);
   }
   EXPECT_EQ(dots, 1);
+}
+
+// A layer's input feeds its forward dot and its weight gradient's dot in the same arrangement
+// ([1, rows, features]): it is arranged once, so its producer runs once.
+TEST(Fusion, AnOperandTwoDotsReadAlikeIsArrangedOnce) {
+  FusionPlan p = plan(R"(
+    func @f(%0: f32[6,4], %1: f32[6,4], %2: f32[4,3], %3: f32[6,5]) -> (f32[6,3], f32[5,4]) {
+      %4 = add %0, %1 : f32[6,4]
+      %5 = dot_general[lhs_batch=[], lhs_contracting=[1], rhs_batch=[], rhs_contracting=[0]] %4, %2 : f32[6,3]
+      %6 = dot_general[lhs_batch=[], lhs_contracting=[0], rhs_batch=[], rhs_contracting=[0]] %3, %4 : f32[5,4]
+      return %5, %6
+    })");
+  std::set<ValueId> operands;
+  int dots = 0;
+  for (const auto& g : p.groups) {
+    if (g.kind != FusionGroup::Kind::Dot) continue;
+    ++dots;
+    operands.insert(p.graph.node(g.root).inputs.begin(), p.graph.node(g.root).inputs.end());
+  }
+  EXPECT_EQ(dots, 2);
+  EXPECT_EQ(operands.size(), 3u);  // %2, %3's transpose, and the one arrangement of %4
+  int adds = 0;
+  for (const auto& g : p.groups)
+    for (ValueId m : g.members) adds += p.graph.node(m).op == OpKind::Add;
+  EXPECT_EQ(adds, 1);
 }
 
 TEST(Fusion, ExpensiveProducerIsNotRecomputedPerBroadcastCopy) {

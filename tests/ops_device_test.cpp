@@ -288,6 +288,24 @@ TEST_F(OpsOnDevice, LargeReductionsUseTheTwoStagePath) {
   EXPECT_EQ(check_against_interpreter(fn, {x, i}, 1e-4, 5e-2), "");
 }
 
+// Outer-axis reductions to few outputs (a bias gradient) split their elements into ranges on
+// CPUs, folded in a second kernel: uneven ranges, NaN, integers, two outer axes, a fused
+// producer; arg-reductions keep one work-item per output.
+TEST_F(OpsOnDevice, OuterReductionsToFewOutputsSplitTheirElements) {
+  HostArray x = rand(DType::F32, {10007, 64}, -1, 1);
+  x.set_f64(64 * 9000 + 5, std::numeric_limits<double>::quiet_NaN());
+  HostArray i = rand(DType::I32, {3000, 3, 5}, -1000, 1000);
+  auto fn = [](const V& v) {
+    return V{lax::reduce_sum(v[0], {0}),
+             lax::reduce_max(v[0], {0}),
+             lax::reduce_sum(lax::mul(v[0], v[0]), {0}),
+             lax::argmin(v[0], {0}),
+             lax::reduce_sum(v[1], {0}),
+             lax::reduce_min(v[1], {0, 1})};
+  };
+  EXPECT_EQ(check_against_interpreter(fn, {x, i}, 1e-5, 1e-4), "");
+}
+
 TEST_F(OpsOnDevice, RowReductionsUseOneWorkGroupPerRow) {
   HostArray x = rand(DType::F32, {100, 1000}, -1, 1);
   x.set_f64(2500, std::numeric_limits<double>::quiet_NaN());
@@ -528,6 +546,58 @@ TEST_F(OpsOnDevice, DotRegisterBlockShapes) {
             .source;
     EXPECT_NE(source.find(" out["), std::string::npos) << source;  // the narrow store
   }
+}
+
+// A weight gradient's x^T dy: the lhs stored contracting axis first is read transposed by the
+// dot kernel (f32 and f64), with no transpose kernel before it: narrow results, edge blocks,
+// a batch, an epilogue; integers keep the transpose.
+TEST_F(OpsOnDevice, DotsReadATransposedLhsInPlace) {
+  const std::vector<std::array<std::int64_t, 3>> mnk = {
+      {5, 3, 40}, {64, 96, 300}, {17, 40, 9}, {9, 7, 1}, {130, 33, 20}};
+  std::vector<HostArray> inputs;
+  for (const auto& [m, n, k] : mnk) {
+    inputs.push_back(rand(DType::F32, {k, m}));
+    inputs.push_back(rand(DType::F32, {k, n}));
+  }
+  inputs.push_back(rand(DType::F32, {3, 11, 9}));
+  inputs.push_back(rand(DType::F32, {3, 11, 20}));
+  inputs.push_back(rand(DType::F64, {30, 12}));
+  inputs.push_back(rand(DType::F64, {30, 17}));
+  inputs.push_back(rand(DType::I32, {30, 12}, -50, 50));
+  inputs.push_back(rand(DType::I32, {30, 17}, -50, 50));
+  inputs.push_back(rand(DType::F32, {33}));
+  auto fn = [&](const V& x) {
+    V out;
+    std::size_t i = 0;
+    for (; i < mnk.size(); ++i)
+      out.push_back(lax::dot_general(x[2 * i], x[2 * i + 1], {{0}, {0}, {}, {}}));
+    out.push_back(lax::dot_general(x[2 * i], x[2 * i + 1], {{1}, {1}, {0}, {0}}));
+    out.push_back(lax::dot_general(x[2 * i + 2], x[2 * i + 3], {{0}, {0}, {}, {}}));
+    out.push_back(lax::dot_general(x[2 * i + 4], x[2 * i + 5], {{0}, {0}, {}, {}}));
+    out.push_back(np::relu(lax::dot_general(x[8], x[9], {{0}, {0}, {}, {}}) + x[2 * i + 6]));
+    return out;
+  };
+  EXPECT_EQ(check_against_interpreter(fn, inputs, 1e-4, 1e-4), "");
+  // Long contractions into a small C split k into ranges on CPUs (partial Cs, then their sum):
+  // transposed and plain lhs, f64, a remainder range.
+  const std::vector<HostArray> long_k = {
+      rand(DType::F32, {50001, 9}),  rand(DType::F32, {50001, 40}), rand(DType::F32, {20, 20003}),
+      rand(DType::F32, {20003, 33}), rand(DType::F64, {41001, 5}),  rand(DType::F64, {41001, 8})};
+  EXPECT_EQ(check_against_interpreter(
+                [](const V& x) {
+                  return V{lax::dot_general(x[0], x[1], {{0}, {0}, {}, {}}),
+                           lax::dot_general(x[2], x[3], {{1}, {0}, {}, {}}),
+                           lax::dot_general(x[4], x[5], {{0}, {0}, {}, {}})};
+                },
+                long_k, 1e-4, 5e-2),
+            "");
+  auto gradient = jit([](const Array& dy, const Array& x) {
+    return lax::dot_general(dy, x, {{0}, {0}, {}, {}});
+  });
+  const CompiledInfo& info =
+      gradient.lower(Array::from_host(inputs[2]), Array::from_host(inputs[3])).compile()->info();
+  ASSERT_EQ(info.kernels.size(), 1u) << info.source;
+  EXPECT_EQ(info.kernels[0].kind, "dot");
 }
 
 // Dot epilogues (CPU devices): the loop kernel after a dot (bias, activation) runs on each

@@ -1,5 +1,7 @@
 #include <algorithm>
+#include <map>
 #include <numeric>
+#include <tuple>
 
 #include "weft/compile/fusion.h"
 #include "weft/ir/op_attrs.h"
@@ -39,10 +41,17 @@ bool moves_elements(const Shape& shape, const Ints& order) {
   return !std::is_sorted(moved.begin(), moved.end());
 }
 
+// The transposes and reshapes `arrange` appended, by what they arrange: a value that feeds two
+// dots the same way (a layer's input, read again by its weight gradient) is arranged once, so
+// its producer is computed and stored once instead of once per dot.
+using Arranged = std::map<std::tuple<ValueId, Ints, Shape>, ValueId>;
+
 // Appends transpose (when not the identity) and reshape nodes bringing `operand` into
 // `order`, collapsed to `target`.
-ValueId arrange(Graph& g, ValueId operand, const Ints& order, const Shape& target,
-                const OpOrigin& origin) {
+ValueId arrange(Graph& g, Arranged& arranged, ValueId operand, const Ints& order,
+                const Shape& target, const OpOrigin& origin) {
+  const auto key = std::make_tuple(operand, order, target);
+  if (const auto found = arranged.find(key); found != arranged.end()) return found->second;
   const Node src = g.node(operand);
   ValueId v = operand;
   // A transpose that moves only dims of size 1 keeps the elements in order: a reshape does.
@@ -65,6 +74,7 @@ ValueId arrange(Graph& g, ValueId operand, const Ints& order, const Shape& targe
     r.origin = origin;
     v = g.add(std::move(r));
   }
+  arranged.emplace(key, v);
   return v;
 }
 
@@ -155,6 +165,7 @@ Graph canonicalize_dots_flat(Graph graph) {
   Graph out;
   out.name = graph.name;
   std::vector<ValueId> remap(graph.nodes.size(), -1);
+  Arranged arranged;
   const std::vector<bool> forwarded = swap_transposed_dots(graph);
   for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
     if (forwarded[i]) {
@@ -197,12 +208,14 @@ Graph canonicalize_dots_flat(Graph graph) {
                                 !moves_elements(ls, lorder_swapped);
     const bool rhs_transposed = !swap && !lhs_transposed && !is_half_float(n.dtype) &&
                                 moves_elements(rs, rorder) && !moves_elements(rs, swapped_rorder);
-    ValueId lhs = swap             ? arrange(out, n.inputs[1], swapped_rorder, {B, N, K}, n.origin)
-                  : lhs_transposed ? arrange(out, n.inputs[0], lorder_swapped, {B, K, M}, n.origin)
-                                   : arrange(out, n.inputs[0], lorder, {B, M, K}, n.origin);
-    ValueId rhs = swap             ? arrange(out, n.inputs[0], lorder_swapped, {B, K, M}, n.origin)
-                  : rhs_transposed ? arrange(out, n.inputs[1], swapped_rorder, {B, N, K}, n.origin)
-                                   : arrange(out, n.inputs[1], rorder, {B, K, N}, n.origin);
+    ValueId lhs = swap ? arrange(out, arranged, n.inputs[1], swapped_rorder, {B, N, K}, n.origin)
+                  : lhs_transposed
+                      ? arrange(out, arranged, n.inputs[0], lorder_swapped, {B, K, M}, n.origin)
+                      : arrange(out, arranged, n.inputs[0], lorder, {B, M, K}, n.origin);
+    ValueId rhs = swap ? arrange(out, arranged, n.inputs[0], lorder_swapped, {B, K, M}, n.origin)
+                  : rhs_transposed
+                      ? arrange(out, arranged, n.inputs[1], swapped_rorder, {B, N, K}, n.origin)
+                      : arrange(out, arranged, n.inputs[1], rorder, {B, K, N}, n.origin);
     Node dot;
     dot.op = OpKind::DotGeneral;
     dot.dtype = n.dtype;

@@ -38,6 +38,29 @@ bool dot_result_read_elsewhere(const KernelContext& ctx, const FusionGroup& dot,
   return false;
 }
 
+// The float vector width of the CPU kernel's accumulators (see emit_register_blocked).
+int cpu_vector_width(const KernelContext& ctx, DType t) {
+  return t == DType::F32 && ctx.caps.native_float_vector_width >= 16 ? 16 : 8;
+}
+
+// Into how many ranges of k a CPU dot splits a long contraction into a small C (a weight
+// gradient: 100,000 rows of x^T dy into 64 x 192). Unsplit, each work-item streams all of K for
+// its block, so A and B come from memory once per column and row block; split, the work-items
+// of one range run one after another while its rows of A and B (about 1 MiB) stay in cache,
+// and a second kernel sums the ranges' partial Cs. 1: not split (and the dot may have an
+// epilogue).
+std::int64_t k_splits(const KernelContext& ctx, const Node& root) {
+  if (ctx.caps.is_gpu || !is_float(root.dtype) || is_half_float(root.dtype)) return 1;
+  const Shape& ls = ctx.graph().node(root.inputs[0]).shape;
+  const std::int64_t B = root.shape[0], M = root.shape[1], N = root.shape[2],
+                     K = canonical_dot_lhs_transposed(root) ? ls[1] : ls[2];
+  if (N < cpu_vector_width(ctx, root.dtype) || B * M * N > (std::int64_t{1} << 16)) return 1;
+  const std::int64_t bytes_per_k = B * (M + N) * static_cast<std::int64_t>(dtype_size(root.dtype));
+  const std::int64_t range = std::max<std::int64_t>(256, (std::int64_t{1} << 20) / bytes_per_k);
+  if (K < 4 * range) return 1;
+  return std::min<std::int64_t>((K + range - 1) / range, 64);
+}
+
 // CPUs have no fast local memory to stage tiles through, but wide registers: each work-item
 // keeps an 8xW block of C in registers (eight rows of V vectors of VW lanes) and streams rows
 // of B past it. VW is 16 for f32 where a register holds 16 floats (AVX-512), else 8; V is 2
@@ -53,8 +76,11 @@ void emit_register_blocked(KernelContext& ctx, const FusionGroup& group, const s
   const bool lhs_t = canonical_dot_lhs_transposed(root);
   const std::int64_t B = root.shape[0], M = root.shape[1], N = root.shape[2],
                      K = lhs_t ? ls[1] : ls[2];
-  const int VW = root.dtype == DType::F32 && ctx.caps.native_float_vector_width >= 16 ? 16 : 8;
+  const int VW = cpu_vector_width(ctx, root.dtype);
   const int V = VW == 16 && N >= 32 ? 2 : 1;
+  // Split contractions: work-item `gid` computes block gid % total over range gid / total of k
+  // into partial C number gid / total; the kernel `name` then sums the partials into C.
+  const std::int64_t splits = epilogue ? 1 : k_splits(ctx, root);
   // C narrower than a vector (an MLP's 10 logits): one vector per row holds all N columns. A
   // vector load at row k of B reads into the rows after it, lanes past N that are never
   // stored; the last rows, where that would read past B's end, load through a private array.
@@ -70,7 +96,8 @@ void emit_register_blocked(KernelContext& ctx, const FusionGroup& group, const s
   // innermost every row block read all of B again (from memory once B outgrows the cache, as
   // when a second dot's weights evict the first's).
   const std::int64_t G = std::min<std::int64_t>(MB, 8);
-  const std::int64_t largest = std::max({B * M * K, B * K * N, B * M * N, total});
+  const std::int64_t span = (K + splits - 1) / splits;  // k per split
+  const std::int64_t largest = std::max({B * M * K, B * K * N, splits * B * M * N, splits * total});
   const std::string I = largest < (std::int64_t{1} << 30) ? "int" : "long";
   const std::string Ks = std::to_string(K), Ns = std::to_string(N), Ms = std::to_string(M);
   auto acc = [](int i, int v) { return "c" + std::to_string(i) + "_" + std::to_string(v); };
@@ -134,10 +161,17 @@ void emit_register_blocked(KernelContext& ctx, const FusionGroup& group, const s
   };
 
   std::ostringstream& s = ctx.source;
-  s << "__kernel void " << name << "(__global const " << T << "* restrict A, __global const " << T
+  const std::string kernel = splits > 1 ? name + "_partial" : name;
+  const std::string k_first = splits > 1 ? "k_first" : "0", k_last = splits > 1 ? "k_last" : Ks;
+  s << "__kernel void " << kernel << "(__global const " << T << "* restrict A, __global const " << T
     << "* restrict Bm, __global " << T << "* restrict C" << epilogue_params << ") {\n"
-    << "  const " << I << " gid = (" << I << ")get_global_id(0);\n"
-    << "  if (gid >= " << total << ") return;\n"
+    << "  const " << I << " id = (" << I << ")get_global_id(0);\n"
+    << "  if (id >= " << splits * total << ") return;\n"
+    << "  const " << I << " split = id / " << total << ", gid = id % " << total << ";\n"
+    << (splits > 1
+            ? "  const " + I + " k_first = split * " + std::to_string(span) +
+                  ", k_last = min(k_first + " + std::to_string(span) + ", (" + I + ")" + Ks + ");\n"
+            : std::string())
     << "  const " << I << " b = gid / " << NB * MB << ", r = gid % " << NB * MB << ";\n"
     << "  const " << I << " g = r / " << G * NB << ", o = r % " << G * NB << ";\n"
     << "  const " << I << " rows = min((" << I << ")" << G << ", (" << I << ")" << MB << " - g * "
@@ -147,7 +181,8 @@ void emit_register_blocked(KernelContext& ctx, const FusionGroup& group, const s
     << "  const __global " << T << "* a = A + b * " << M * K << " + row8 * " << (lhs_t ? 8 : 8 * K)
     << ";\n"
     << "  const __global " << T << "* bb = Bm + b * " << K * N << " + col8 * " << W << ";\n"
-    << (store_c ? "  __global " + T + "* cb = C + b * " + std::to_string(M * N) + ";\n"
+    << (store_c ? "  __global " + T + "* cb = C + (split * " + std::to_string(B) + " + b) * " +
+                      std::to_string(M * N) + ";\n"
                 : std::string())
     << "  const " << I << " c = row8 * " << 8 * N << " + col8 * " << W << ";  // in C[b]\n"
     << "  if (row8 * 8 + 8 <= " << Ms << " && col8 * " << W << " + " << W << " <= " << Ns
@@ -163,7 +198,8 @@ void emit_register_blocked(KernelContext& ctx, const FusionGroup& group, const s
       s << " }\n";
     }
   };
-  s << "    for (" << I << " k = 0; k < " << k_safe << "; ++k) {\n";
+  s << "    for (" << I << " k = " << k_first << "; k < "
+    << (narrow ? std::to_string(k_safe) : k_last) << "; ++k) {\n";
   for (int v = 0; v < V; ++v)
     s << "      const " << TV << " b" << v << " = vload" << VW << "(" << v << ", bb + k * " << Ns
       << ");\n";
@@ -213,19 +249,23 @@ void emit_register_blocked(KernelContext& ctx, const FusionGroup& group, const s
     << "    for (int i = 0; i < 8 && row8 * 8 + i < " << Ms << "; ++i)\n"
     << "      for (int j = 0; j < " << W << " && col8 * " << W << " + j < " << Ns << "; ++j) {\n"
     << "        " << T << " sum = 0;\n"
-    << "        for (" << I << " k = 0; k < " << Ks << "; ++k) sum = fma(" << a_at("i", "k")
-    << ", bb[k * " << Ns << " + j], sum);\n"
+    << "        for (" << I << " k = " << k_first << "; k < " << k_last << "; ++k) sum = fma("
+    << a_at("i", "k") << ", bb[k * " << Ns << " + j], sum);\n"
     << store("        ", false, "c + i * " + Ns + " + j", "sum") << "      }\n"
     << "  }\n"
     << "}\n\n";
 
+  const int c_buffer = ctx.buffer_of.at(group.root);
+  const int partials =
+      splits > 1
+          ? ctx.add_temp(static_cast<std::size_t>(splits * B * M * N) * dtype_size(root.dtype))
+          : c_buffer;
   LaunchPlan launch;
-  launch.kernel = name;
+  launch.kernel = kernel;
   // C is an argument even when nothing stores it: the runtime orders a pooled buffer's users
   // by the launches that name it, so a buffer no launch names would lose that order.
-  launch.args = {ctx.buffer_of.at(root.inputs[0]), ctx.buffer_of.at(root.inputs[1]),
-                 ctx.buffer_of.at(group.root)};
-  launch.writes = {ctx.buffer_of.at(group.root)};
+  launch.args = {ctx.buffer_of.at(root.inputs[0]), ctx.buffer_of.at(root.inputs[1]), partials};
+  launch.writes = {partials};
   if (epilogue) {
     launch.args.insert(launch.args.end(), epilogue_args.begin(), epilogue_args.end());
     launch.args.push_back(ctx.buffer_of.at(epilogue->root));
@@ -234,11 +274,30 @@ void emit_register_blocked(KernelContext& ctx, const FusionGroup& group, const s
   // Work-groups of up to 16, fewer where that leaves a CPU thread without two groups to run
   // (an MLP's last dot has 8 blocks; in one group of 16 one core did all of them).
   const std::size_t per_thread = static_cast<std::size_t>(
-      total / std::max<std::int64_t>(1, 2 * static_cast<std::int64_t>(ctx.caps.compute_units)));
+      splits * total /
+      std::max<std::int64_t>(1, 2 * static_cast<std::int64_t>(ctx.caps.compute_units)));
   launch.local_size = std::clamp<std::size_t>(per_thread, 1, 16);
   launch.local_size = std::min<std::size_t>(launch.local_size, ctx.caps.max_work_group_size);
-  launch.global_size = round_up(static_cast<std::size_t>(total), launch.local_size);
+  launch.global_size = round_up(static_cast<std::size_t>(splits * total), launch.local_size);
   ctx.add_launch(std::move(launch));
+  if (splits == 1) return;
+
+  // The partial Cs summed in split order, one work-item per element of C.
+  s << "__kernel void " << name << "(__global const " << T << "* restrict P, __global " << T
+    << "* restrict C) {\n"
+    << "  const " << I << " gid = (" << I << ")get_global_id(0);\n"
+    << "  if (gid >= " << B * M * N << ") return;\n"
+    << "  " << T << " sum = P[gid];\n"
+    << "  for (int split = 1; split < " << splits << "; ++split) sum += P[split * " << B * M * N
+    << " + gid];\n"
+    << "  C[gid] = sum;\n"
+    << "}\n\n";
+  LaunchPlan sum;
+  sum.kernel = name;
+  sum.args = {partials, c_buffer};
+  sum.writes = {c_buffer};
+  sum.global_size = static_cast<std::size_t>(B * M * N);
+  ctx.add_launch(std::move(sum));
 }
 
 // The rhs stored [B, N, K] (dY W^T) on CPUs: rows of A and rows of B^T both run along K, so
@@ -466,6 +525,7 @@ bool dot_epilogue_fits(const KernelContext& ctx, const FusionGroup& dot,
       out.dtype != DType::F32 || out.shape.empty() || out.shape.back() != root.shape.back() ||
       num_elements(out.shape) != num_elements(root.shape))
     return false;
+  if (k_splits(ctx, root) > 1) return false;  // the sum of the partials stores C
   const int d_buffer = ctx.buffer_of.at(dot.root);
   auto is_dot = [&](ValueId v) { return ctx.buffer_of.at(v) == d_buffer; };
   if (std::none_of(epilogue.inputs.begin(), epilogue.inputs.end(), is_dot)) return false;

@@ -230,6 +230,61 @@ void emit_reduce_kernel(KernelContext& ctx, const FusionGroup& group, const std:
   // CPUs keep one work-item per output and unroll instead.
   const bool cooperative = !two_stage && innermost && reduced >= 128 && ctx.caps.is_gpu;
   const bool unrolled_serial = !two_stage && innermost && reduced >= 64 && !ctx.caps.is_gpu;
+  // An outer-axis reduction to few outputs over many elements (a bias gradient, [rows, 64] ->
+  // [64]) would run as one work-group on one CPU thread. Its elements are split into `splits`
+  // contiguous ranges instead, each a row of work-items (neighbours still read neighbouring
+  // elements), and one work-item per output folds the ranges' partials in order.
+  const std::int64_t splits =
+      !ctx.caps.is_gpu && !innermost && !two_stage && !rop.is_arg() && outputs < 2048
+          ? std::clamp<std::int64_t>(reduced / 2048, 1, 64)
+          : 1;
+  if (splits > 1) {
+    const std::int64_t span = (reduced + splits - 1) / splits;
+    const std::int64_t row = static_cast<std::int64_t>(
+        round_up(static_cast<std::size_t>(outputs),
+                 std::min<std::size_t>(64, ctx.caps.max_work_group_size)));
+    const int partial =
+        ctx.add_temp(static_cast<std::size_t>(splits * outputs) * dtype_size(partial_dtype(rop.t)));
+    LaunchPlan stage1;
+    stage1.kernel = name + "_partial";
+    std::string params = kernel_params(stage1);
+    stage1.args.push_back(partial);
+    stage1.writes.push_back(partial);
+    ExprEmitter emit = make_emitter();
+    Index out{"o", {}, root.shape};
+    emit.dims_of(out);
+    std::string head = emit.take_code();
+    fold(emit, out, "r");
+    ctx.source << "__kernel void " << stage1.kernel << "(" << params << "__global "
+               << cl_storage_type(partial_dtype(rop.t)) << "* restrict partial) {\n  const "
+               << idx_t << " gid = (" << idx_t << ")get_global_id(0);\n  const " << idx_t
+               << " o = gid % " << row << ", split = gid / " << row << ";\n  if (o >= " << outputs
+               << " || split >= " << splits << ") return;\n"
+               << head << init << "  const " << idx_t << " last = min((split + 1) * " << span
+               << ", (" << idx_t << ")" << reduced << ");\n  for (" << idx_t << " r = split * "
+               << span << "; r < last; ++r) {\n"
+               << emit.take_code() << "  }\n  partial[split * " << outputs << " + o] = acc;\n}\n\n";
+    stage1.local_size = std::min<std::size_t>(64, ctx.caps.max_work_group_size);
+    stage1.global_size = static_cast<std::size_t>(splits * row);
+    ctx.add_launch(std::move(stage1));
+
+    LaunchPlan stage2;
+    stage2.kernel = name;
+    stage2.args = {partial, out_buffer};
+    stage2.writes = {out_buffer};
+    ctx.source << "__kernel void " << name << "(__global const "
+               << cl_storage_type(partial_dtype(rop.t)) << "* restrict partial, __global "
+               << out_store_t << "* restrict out) {\n  const " << idx_t << " gid = (" << idx_t
+               << ")get_global_id(0);\n  if (gid >= " << outputs << ") return;\n"
+               << init << "  for (" << idx_t << " s = 0; s < " << splits << "; ++s) acc = "
+               << rop.combine("acc", "partial[s * " + std::to_string(outputs) + " + gid]")
+               << ";\n  " << cl_store(root.dtype, "out", "gid", result_expr("acc", "acc_i"))
+               << "\n}\n\n";
+    stage2.local_size = std::min<std::size_t>(64, ctx.caps.max_work_group_size);
+    stage2.global_size = round_up(static_cast<std::size_t>(outputs), stage2.local_size);
+    ctx.add_launch(std::move(stage2));
+    return;
+  }
   if (!two_stage && !cooperative) {
     LaunchPlan launch;
     launch.kernel = name;

@@ -311,16 +311,41 @@ void emit_privatised(KernelContext& ctx, const Node& n, const Geometry& geo,
     << "  __global " << S << "* restrict copy = scratch + get_global_id(0) * " << str(out_count)
     << ";\n"
     << "  for (long i = 0; i < " << str(out_count) << "; ++i) "
-    << cl_store(n.dtype, "copy", "i", identity) << "\n"
-    << "  const long first = get_global_id(0) * " << str(share) << ";\n"
-    << "  const long end = min(first + " << str(share) << ", " << str(count) << ");\n"
-    << "  for (long q = first; q < end; ++q) {\n"
-    << update_target(geo, "q", "    ") << "    if (in_bounds) "
-    << cl_store(n.dtype, "copy", "target",
-                combined(cl_load(n.dtype, "copy", "target"), cl_load(n.dtype, "upd", "q")))
-    << "\n"
-    << "  }\n"
-    << "}\n\n";
+    << cl_store(n.dtype, "copy", "i", identity) << "\n";
+  // Where the updates' last axis is a window along the result's last axis (a segment sum of
+  // feature rows), each update row lands on contiguous result elements: its index is read once
+  // and the row combined as a contiguous loop the compiler vectorises.
+  const std::int64_t row =
+      !geo.window.empty() &&
+              geo.window.back() == static_cast<std::int64_t>(geo.operand.size()) - 1 &&
+              geo.a.update_window_dims.back() == static_cast<std::int64_t>(geo.updates.size()) - 1
+          ? geo.updates.back()
+          : 1;
+  if (row > 1) {
+    const std::int64_t rows = count / row, row_share = (rows + copies - 1) / copies;
+    s << "  const long first = get_global_id(0) * " << str(row_share) << ";\n"
+      << "  const long end = min(first + " << str(row_share) << ", " << str(rows) << ");\n"
+      << "  for (long r = first; r < end; ++r) {\n"
+      << "    const long q = r * " << str(row) << ";\n"
+      << update_target(geo, "q", "    ") << "    if (!in_bounds) continue;\n"
+      << "    for (long j = 0; j < " << str(row) << "; ++j) "
+      << cl_store(
+             n.dtype, "copy", "target + j",
+             combined(cl_load(n.dtype, "copy", "target + j"), cl_load(n.dtype, "upd", "q + j")))
+      << "\n"
+      << "  }\n"
+      << "}\n\n";
+  } else {
+    s << "  const long first = get_global_id(0) * " << str(share) << ";\n"
+      << "  const long end = min(first + " << str(share) << ", " << str(count) << ");\n"
+      << "  for (long q = first; q < end; ++q) {\n"
+      << update_target(geo, "q", "    ") << "    if (in_bounds) "
+      << cl_store(n.dtype, "copy", "target",
+                  combined(cl_load(n.dtype, "copy", "target"), cl_load(n.dtype, "upd", "q")))
+      << "\n"
+      << "  }\n"
+      << "}\n\n";
+  }
   s << "__kernel void " << name << "(__global const " << S << "* restrict x, __global const " << S
     << "* restrict scratch, __global " << S << "* restrict out) {\n"
     << "  const long gid = get_global_id(0);\n"
