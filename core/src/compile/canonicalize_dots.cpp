@@ -25,10 +25,13 @@ std::int64_t product(const Shape& s, const Ints& dims) {
   return p;
 }
 
-bool is_identity(const Ints& order) {
-  for (std::size_t i = 0; i < order.size(); ++i)
-    if (order[i] != static_cast<std::int64_t>(i)) return false;
-  return true;
+// Whether bringing a value of `shape` into `order` moves elements (a transpose that moves
+// only dims of size 1 keeps them in order).
+bool moves_elements(const Shape& shape, const Ints& order) {
+  Ints moved;
+  for (auto d : order)
+    if (shape[d] != 1) moved.push_back(d);
+  return !std::is_sorted(moved.begin(), moved.end());
 }
 
 // Appends transpose (when not the identity) and reshape nodes bringing `operand` into
@@ -37,11 +40,7 @@ ValueId arrange(Graph& g, ValueId operand, const Ints& order, const Shape& targe
                 const OpOrigin& origin) {
   const Node src = g.node(operand);
   ValueId v = operand;
-  // A transpose that moves only dims of size 1 keeps the elements in order: a reshape does.
-  Ints moved;
-  for (auto d : order)
-    if (src.shape[d] != 1) moved.push_back(d);
-  if (!std::is_sorted(moved.begin(), moved.end())) {
+  if (moves_elements(src.shape, order)) {
     Node t;
     t.op = OpKind::Transpose;
     t.dtype = src.dtype;
@@ -116,16 +115,23 @@ Graph canonicalize_dots_flat(Graph graph) {
     Ints rorder = rb;
     rorder.insert(rorder.end(), rc.begin(), rc.end());
     rorder.insert(rorder.end(), rf.begin(), rf.end());
-    // A vector times a matrix stored [N, K] (x @ W.T, a decoder's tied logits): computing the
-    // transposed product W x instead reads W as it is stored, where [B, K, N] would copy all of
-    // W into a transpose first (C's layout is the same, one of its dims being 1).
+    // Either C = A B or C^T = B^T A^T is computed, whichever copies fewer elements into
+    // transposes: a vector times a matrix stored [N, K] (x @ W.T, a decoder's tied logits) reads
+    // W as it is stored, and a weight gradient X^T G over many rows transposes the narrow X
+    // rather than the wide G. C^T costs a transpose of C back, unless one of its dims is 1.
     Ints swapped_rorder = rb;
     swapped_rorder.insert(swapped_rorder.end(), rf.begin(), rf.end());
     swapped_rorder.insert(swapped_rorder.end(), rc.begin(), rc.end());
-    const bool swap = M == 1 && N > 1 && !is_identity(rorder) && is_identity(swapped_rorder);
     Ints lorder_swapped = lb;
     lorder_swapped.insert(lorder_swapped.end(), lc.begin(), lc.end());
     lorder_swapped.insert(lorder_swapped.end(), lf.begin(), lf.end());
+    const std::int64_t lsize = num_elements(ls), rsize = num_elements(rs);
+    const std::int64_t direct_cost =
+        (moves_elements(ls, lorder) ? lsize : 0) + (moves_elements(rs, rorder) ? rsize : 0);
+    const std::int64_t swapped_cost = (moves_elements(rs, swapped_rorder) ? rsize : 0) +
+                                      (moves_elements(ls, lorder_swapped) ? lsize : 0) +
+                                      (M > 1 && N > 1 ? B * M * N : 0);
+    const bool swap = swapped_cost < direct_cost;
     ValueId lhs = swap ? arrange(out, n.inputs[1], swapped_rorder, {B, N, K}, n.origin)
                        : arrange(out, n.inputs[0], lorder, {B, M, K}, n.origin);
     ValueId rhs = swap ? arrange(out, n.inputs[0], lorder_swapped, {B, K, M}, n.origin)
@@ -138,6 +144,16 @@ Graph canonicalize_dots_flat(Graph graph) {
     dot.attrs = kBatchedMatmul.write();
     dot.origin = n.origin;
     ValueId d = out.add(std::move(dot));
+    if (swap && M > 1 && N > 1) {
+      Node t;
+      t.op = OpKind::Transpose;
+      t.dtype = n.dtype;
+      t.shape = {B, M, N};
+      t.inputs = {d};
+      t.attrs = TransposeAttrs{{0, 2, 1}}.write();
+      t.origin = n.origin;
+      d = out.add(std::move(t));
+    }
     if (n.shape != out.node(d).shape) {
       Node r;
       r.op = OpKind::Reshape;
