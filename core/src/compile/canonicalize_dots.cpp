@@ -1,6 +1,9 @@
 #include <algorithm>
+#include <map>
 #include <numeric>
+#include <tuple>
 
+#include "compile/loop_invariants.h"
 #include "weft/compile/fusion.h"
 #include "weft/ir/op_attrs.h"
 #include "weft/ir/walk.h"
@@ -90,15 +93,30 @@ bool is_canonical_dot(const Node& n) {
 
 namespace {
 
-Graph canonicalize_dots_flat(Graph graph) {
+// `invariant`: per node, whether it is the same in every iteration of the loop whose body
+// `graph` is (empty elsewhere); transposing such an operand costs nothing, as loop-invariant
+// code motion moves the transpose out of the loop.
+Graph canonicalize_dots_flat(Graph graph, const std::vector<bool>& invariant) {
   Graph out;
   out.name = graph.name;
   std::vector<ValueId> remap(graph.nodes.size(), -1);
+  std::vector<bool> out_invariant;  // per node of `out`
+  // Several dots reading one operand in one order (a backward step's gradient) share its copy.
+  std::map<std::tuple<ValueId, Ints, Shape>, ValueId> arranged;
+  auto arrange_once = [&](ValueId operand, const Ints& order, const Shape& target,
+                          const OpOrigin& origin) {
+    const auto key = std::make_tuple(operand, order, target);
+    const auto at = arranged.find(key);
+    if (at != arranged.end()) return at->second;
+    return arranged[key] = arrange(out, operand, order, target, origin);
+  };
   for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
     Node n = std::move(graph.nodes[i]);
     for (auto& in : n.inputs) in = remap[in];
     if (n.op != OpKind::DotGeneral || is_canonical_dot(n)) {
       remap[i] = out.add(std::move(n));
+      out_invariant.resize(out.nodes.size(), false);
+      out_invariant[static_cast<std::size_t>(remap[i])] = i < invariant.size() && invariant[i];
       continue;
     }
     auto [lc, rc, lb, rb] = DotGeneralAttrs::read(n.attrs);
@@ -125,17 +143,21 @@ Graph canonicalize_dots_flat(Graph graph) {
     Ints lorder_swapped = lb;
     lorder_swapped.insert(lorder_swapped.end(), lc.begin(), lc.end());
     lorder_swapped.insert(lorder_swapped.end(), lf.begin(), lf.end());
-    const std::int64_t lsize = num_elements(ls), rsize = num_elements(rs);
+    auto copies = [&](ValueId operand, const Shape& shape, const Ints& order) -> std::int64_t {
+      const auto at = static_cast<std::size_t>(operand);
+      const bool hoisted = at < out_invariant.size() && out_invariant[at];
+      return moves_elements(shape, order) && !hoisted ? num_elements(shape) : 0;
+    };
     const std::int64_t direct_cost =
-        (moves_elements(ls, lorder) ? lsize : 0) + (moves_elements(rs, rorder) ? rsize : 0);
-    const std::int64_t swapped_cost = (moves_elements(rs, swapped_rorder) ? rsize : 0) +
-                                      (moves_elements(ls, lorder_swapped) ? lsize : 0) +
+        copies(n.inputs[0], ls, lorder) + copies(n.inputs[1], rs, rorder);
+    const std::int64_t swapped_cost = copies(n.inputs[1], rs, swapped_rorder) +
+                                      copies(n.inputs[0], ls, lorder_swapped) +
                                       (M > 1 && N > 1 ? B * M * N : 0);
     const bool swap = swapped_cost < direct_cost;
-    ValueId lhs = swap ? arrange(out, n.inputs[1], swapped_rorder, {B, N, K}, n.origin)
-                       : arrange(out, n.inputs[0], lorder, {B, M, K}, n.origin);
-    ValueId rhs = swap ? arrange(out, n.inputs[0], lorder_swapped, {B, K, M}, n.origin)
-                       : arrange(out, n.inputs[1], rorder, {B, K, N}, n.origin);
+    ValueId lhs = swap ? arrange_once(n.inputs[1], swapped_rorder, {B, N, K}, n.origin)
+                       : arrange_once(n.inputs[0], lorder, {B, M, K}, n.origin);
+    ValueId rhs = swap ? arrange_once(n.inputs[0], lorder_swapped, {B, K, M}, n.origin)
+                       : arrange_once(n.inputs[1], rorder, {B, K, N}, n.origin);
     Node dot;
     dot.op = OpKind::DotGeneral;
     dot.dtype = n.dtype;
@@ -164,6 +186,7 @@ Graph canonicalize_dots_flat(Graph graph) {
       d = out.add(std::move(r));
     }
     remap[i] = d;
+    out_invariant.resize(out.nodes.size(), false);
   }
   for (ValueId p : graph.params) out.params.push_back(remap[p]);
   for (ValueId o : graph.outputs) out.outputs.push_back(remap[o]);
@@ -172,9 +195,26 @@ Graph canonicalize_dots_flat(Graph graph) {
 
 }  // namespace
 
+namespace {
+
+// Regions first, each loop body knowing which of its values are loop-invariant.
+Graph canonicalize_nested(Graph graph, const std::vector<bool>& invariant) {
+  for (Node& n : graph.nodes)
+    for (std::size_t k = 0; k < n.regions.size(); ++k) {
+      const std::vector<bool> inner = loop_body_invariants(n, k);
+      n.regions[k] = canonicalize_nested(std::move(n.regions[k]), inner);
+    }
+  std::vector<std::shared_ptr<const HostCallback>> callbacks = graph.callbacks;
+  Graph out = canonicalize_dots_flat(std::move(graph), invariant);
+  out.callbacks = std::move(callbacks);
+  return out;
+}
+
+}  // namespace
+
 Graph canonicalize_dots(const Graph& graph) {
   // Transposes folded into dots are left without users.
-  return eliminate_dead_code(rewrite_graphs(graph, canonicalize_dots_flat));
+  return eliminate_dead_code(canonicalize_nested(graph, {}));
 }
 
 }  // namespace weft
