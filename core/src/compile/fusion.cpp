@@ -112,15 +112,16 @@ struct Planner {
           }
         }
       }
-      // A dot reads each operand element many times: operands must be buffers. A reshape of
-      // a parameter or of another kernel's result already is one, viewed with another shape.
+      // A dot reads each operand element many times: operands must be buffers. A reshape is a
+      // view of its operand's buffer, so the operand is stored instead (the same elements), and
+      // other kernels reading it read that buffer rather than copying the reshape.
       if (node.op == OpKind::DotGeneral)
         for (ValueId in : node.inputs) {
-          if (is_param[in] || is_root[in]) continue;
+          if (is_param[in] || is_root[in] || alias_of[in] >= 0) continue;
           const Node& operand = g.nodes[in];
-          const bool view = operand.op == OpKind::Reshape &&
-                            (is_param[operand.inputs[0]] || is_root[operand.inputs[0]]);
-          if (view) {
+          if (operand.op == OpKind::Reshape && alias_of[operand.inputs[0]] < 0) {
+            if (!is_param[operand.inputs[0]] && !is_root[operand.inputs[0]])
+              make_root(operand.inputs[0], "a dot_general reads it through a reshape");
             alias_of[in] = operand.inputs[0];
           } else {
             make_root(in, "it is a dot_general operand (read many times per element)");
