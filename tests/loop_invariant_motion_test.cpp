@@ -134,8 +134,8 @@ TEST(LoopInvariantMotion, ConstantsAndVaryingWorkStay) {
   EXPECT_EQ(after, g) << print_graph(after);
 }
 
-// On the device, through jit: a scan and a fori_loop whose bodies read a closed-over matrix
-// through a transpose, a reduction and a dot, checked against the interpreter.
+// On the device, through jit: a scan, a fori_loop and a while loop whose bodies read a closed-over
+// matrix through a transpose, a reduction and a dot, checked against the interpreter.
 TEST(LoopInvariantMotion, DeviceResultsMatchTheInterpreter) {
   auto fn = [](const Arrays& in) {
     const Array& w = in[1];
@@ -151,7 +151,14 @@ TEST(LoopInvariantMotion, DeviceResultsMatchTheInterpreter) {
           return np::tanh(np::matmul(w, v) + np::sum(np::exp(w), {0}));
         },
         in[2]);
-    return Arrays{c, ys, f};
+    // A while loop with a trip count read on the device.
+    const auto [n, v] =
+        lax::while_loop([](const std::pair<Array, Array>& s) { return s.first < 3; },
+                        [&](const std::pair<Array, Array>& s) {
+                          return std::make_pair(s.first + 1, s.second + np::sum(np::tanh(w), {1}));
+                        },
+                        std::make_pair(Array::scalar_int(0), in[2]));
+    return Arrays{c, ys, f, n, v};
   };
   std::mt19937 rng(3);
   EXPECT_EQ(
