@@ -104,8 +104,8 @@ TEST(PipelineDump, WritesOneNumberedFilePerPassInPassOrder) {
   const fs::path function_dir = dir.path() / "print_and_chain-1";
   ASSERT_TRUE(fs::is_directory(function_dir)) << function_dir;
   const std::vector<std::string> expected = {
-      "01-traced.txt", "02-effect-tokens.txt", "03-dce.txt",  "04-canonical-dots.txt",
-      "05-fusion.txt", "06-schedule.txt",      "07-opencl.cl"};
+      "01-traced.txt",          "02-effect-tokens.txt", "03-dce.txt",      "04-canonical-dots.txt",
+      "05-loop-invariants.txt", "06-fusion.txt",        "07-schedule.txt", "08-opencl.cl"};
   ASSERT_EQ(sorted_names(function_dir), expected);
   for (std::size_t i = 0; i + 1 < expected.size(); ++i) {
     const std::string text = read_file(function_dir / expected[i]);
@@ -120,13 +120,13 @@ TEST(PipelineDump, WritesOneNumberedFilePerPassInPassOrder) {
   EXPECT_EQ(read_file(function_dir / "01-traced.txt").find("token"), std::string::npos);
   EXPECT_NE(read_file(function_dir / "02-effect-tokens.txt").find("token"), std::string::npos);
   // The chain is one kernel; the schedule lists it beside the print's host step.
-  EXPECT_NE(read_file(function_dir / "05-fusion.txt").find("function, fusion groups: 1"),
+  EXPECT_NE(read_file(function_dir / "06-fusion.txt").find("function, fusion groups: 1"),
             std::string::npos);
-  const std::string schedule = read_file(function_dir / "06-schedule.txt");
+  const std::string schedule = read_file(function_dir / "07-schedule.txt");
   EXPECT_NE(schedule.find("host node"), std::string::npos) << schedule;
   EXPECT_NE(schedule.find("kernel 0"), std::string::npos) << schedule;
   // The last file is the program the device built.
-  const std::string source = read_file(function_dir / "07-opencl.cl");
+  const std::string source = read_file(function_dir / "08-opencl.cl");
   EXPECT_NE(source.find("__kernel"), std::string::npos);
   EXPECT_EQ(source, f.lower(vec({0, 1})).compile()->info().source);
 }
@@ -165,9 +165,10 @@ TEST(PipelineDump, AnUnwritableDirectoryWarnsOnceAndTheProgramRuns) {
 }
 
 TEST(Pipeline, PassesAreNumberedInTheOrderTheyRun) {
-  const Pass passes[] = {Pass::Traced, Pass::EffectTokens, Pass::DeadCode,      Pass::CanonicalDots,
-                         Pass::Fusion, Pass::Schedule,     Pass::CodeGeneration};
-  for (int i = 0; i < 7; ++i) EXPECT_EQ(pass_number(passes[i]), i + 1) << pass_name(passes[i]);
+  const Pass passes[] = {Pass::Traced,        Pass::EffectTokens,   Pass::DeadCode,
+                         Pass::CanonicalDots, Pass::LoopInvariants, Pass::Fusion,
+                         Pass::Schedule,      Pass::CodeGeneration};
+  for (int i = 0; i < 8; ++i) EXPECT_EQ(pass_number(passes[i]), i + 1) << pass_name(passes[i]);
 }
 
 }  // namespace

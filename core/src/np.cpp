@@ -247,42 +247,84 @@ Array argmin(const Array& x, std::optional<std::int64_t> axis, bool keepdims,
 
 namespace {
 
-// matmul of operands that already share a dtype.
+// A batch dim one matmul operand lacks (the other has more dims).
+constexpr std::int64_t kAbsent = -1;
+
+// matmul of operands that already share a dtype, staged as jnp.matmul stages it: a batch dim
+// only one operand has (or where the other's is 1) becomes a free dim of the dot rather than a
+// broadcast batch dim, so x[..., K] @ W[K, N] is one [prod(...), K] x [K, N] product that reads
+// W once (and its gradient contracts over the leading dims) instead of a batch of copies of W.
 Array matmul_as(const Array& x, const Array& y, const std::source_location& loc) {
-  Array a = x, b = y;
-  const bool vec_a = a.ndim() == 1, vec_b = b.ndim() == 1;
-  if (vec_a) a = lax::reshape(a, {1, a.shape()[0]}, loc);
-  if (vec_b) b = lax::reshape(b, {b.shape()[0], 1}, loc);
-  const Shape& sa = a.shape();
-  const Shape& sb = b.shape();
-  if (sa.back() != sb[sb.size() - 2])
+  const bool a_is_mat = x.ndim() > 1, b_is_mat = y.ndim() > 1;
+  const Shape& sa = x.shape();
+  const Shape& sb = y.shape();
+  const std::int64_t b_inner = b_is_mat ? sb[sb.size() - 2] : sb[0];
+  if (sa.back() != b_inner)
     throw ShapeError("matmul: inner dimensions differ: " + shape_to_string(x.shape()) + " @ " +
                      shape_to_string(y.shape()) + " at " + loc_str(loc));
-  Shape batch_a(sa.begin(), sa.end() - 2), batch_b(sb.begin(), sb.end() - 2);
-  Shape batch = broadcast_shapes(batch_a, batch_b, "matmul");
-  auto with_batch = [&](const Array& v, const Shape& s) {
-    Shape full = batch;
-    full.insert(full.end(), s.end() - 2, s.end());
-    return bcast(v, full, loc);
+  const Shape batch_a = a_is_mat ? Shape(sa.begin(), sa.end() - 2) : Shape{};
+  const Shape batch_b = b_is_mat ? Shape(sb.begin(), sb.end() - 2) : Shape{};
+  broadcast_shapes(batch_a, batch_b, "matmul");  // names incompatible batch dims
+  const std::size_t nb = std::max(batch_a.size(), batch_b.size());
+  auto padded = [nb](const Shape& s) {
+    Shape p(nb - s.size(), kAbsent);
+    p.insert(p.end(), s.begin(), s.end());
+    return p;
   };
-  a = with_batch(a, sa);
-  b = with_batch(b, sb);
-  const auto nb = static_cast<std::int64_t>(batch.size());
+  const Shape pa = padded(batch_a), pb = padded(batch_b);
+  // Where each dim of the dot's result (batch, then x's free, then y's free) goes in matmul's.
+  std::vector<std::int64_t> idx_batch, idx_a_other, idx_b_other;
+  Shape a_kept, b_kept;  // the operands' shapes with squeezed batch dims of size 1 removed
   lax::DotDims dims;
-  for (std::int64_t i = 0; i < nb; ++i) {
-    dims.lhs_batch.push_back(i);
-    dims.rhs_batch.push_back(i);
+  std::size_t a_pos = 0, b_pos = 0;  // dims of each operand seen so far, after squeezing
+  for (std::size_t i = 0; i < nb; ++i) {
+    const auto at = static_cast<std::int64_t>(i);
+    const std::int64_t ba = pa[i], bb = pb[i];
+    if (ba == kAbsent) {
+      idx_b_other.push_back(at);
+      b_kept.push_back(bb), ++b_pos;
+    } else if (bb == kAbsent) {
+      idx_a_other.push_back(at);
+      a_kept.push_back(ba), ++a_pos;
+    } else if (ba == 1) {
+      idx_b_other.push_back(at);
+      b_kept.push_back(bb), ++b_pos;
+    } else if (bb == 1) {
+      idx_a_other.push_back(at);
+      a_kept.push_back(ba), ++a_pos;
+    } else {  // equal, as broadcast_shapes checked
+      dims.lhs_batch.push_back(static_cast<std::int64_t>(a_pos++));
+      dims.rhs_batch.push_back(static_cast<std::int64_t>(b_pos++));
+      a_kept.push_back(ba);
+      b_kept.push_back(bb);
+      idx_batch.push_back(at);
+    }
   }
-  dims.lhs_contracting = {nb + 1};
-  dims.rhs_contracting = {nb};
-  Array r = lax::dot_general(a, b, dims, loc);
-  if (vec_a || vec_b) {
-    Shape s = batch;
-    if (!vec_a) s.push_back(sa[sa.size() - 2]);
-    if (!vec_b) s.push_back(sb.back());
-    r = lax::reshape(r, s, loc);
+  if (a_is_mat) {
+    idx_a_other.push_back(static_cast<std::int64_t>(nb));
+    a_kept.push_back(sa[sa.size() - 2]);
   }
-  return r;
+  a_kept.push_back(sa.back());
+  if (b_is_mat) {
+    idx_b_other.push_back(static_cast<std::int64_t>(nb) + (a_is_mat ? 1 : 0));
+    b_kept.push_back(sb[sb.size() - 2]);
+  }
+  b_kept.push_back(sb.back());
+  const Array a = a_kept == sa ? x : lax::reshape(x, a_kept, loc);
+  const Array b = b_kept == sb ? y : lax::reshape(y, b_kept, loc);
+  dims.lhs_contracting = {static_cast<std::int64_t>(a_kept.size()) - 1};
+  dims.rhs_contracting = {static_cast<std::int64_t>(b_kept.size()) - 1 - (b_is_mat ? 1 : 0)};
+  const Array r = lax::dot_general(a, b, dims, loc);
+  std::vector<std::int64_t> order = idx_batch;
+  order.insert(order.end(), idx_a_other.begin(), idx_a_other.end());
+  order.insert(order.end(), idx_b_other.begin(), idx_b_other.end());
+  Axes perm(order.size());  // argsort of order
+  for (std::size_t i = 0; i < order.size(); ++i)
+    perm[static_cast<std::size_t>(order[i])] = static_cast<std::int64_t>(i);
+  bool identity = true;
+  for (std::size_t i = 0; i < perm.size(); ++i)
+    identity = identity && perm[i] == static_cast<std::int64_t>(i);
+  return identity ? r : lax::transpose(r, perm, loc);
 }
 
 }  // namespace

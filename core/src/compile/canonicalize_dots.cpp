@@ -3,6 +3,7 @@
 #include <numeric>
 #include <tuple>
 
+#include "compile/loop_invariants.h"
 #include "weft/compile/fusion.h"
 #include "weft/ir/op_attrs.h"
 #include "weft/ir/walk.h"
@@ -27,10 +28,13 @@ std::int64_t product(const Shape& s, const Ints& dims) {
   return p;
 }
 
-bool is_identity(const Ints& order) {
-  for (std::size_t i = 0; i < order.size(); ++i)
-    if (order[i] != static_cast<std::int64_t>(i)) return false;
-  return true;
+// Whether bringing a value of `shape` into `order` moves elements (a transpose that moves
+// only dims of size 1 keeps them in order).
+bool moves_elements(const Shape& shape, const Ints& order) {
+  Ints moved;
+  for (auto d : order)
+    if (shape[d] != 1) moved.push_back(d);
+  return !std::is_sorted(moved.begin(), moved.end());
 }
 
 // Whether bringing dims of `shape` into `order` moves elements (dims of size 1 move none).
@@ -161,11 +165,19 @@ std::vector<bool> swap_transposed_dots(Graph& graph) {
   return forwarded;
 }
 
-Graph canonicalize_dots_flat(Graph graph) {
+// `invariant`: per node, whether it is the same in every iteration of the loop whose body
+// `graph` is (empty elsewhere); transposing such an operand costs nothing, as loop-invariant
+// code motion moves the transpose out of the loop.
+Graph canonicalize_dots_flat(Graph graph, const std::vector<bool>& invariant) {
   Graph out;
   out.name = graph.name;
   std::vector<ValueId> remap(graph.nodes.size(), -1);
+  std::vector<bool> out_invariant;  // per node of `out`
   Arranged arranged;
+  auto arrange_once = [&](ValueId operand, const Ints& order, const Shape& target,
+                          const OpOrigin& origin) {
+    return arrange(out, arranged, operand, order, target, origin);
+  };
   const std::vector<bool> forwarded = swap_transposed_dots(graph);
   for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
     if (forwarded[i]) {
@@ -176,6 +188,8 @@ Graph canonicalize_dots_flat(Graph graph) {
     for (auto& in : n.inputs) in = remap[in];
     if (n.op != OpKind::DotGeneral || is_canonical_dot(n)) {
       remap[i] = out.add(std::move(n));
+      out_invariant.resize(out.nodes.size(), false);
+      out_invariant[static_cast<std::size_t>(remap[i])] = i < invariant.size() && invariant[i];
       continue;
     }
     auto [lc, rc, lb, rb] = DotGeneralAttrs::read(n.attrs);
@@ -192,30 +206,47 @@ Graph canonicalize_dots_flat(Graph graph) {
     Ints rorder = rb;
     rorder.insert(rorder.end(), rc.begin(), rc.end());
     rorder.insert(rorder.end(), rf.begin(), rf.end());
-    // A vector times a matrix stored [N, K] (x @ W.T, a decoder's tied logits): computing the
-    // transposed product W x instead reads W as it is stored, where [B, K, N] would copy all of
-    // W into a transpose first (C's layout is the same, one of its dims being 1).
+    // Either C = A B or C^T = B^T A^T is computed, whichever copies fewer elements into
+    // transposes: a vector times a matrix stored [N, K] (x @ W.T, a decoder's tied logits) reads
+    // W as it is stored, and a weight gradient X^T G over many rows transposes the narrow X
+    // rather than the wide G. C^T costs a transpose of C back, unless one of its dims is 1.
     Ints swapped_rorder = rb;
     swapped_rorder.insert(swapped_rorder.end(), rf.begin(), rf.end());
     swapped_rorder.insert(swapped_rorder.end(), rc.begin(), rc.end());
-    const bool swap = M == 1 && N > 1 && !is_identity(rorder) && is_identity(swapped_rorder);
     Ints lorder_swapped = lb;
     lorder_swapped.insert(lorder_swapped.end(), lc.begin(), lc.end());
     lorder_swapped.insert(lorder_swapped.end(), lf.begin(), lf.end());
-    // An lhs stored [B, K, M], or else an rhs stored [B, N, K] (dY W^T, the gradient through a
-    // dense layer), is read as it is (the kernels for f16 and bf16 do not read them so).
-    const bool lhs_transposed = !swap && !is_half_float(n.dtype) && moves_elements(ls, lorder) &&
-                                !moves_elements(ls, lorder_swapped);
-    const bool rhs_transposed = !swap && !lhs_transposed && !is_half_float(n.dtype) &&
-                                moves_elements(rs, rorder) && !moves_elements(rs, swapped_rorder);
-    ValueId lhs = swap ? arrange(out, arranged, n.inputs[1], swapped_rorder, {B, N, K}, n.origin)
-                  : lhs_transposed
-                      ? arrange(out, arranged, n.inputs[0], lorder_swapped, {B, K, M}, n.origin)
-                      : arrange(out, arranged, n.inputs[0], lorder, {B, M, K}, n.origin);
-    ValueId rhs = swap ? arrange(out, arranged, n.inputs[0], lorder_swapped, {B, K, M}, n.origin)
-                  : rhs_transposed
-                      ? arrange(out, arranged, n.inputs[1], swapped_rorder, {B, N, K}, n.origin)
-                      : arrange(out, arranged, n.inputs[1], rorder, {B, K, N}, n.origin);
+    auto copies = [&](ValueId operand, const Shape& shape, const Ints& order) -> std::int64_t {
+      const auto at = static_cast<std::size_t>(operand);
+      const bool hoisted = at < out_invariant.size() && out_invariant[at];
+      return moves_elements(shape, order) && !hoisted ? num_elements(shape) : 0;
+    };
+    // The kernels read one operand (not of f16 or bf16) as it is stored where its transpose
+    // would otherwise be copied: an lhs stored [B, K, M] (X^T dY), or else an rhs stored
+    // [B, N, K] (dY W^T, the gradient through a dense layer).
+    const bool reads_transposed = !is_half_float(n.dtype);
+    const bool lhs_readable =
+        reads_transposed && moves_elements(ls, lorder) && !moves_elements(ls, lorder_swapped);
+    const bool rhs_readable =
+        reads_transposed && moves_elements(rs, rorder) && !moves_elements(rs, swapped_rorder);
+    const std::int64_t lhs_cost = copies(n.inputs[0], ls, lorder);
+    const std::int64_t rhs_cost = copies(n.inputs[1], rs, rorder);
+    const std::int64_t direct_cost = lhs_cost + rhs_cost -
+                                     (lhs_readable   ? lhs_cost
+                                      : rhs_readable ? rhs_cost
+                                                     : 0);
+    const std::int64_t swapped_cost = copies(n.inputs[1], rs, swapped_rorder) +
+                                      copies(n.inputs[0], ls, lorder_swapped) +
+                                      (M > 1 && N > 1 ? B * M * N : 0);
+    const bool swap = swapped_cost < direct_cost;
+    const bool lhs_transposed = !swap && lhs_readable;
+    const bool rhs_transposed = !swap && !lhs_transposed && rhs_readable;
+    ValueId lhs = swap             ? arrange_once(n.inputs[1], swapped_rorder, {B, N, K}, n.origin)
+                  : lhs_transposed ? arrange_once(n.inputs[0], lorder_swapped, {B, K, M}, n.origin)
+                                   : arrange_once(n.inputs[0], lorder, {B, M, K}, n.origin);
+    ValueId rhs = swap             ? arrange_once(n.inputs[0], lorder_swapped, {B, K, M}, n.origin)
+                  : rhs_transposed ? arrange_once(n.inputs[1], swapped_rorder, {B, N, K}, n.origin)
+                                   : arrange_once(n.inputs[1], rorder, {B, K, N}, n.origin);
     Node dot;
     dot.op = OpKind::DotGeneral;
     dot.dtype = n.dtype;
@@ -227,6 +258,16 @@ Graph canonicalize_dots_flat(Graph graph) {
                     .write();
     dot.origin = n.origin;
     ValueId d = out.add(std::move(dot));
+    if (swap && M > 1 && N > 1) {
+      Node t;
+      t.op = OpKind::Transpose;
+      t.dtype = n.dtype;
+      t.shape = {B, M, N};
+      t.inputs = {d};
+      t.attrs = TransposeAttrs{{0, 2, 1}}.write();
+      t.origin = n.origin;
+      d = out.add(std::move(t));
+    }
     if (n.shape != out.node(d).shape) {
       Node r;
       r.op = OpKind::Reshape;
@@ -237,6 +278,7 @@ Graph canonicalize_dots_flat(Graph graph) {
       d = out.add(std::move(r));
     }
     remap[i] = d;
+    out_invariant.resize(out.nodes.size(), false);
   }
   for (ValueId p : graph.params) out.params.push_back(remap[p]);
   for (ValueId o : graph.outputs) out.outputs.push_back(remap[o]);
@@ -245,9 +287,26 @@ Graph canonicalize_dots_flat(Graph graph) {
 
 }  // namespace
 
+namespace {
+
+// Regions first, each loop body knowing which of its values are loop-invariant.
+Graph canonicalize_nested(Graph graph, const std::vector<bool>& invariant) {
+  for (Node& n : graph.nodes)
+    for (std::size_t k = 0; k < n.regions.size(); ++k) {
+      const std::vector<bool> inner = loop_body_invariants(n, k);
+      n.regions[k] = canonicalize_nested(std::move(n.regions[k]), inner);
+    }
+  std::vector<std::shared_ptr<const HostCallback>> callbacks = graph.callbacks;
+  Graph out = canonicalize_dots_flat(std::move(graph), invariant);
+  out.callbacks = std::move(callbacks);
+  return out;
+}
+
+}  // namespace
+
 Graph canonicalize_dots(const Graph& graph) {
   // Transposes folded into dots are left without users.
-  return eliminate_dead_code(rewrite_graphs(graph, canonicalize_dots_flat));
+  return eliminate_dead_code(canonicalize_nested(graph, {}));
 }
 
 }  // namespace weft

@@ -42,6 +42,8 @@ const char* pass_name(Pass pass) {
       return "dce";
     case Pass::CanonicalDots:
       return "canonical-dots";
+    case Pass::LoopInvariants:
+      return "loop-invariants";
     case Pass::Fusion:
       return "fusion";
     case Pass::Schedule:
@@ -96,6 +98,13 @@ Lowering lower(const Graph& graph, const PipelineOptions& options) {
     out.graph = canonicalize_dots(*current);
     current = &out.graph;
     dump_graph(Pass::CanonicalDots);
+  }
+  // After dot canonicalisation, so that the transposes it puts before a dot's operands (a
+  // backward scan's transposed weights) move too.
+  if (runs(Pass::LoopInvariants)) {
+    out.graph = hoist_loop_invariants(*current);
+    current = &out.graph;
+    dump_graph(Pass::LoopInvariants);
   }
   if (!runs(Pass::Fusion)) {
     if (current != &out.graph) out.graph = graph;

@@ -62,10 +62,10 @@ std::int64_t k_splits(const KernelContext& ctx, const Node& root) {
 }
 
 // CPUs have no fast local memory to stage tiles through, but wide registers: each work-item
-// keeps an 8xW block of C in registers (eight rows of V vectors of VW lanes) and streams rows
-// of B past it. VW is 16 for f32 where a register holds 16 floats (AVX-512), else 8; V is 2
-// where C is at least two vectors wide, so one broadcast of A feeds two FMAs and each step
-// reads 128 contiguous bytes of B (on AVX-512 that is 16 of the 32 vector registers; 8x32
+// keeps an RxW block of C in registers (R = 8 rows, fewer for shorter C, of V vectors of VW lanes)
+// and streams rows of B past it. VW is 16 for f32 where a register holds 16 floats (AVX-512), else
+// 8; V is 2 where C is at least two vectors wide, so one broadcast of A feeds two FMAs and each
+// step reads 128 contiguous bytes of B (on AVX-512 that is 16 of the 32 vector registers; 8x32
 // blocks reach 205 GFLOP/s on 1024^3 against 196 for 8x16, and read a 64x768x3072 dot's
 // weights from memory in 1.8 ms against 2.4). Blocks that cross the edge of C take a scalar
 // path with bounds checks.
@@ -89,7 +89,11 @@ void emit_register_blocked(KernelContext& ctx, const FusionGroup& group, const s
   const std::int64_t k_safe = narrow ? std::max<std::int64_t>(0, K - (VW - 1) / N) : K;
   const std::string T = cl_type(root.dtype), TV = T + std::to_string(VW);
   ctx.wide_vector_calls |= dtype_size(root.dtype) * VW == 64;  // float16, double8, long8
-  const std::int64_t MB = (M + 7) / 8, NB = (N + W - 1) / W, total = B * MB * NB;
+  // Rows per block: eight, or all of C's rows where it has fewer (a weight gradient W^T G with
+  // four outputs and K in the hundreds of thousands), which the scalar edge path ran at a
+  // fraction of the vector speed.
+  const int R = static_cast<int>(std::clamp<std::int64_t>(M, 1, 8));
+  const std::int64_t MB = (M + R - 1) / R, NB = (N + W - 1) / W, total = B * MB * NB;
   // Work-items run in id order on each CPU thread. Neighbouring ids take up to G row blocks of
   // one column slab of B in turn, so the slab comes from memory once per G row blocks and from
   // cache after: an MLP's 64-row activations read each weight once, where with column blocks
@@ -178,19 +182,19 @@ void emit_register_blocked(KernelContext& ctx, const FusionGroup& group, const s
     << G << ");\n"
     << "  const " << I << " row8 = g * " << G << " + o % rows;\n"
     << "  const " << I << " col8 = o / rows;\n"
-    << "  const __global " << T << "* a = A + b * " << M * K << " + row8 * " << (lhs_t ? 8 : 8 * K)
+    << "  const __global " << T << "* a = A + b * " << M * K << " + row8 * " << (lhs_t ? R : R * K)
     << ";\n"
     << "  const __global " << T << "* bb = Bm + b * " << K * N << " + col8 * " << W << ";\n"
     << (store_c ? "  __global " + T + "* cb = C + (split * " + std::to_string(B) + " + b) * " +
                       std::to_string(M * N) + ";\n"
                 : std::string())
-    << "  const " << I << " c = row8 * " << 8 * N << " + col8 * " << W << ";  // in C[b]\n"
-    << "  if (row8 * 8 + 8 <= " << Ms << " && col8 * " << W << " + " << W << " <= " << Ns
-    << ") {\n";
-  for (int i = 0; i < 8; ++i)
+    << "  const " << I << " c = row8 * " << R * N << " + col8 * " << W << ";  // in C[b]\n"
+    << "  if (row8 * " << R << " + " << R << " <= " << Ms << " && col8 * " << W << " + " << W
+    << " <= " << Ns << ") {\n";
+  for (int i = 0; i < R; ++i)
     for (int v = 0; v < V; ++v) s << "    " << TV << " " << acc(i, v) << " = (" << TV << ")(0);\n";
   auto step = [&](const std::string& indent, int vectors) {
-    for (int i = 0; i < 8; ++i) {
+    for (int i = 0; i < R; ++i) {
       s << indent << "{ const " << TV << " av = (" << TV << ")(" << a_at(std::to_string(i), "k")
         << ");";
       for (int v = 0; v < vectors; ++v)
@@ -213,13 +217,13 @@ void emit_register_blocked(KernelContext& ctx, const FusionGroup& group, const s
       << "      const " << TV << " b0 = vload" << VW << "(0, row);\n";
     step("      ", 1);
     s << "    }\n";
-    for (int i = 0; i < 8; ++i)
+    for (int i = 0; i < R; ++i)
       s << "    {\n      " << T << " out[" << VW << "];\n      vstore" << VW << "(" << acc(i, 0)
         << ", 0, out);\n      for (int j = 0; j < " << Ns << "; ++j) {\n"
         << store("        ", false, "c + " + std::to_string(i * N) + " + j", "out[j]")
         << "      }\n    }\n";
   } else {
-    for (int i = 0; i < 8; ++i)
+    for (int i = 0; i < R; ++i)
       for (int v = 0; v < V; ++v)
         s << store("    ", true, "c + " + std::to_string(i * N + v * VW), acc(i, v));
   }
@@ -229,24 +233,24 @@ void emit_register_blocked(KernelContext& ctx, const FusionGroup& group, const s
   // [128,256] x [256,784] dot).
   const std::int64_t edge = N % W;
   if (!narrow && V == 2 && edge >= VW) {
-    s << "  } else if (row8 * 8 + 8 <= " << Ms << " && col8 * " << W << " + " << VW << " <= " << Ns
-      << ") {\n";
-    for (int i = 0; i < 8; ++i) s << "    " << TV << " " << acc(i, 0) << " = (" << TV << ")(0);\n";
-    s << "    for (" << I << " k = 0; k < " << Ks << "; ++k) {\n"
+    s << "  } else if (row8 * " << R << " + " << R << " <= " << Ms << " && col8 * " << W << " + "
+      << VW << " <= " << Ns << ") {\n";
+    for (int i = 0; i < R; ++i) s << "    " << TV << " " << acc(i, 0) << " = (" << TV << ")(0);\n";
+    s << "    for (" << I << " k = " << k_first << "; k < " << k_last << "; ++k) {\n"
       << "      const " << TV << " b0 = vload" << VW << "(0, bb + k * " << Ns << ");\n";
     step("      ", 1);
     s << "    }\n";
-    for (int i = 0; i < 8; ++i) s << store("    ", true, "c + " + std::to_string(i * N), acc(i, 0));
+    for (int i = 0; i < R; ++i) s << store("    ", true, "c + " + std::to_string(i * N), acc(i, 0));
     if (edge > VW)
-      s << "    for (int i = 0; i < 8; ++i)\n"
+      s << "    for (int i = 0; i < " << R << "; ++i)\n"
         << "      for (int j = " << VW << "; j < " << edge << "; ++j) {\n"
         << "        " << T << " sum = 0;\n"
-        << "        for (" << I << " k = 0; k < " << Ks << "; ++k) sum = fma(" << a_at("i", "k")
-        << ", bb[k * " << Ns << " + j], sum);\n"
+        << "        for (" << I << " k = " << k_first << "; k < " << k_last << "; ++k) sum = fma("
+        << a_at("i", "k") << ", bb[k * " << Ns << " + j], sum);\n"
         << store("        ", false, "c + i * " + Ns + " + j", "sum") << "      }\n";
   }
   s << "  } else {\n"
-    << "    for (int i = 0; i < 8 && row8 * 8 + i < " << Ms << "; ++i)\n"
+    << "    for (int i = 0; i < " << R << " && row8 * " << R << " + i < " << Ms << "; ++i)\n"
     << "      for (int j = 0; j < " << W << " && col8 * " << W << " + j < " << Ns << "; ++j) {\n"
     << "        " << T << " sum = 0;\n"
     << "        for (" << I << " k = " << k_first << "; k < " << k_last << "; ++k) sum = fma("

@@ -1,10 +1,12 @@
-// Reductions with their producers fused in, in one of three shapes:
+// Reductions with their producers fused in, in one of four shapes:
 //  - serial: one work-item per output walks its reduced elements (outer-axis reductions,
 //    where neighbouring work-items read neighbouring elements);
 //  - cooperative: one work-group per output strides over it and combines in local memory
 //    (innermost-axis reductions such as softmax rows);
 //  - two-stage: few outputs over many elements; several work-groups per output write
-//    partials, then one work-item per output combines them.
+//    partials, then one work-item per output combines them;
+//  - chunked outer-axis (CPUs): a few dozen outputs over many rows; one work-item per output
+//    and chunk of rows writes a partial, then one work-item per output combines them.
 #include <algorithm>
 
 #include "codegen/cl_types.h"
@@ -220,6 +222,34 @@ void emit_reduce_kernel(KernelContext& ctx, const FusionGroup& group, const std:
     return acc;
   };
 
+  // Stage 2: one work-item per output folds its `groups` partials (output-major) in order.
+  auto emit_stage2 = [&](int partial, int partial_i, std::int64_t groups) {
+    LaunchPlan stage2;
+    stage2.kernel = name;
+    stage2.args = {partial};
+    if (rop.is_arg()) stage2.args.push_back(partial_i);
+    stage2.args.push_back(out_buffer);
+    stage2.writes = {out_buffer};
+    ctx.source << "__kernel void " << name << "(__global const "
+               << cl_storage_type(partial_dtype(rop.t)) << "* restrict partial, "
+               << (rop.is_arg() ? "__global const long* restrict partial_i, " : "") << "__global "
+               << out_store_t << "* restrict out) {\n  const " << idx_t << " gid = (" << idx_t
+               << ")get_global_id(0);\n  if (gid >= " << outputs << ") return;\n"
+               << init << "  for (" << idx_t << " g = 0; g < " << groups << "; ++g) {\n"
+               << "    const " << T << " v = partial[gid * " << groups << " + g];\n";
+    if (rop.is_arg()) {
+      ctx.source << "    const long vi = partial_i[gid * " << groups << " + g];\n    if ("
+                 << rop.takes("acc", "acc_i", "v", "vi") << ") { acc = v; acc_i = vi; }\n";
+    } else {
+      ctx.source << "    acc = " << rop.combine("acc", "v") << ";\n";
+    }
+    ctx.source << "  }\n  " << cl_store(root.dtype, "out", "gid", result_expr("acc", "acc_i"))
+               << "\n}\n\n";
+    stage2.local_size = std::min<std::size_t>(64, ctx.caps.max_work_group_size);
+    stage2.global_size = round_up(static_cast<std::size_t>(outputs), stage2.local_size);
+    ctx.add_launch(std::move(stage2));
+  };
+
   // Work-items of one group read neighbouring elements when the innermost axis is reduced, so
   // a group per output (or several, when outputs are few) beats a serial loop per output.
   const auto axes = ReduceAttrs::read(root.attrs).axes;
@@ -407,31 +437,7 @@ void emit_reduce_kernel(KernelContext& ctx, const FusionGroup& group, const std:
   ctx.add_launch(std::move(stage1));
   if (cooperative) return;
 
-  // Stage 2: one work-item per output folds its partials in order.
-  LaunchPlan stage2;
-  stage2.kernel = name;
-  stage2.args = {partial};
-  if (rop.is_arg()) stage2.args.push_back(partial_i);
-  stage2.args.push_back(out_buffer);
-  stage2.writes = {out_buffer};
-  ctx.source << "__kernel void " << name << "(__global const "
-             << cl_storage_type(partial_dtype(rop.t)) << "* restrict partial, "
-             << (rop.is_arg() ? "__global const long* restrict partial_i, " : "") << "__global "
-             << out_store_t << "* restrict out) {\n  const " << idx_t << " gid = (" << idx_t
-             << ")get_global_id(0);\n  if (gid >= " << outputs << ") return;\n"
-             << init << "  for (" << idx_t << " g = 0; g < " << groups << "; ++g) {\n"
-             << "    const " << T << " v = partial[gid * " << groups << " + g];\n";
-  if (rop.is_arg()) {
-    ctx.source << "    const long vi = partial_i[gid * " << groups << " + g];\n    if ("
-               << rop.takes("acc", "acc_i", "v", "vi") << ") { acc = v; acc_i = vi; }\n";
-  } else {
-    ctx.source << "    acc = " << rop.combine("acc", "v") << ";\n";
-  }
-  ctx.source << "  }\n  " << cl_store(root.dtype, "out", "gid", result_expr("acc", "acc_i"))
-             << "\n}\n\n";
-  stage2.local_size = std::min<std::size_t>(64, ctx.caps.max_work_group_size);
-  stage2.global_size = round_up(static_cast<std::size_t>(outputs), stage2.local_size);
-  ctx.add_launch(std::move(stage2));
+  emit_stage2(partial, partial_i, groups);
 }
 
 }  // namespace weft::opencl

@@ -78,6 +78,11 @@ bool is_canonical_dot(const Node& node);
 bool canonical_dot_lhs_transposed(const Node& node);
 bool canonical_dot_rhs_transposed(const Node& node);
 
+// Moves work a while or scan body repeats in every iteration on values the loop never changes
+// (closed-over values, carries returned unchanged) before the loop, as closed-over operands
+// (compile/loop_invariant_motion.cpp says what moves).
+Graph hoist_loop_invariants(const Graph& graph);
+
 struct FusionOptions {
   // A fused group weighing more than this is cut (see kMaxKernelOps); 0 lifts the limit,
   // which benchmarks use to measure one large kernel.

@@ -29,12 +29,14 @@ enum class Pass {
   EffectTokens,    // thread_effect_tokens: effect order becomes a data dependency
   DeadCode,        // eliminate_dead_code (the function and every region)
   CanonicalDots,   // canonicalize_dots: every dot_general in the one form codegen knows
+  LoopInvariants,  // hoist_loop_invariants: loop bodies' invariant work moves before the loop
   Fusion,          // plan_fusion_of_optimized for the function's graph and every region
   Schedule,        // the steps of each block, in an order data dependencies allow
   CodeGeneration,  // the device's code generator turns the schedule into its program
 };
 
-// "traced", "effect-tokens", "dce", "canonical-dots", "fusion", "schedule", "codegen"
+// "traced", "effect-tokens", "dce", "canonical-dots", "loop-invariants", "fusion", "schedule",
+// "codegen"
 const char* pass_name(Pass pass);
 // 1-based place of the pass in the pipeline: the number of its dump file.
 int pass_number(Pass pass);
