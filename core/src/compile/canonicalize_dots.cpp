@@ -37,14 +37,6 @@ bool moves_elements(const Shape& shape, const Ints& order) {
   return !std::is_sorted(moved.begin(), moved.end());
 }
 
-// Whether bringing dims of `shape` into `order` moves elements (dims of size 1 move none).
-bool moves_elements(const Shape& shape, const Ints& order) {
-  Ints moved;
-  for (auto d : order)
-    if (shape[d] != 1) moved.push_back(d);
-  return !std::is_sorted(moved.begin(), moved.end());
-}
-
 // The transposes and reshapes `arrange` appended, by what they arrange: a value that feeds two
 // dots the same way (a layer's input, read again by its weight gradient) is arranged once, so
 // its producer is computed and stored once instead of once per dot.
