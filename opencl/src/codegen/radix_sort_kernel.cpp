@@ -30,6 +30,7 @@ constexpr int kBuckets = 1 << kDigitBits;
 constexpr std::int64_t kRadixMinLine = 4096;
 // Each block holds at least this many positions: fewer blocks per line cost less counting.
 constexpr std::int64_t kMinBlock = 16384;
+constexpr std::int64_t kMaxBlocks = 16;
 
 // The unsigned OpenCL C type of `bytes` bytes.
 std::string bits_type(std::size_t bytes) {
@@ -90,12 +91,14 @@ std::string buffer_params(const std::string& T, const std::string& prefix, int c
   return params;
 }
 
-// "const T* restrict var = src == 1 ? prefix1 : ... : prefix0;"
+// "const T* restrict var = src == first + 1 ? prefix1 : ... : prefix0;": buffer i of `prefix`
+// when src is first + i.
 std::string select_buffer(const std::string& T, const std::string& var, const std::string& prefix,
-                          int count) {
+                          int count, int first = 0) {
   std::string chosen = prefix + "0";
   for (int i = 1; i < count; ++i)
-    chosen = "src == " + std::to_string(i) + " ? " + prefix + std::to_string(i) + " : " + chosen;
+    chosen =
+        "src == " + std::to_string(first + i) + " ? " + prefix + std::to_string(i) + " : " + chosen;
   return "  __global const " + T + "* restrict " + var + " = " + chosen + ";\n";
 }
 
@@ -122,19 +125,23 @@ void emit_radix_sort_kernel(KernelContext& ctx, const FusionGroup& group, const 
   const std::string P = sort.values ? U : "int";  // the payload
   const int digits = static_cast<int>((8 * bytes + kDigitBits - 1) / kDigitBits);
   // Blocks per line: enough work-groups for every compute unit (a few each, so uneven blocks
-  // even out), none under kMinBlock positions.
+  // even out), none under kMinBlock positions, at most kMaxBlocks (each pass counts the next
+  // digit per destination block).
   const std::int64_t target_groups = 4 * static_cast<std::int64_t>(ctx.caps.compute_units);
-  const std::int64_t blocks = std::clamp<std::int64_t>((target_groups + l.lines - 1) / l.lines, 1,
-                                                       std::max<std::int64_t>(1, l.n / kMinBlock));
+  const std::int64_t blocks =
+      std::clamp<std::int64_t>((target_groups + l.lines - 1) / l.lines, 1,
+                               std::clamp<std::int64_t>(l.n / kMinBlock, 1, kMaxBlocks));
   const std::int64_t block_size = (l.n + blocks - 1) / blocks;
+  const std::int64_t count = sort.count > 0 ? sort.count : l.n;
   const std::string N = std::to_string(l.n), B = std::to_string(blocks),
                     S = std::to_string(block_size), D = std::to_string(digits),
-                    R = std::to_string(kBuckets), MASK = std::to_string(kBuckets - 1);
+                    R = std::to_string(kBuckets), MASK = std::to_string(kBuckets - 1),
+                    BR = std::to_string(blocks * kBuckets);
   const std::size_t groups = static_cast<std::size_t>(l.lines * blocks);
   std::ostringstream& s = ctx.source;
 
   const std::string key = name + "_radix_key", active = name + "_radix_active",
-                    source = name + "_radix_source";
+                    source = name + "_radix_source", next = name + "_radix_next";
   s << key_function(key, t, sort.descending);
   // Whether digit d takes more than one value along the line (the first launch's counts).
   s << "static bool " << active << "(__global const int* restrict counts, long line, int d) {\n"
@@ -152,6 +159,13 @@ void emit_radix_sort_kernel(KernelContext& ctx, const FusionGroup& group, const 
     << "  for (int j = d - 1; j >= 0; --j)\n"
     << "    if (" << active << "(counts, line, j)) return j + 1;\n"
     << "  return 0;\n"
+    << "}\n\n";
+  // The digit whose counts pass d leaves for the next pass that runs: the next that moves
+  // anything, else the last (which always runs: it writes the result).
+  s << "static int " << next << "(__global const int* restrict counts, long line, int d) {\n"
+    << "  for (int e = d + 1; e < " << digits - 1 << "; ++e)\n"
+    << "    if (" << active << "(counts, line, e)) return e;\n"
+    << "  return " << digits - 1 << ";\n"
     << "}\n\n";
   const std::string prologue = "  const long line = get_group_id(0) / " + B + ";\n" +
                                "  const int block = (int)(get_group_id(0) % " + B + ");\n" +
@@ -181,6 +195,7 @@ void emit_radix_sort_kernel(KernelContext& ctx, const FusionGroup& group, const 
   const std::size_t positions = static_cast<std::size_t>(l.lines * l.n);
   std::vector<int> keys = {ctx.add_temp(positions * bytes)};
   std::vector<int> payloads = {ctx.add_temp(positions * (sort.values ? bytes : 4))};
+  std::vector<int> moved;  // pass j's counts of the next digit, by source and destination block
   const int counts = ctx.add_temp(groups * static_cast<std::size_t>(digits * kBuckets) * 4);
   auto launch = [&](const std::string& kernel, std::vector<int> args, std::vector<int> writes) {
     LaunchPlan plan;
@@ -194,48 +209,45 @@ void emit_radix_sort_kernel(KernelContext& ctx, const FusionGroup& group, const 
   launch(name + "_radix_keys", {operand_buffer, keys[0], payloads[0], counts},
          {keys[0], payloads[0], counts});
 
+  // Pass d moves the line by digit d. The last pass always runs and writes the first `count`
+  // positions of each line into the result, laid out as the operand with `count` positions
+  // along the axis.
+  SortLines out = l;
+  out.n = count;
   for (int d = 0; d < digits; ++d) {
     const std::string shift = std::to_string(d * kDigitBits), ds = std::to_string(d);
     const bool last_pass = d + 1 == digits;
     const int sources = d + 1;  // pass d reads the buffers of launch 0 or of passes 0..d-1
-    // Each block's counts of digit d: the first launch's for pass 0, where blocks still hold
-    // the line's first positions; later passes count again.
-    int pass_counts = -1;
-    std::string count_at;
-    if (d == 0) {
-      count_at = "counts[((line * " + B + " + b) * " + D + ") * " + R + " + k]";
-    } else {
-      s << attributes << "void " << name << "_radix_count" << d << "("
-        << buffer_params(U, "keys", sources)
-        << "__global const int* restrict counts, __global int* restrict pass_counts) {\n"
-        << prologue << "  if (!" << active << "(counts, line, " << ds << ")) return;\n"
-        << "  const int src = " << source << "(counts, line, " << ds << ");\n"
-        << select_buffer(U, "from", "keys", sources) << "  int count[" << R << "];\n"
-        << "  for (int k = 0; k < " << R << "; ++k) count[k] = 0;\n"
-        << "  for (int p = first; p < last; ++p)\n"
-        << "    ++count[(int)((from[line * " << N << " + p] >> " << shift << ") & " << MASK
-        << ")];\n"
-        << "  for (int k = 0; k < " << R << "; ++k)\n"
-        << "    pass_counts[(line * " << B << " + block) * " << R << " + k] = count[k];\n"
-        << "}\n\n";
-      pass_counts = ctx.add_temp(groups * kBuckets * 4);
-      std::vector<int> args(keys.begin(), keys.end());
-      args.push_back(counts);
-      args.push_back(pass_counts);
-      launch(name + "_radix_count" + ds, args, {pass_counts});
-      count_at = "pass_counts[(line * " + B + " + b) * " + R + " + k]";
-    }
-    // The move: where each digit of this block starts, then the keys in order.
-    s << attributes << "void " << name << "_radix_pass" << d << "("
-      << buffer_params(U, "keys", sources) << buffer_params(P, "payload", sources)
-      << "__global const int* restrict counts, "
-      << (d > 0 ? "__global const int* restrict pass_counts, " : "");
-    if (!last_pass) s << "__global " << U << "* restrict keys_out, ";
-    s << "__global " << P << "* restrict payload_out) {\n"
-      << prologue << "  if (!" << active << "(counts, line, " << ds << ")) return;\n"
-      << "  const int src = " << source << "(counts, line, " << ds << ");\n"
+    const std::string kernel = last_pass ? name : name + "_radix_pass" + ds;
+    s << attributes << "void " << kernel << "(" << buffer_params(U, "keys", sources)
+      << buffer_params(P, "payload", sources) << "__global const int* restrict counts, "
+      << buffer_params("int", "moved", d);
+    if (last_pass)
+      s << "__global " << P << "* restrict y) {\n";  // values as their bits
+    else
+      s << "__global " << U << "* restrict keys_out, __global " << P
+        << "* restrict payload_out, __global int* restrict moved_out) {\n";
+    s << prologue;
+    if (!last_pass) s << "  if (!" << active << "(counts, line, " << ds << ")) return;\n";
+    s << "  const int src = " << source << "(counts, line, " << ds << ");\n"
       << select_buffer(U, "from", "keys", sources)
-      << select_buffer(P, "carried", "payload", sources) << "  int next[" << R << "];\n"
+      << select_buffer(P, "carried", "payload", sources);
+    // Each block's counts of digit d where the line is now: the first launch's, or the sums of
+    // what the source pass moved into the block.
+    std::string count_at =
+        "counts[((line * " + B + " + b) * " + D + " + " + ds + ") * " + R + " + k]";
+    if (d > 0) {
+      // Pass j's counts when src is j + 1.
+      s << select_buffer("int", "into", "moved", d, 1);
+      s << "  int moved_into[" << BR << "];\n"
+        << "  for (int i = 0; i < " << BR << "; ++i) moved_into[i] = 0;\n"
+        << "  if (src > 0)\n"
+        << "    for (int b0 = 0; b0 < " << B << "; ++b0)\n"
+        << "      for (int i = 0; i < " << BR << "; ++i)\n"
+        << "        moved_into[i] += into[(line * " << B << " + b0) * " << BR << " + i];\n";
+      count_at = "(src > 0 ? moved_into[b * " + R + " + k] : " + count_at + ")";
+    }
+    s << "  int place[" << R << "];\n"
       << "  int start = 0;\n"
       << "  for (int k = 0; k < " << R << "; ++k) {\n"
       << "    int total = 0, before = 0;\n"
@@ -244,50 +256,48 @@ void emit_radix_sort_kernel(KernelContext& ctx, const FusionGroup& group, const 
       << "      total += c;\n"
       << "      if (b < block) before += c;\n"
       << "    }\n"
-      << "    next[k] = start + before;\n"
+      << "    place[k] = start + before;\n"
       << "    start += total;\n"
-      << "  }\n"
-      << "  for (int p = first; p < last; ++p) {\n"
+      << "  }\n";
+    if (!last_pass)
+      s << "  const int e = " << next << "(counts, line, " << ds << ");\n"
+        << "  int moving[" << BR << "];\n"
+        << "  for (int i = 0; i < " << BR << "; ++i) moving[i] = 0;\n";
+    s << "  for (int p = first; p < last; ++p) {\n"
       << "    const " << U << " k = from[line * " << N << " + p];\n"
-      << "    const long to = line * " << N << " + next[(int)((k >> " << shift << ") & " << MASK
-      << ")]++;\n";
-    if (!last_pass) s << "    keys_out[to] = k;\n";
-    s << "    payload_out[to] = carried[line * " << N << " + p];\n"
-      << "  }\n"
-      << "}\n\n";
+      << "    const int to = place[(int)((k >> " << shift << ") & " << MASK << ")]++;\n";
+    if (last_pass) {
+      const std::string store =
+          "y[" + position_of(out, "line", "(long)to") + "] = carried[line * " + N + " + p];";
+      s << "    " << (count < l.n ? "if (to < " + std::to_string(count) + ") " : "") << store
+        << "\n";
+    } else {
+      s << "    keys_out[line * " << N << " + to] = k;\n"
+        << "    payload_out[line * " << N << " + to] = carried[line * " << N << " + p];\n"
+        << "    ++moving[(to / " << S << ") * " << R << " + (int)((k >> (e * " << kDigitBits
+        << ")) & " << MASK << ")];\n";
+    }
+    s << "  }\n";
+    if (!last_pass)
+      s << "  for (int i = 0; i < " << BR << "; ++i)\n"
+        << "    moved_out[(line * " << B << " + block) * " << BR << " + i] = moving[i];\n";
+    s << "}\n\n";
     std::vector<int> args(keys.begin(), keys.end());
     args.insert(args.end(), payloads.begin(), payloads.end());
     args.push_back(counts);
-    if (d > 0) args.push_back(pass_counts);
+    args.insert(args.end(), moved.begin(), moved.end());
     std::vector<int> writes;
-    if (!last_pass) {
+    if (last_pass) {
+      writes.push_back(ctx.buffer_of.at(group.root));
+    } else {
       keys.push_back(ctx.add_temp(positions * bytes));
-      args.push_back(keys.back());
-      writes.push_back(keys.back());
+      payloads.push_back(ctx.add_temp(positions * (sort.values ? bytes : 4)));
+      moved.push_back(ctx.add_temp(groups * static_cast<std::size_t>(blocks * kBuckets) * 4));
+      writes = {keys.back(), payloads.back(), moved.back()};
     }
-    payloads.push_back(ctx.add_temp(positions * (sort.values ? bytes : 4)));
-    args.push_back(payloads.back());
-    writes.push_back(payloads.back());
-    launch(name + "_radix_pass" + ds, args, writes);
+    args.insert(args.end(), writes.begin(), writes.end());
+    launch(kernel, args, writes);
   }
-
-  // The result: the first `count` payloads of each line, laid out as the operand with `count`
-  // positions along the axis.
-  const std::int64_t count = sort.count > 0 ? sort.count : l.n;
-  SortLines out = l;
-  out.n = count;
-  const int sources = digits + 1;
-  s << attributes << "void " << name << "(" << buffer_params(P, "payload", sources)
-    << "__global const int* restrict counts, __global " << P << "* restrict y) {\n"
-    << prologue << "  const int src = " << source << "(counts, line, " << D << ");\n"
-    << select_buffer(P, "sorted", "payload", sources) << "  for (int p = first; p < min(last, "
-    << count << "); ++p)\n"
-    << "    y[" << position_of(out, "line", "(long)p") << "] = sorted[line * " << N << " + p];\n"
-    << "}\n\n";
-  std::vector<int> args(payloads.begin(), payloads.end());
-  args.push_back(counts);
-  args.push_back(ctx.buffer_of.at(group.root));
-  launch(name, args, {ctx.buffer_of.at(group.root)});
 }
 
 }  // namespace weft::opencl
