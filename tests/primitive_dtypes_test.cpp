@@ -331,9 +331,10 @@ std::vector<std::int64_t> sort_differences(const Graph& g, const std::vector<Hos
   return differences;
 }
 
-// Sorts of lines longer than one local-memory chunk (2048 positions), so the merge passes run:
-// along the last axis and along a leading one (strided lines), with ties, NaNs, infinities
-// and both zeros, in one program. Values and argsort's positions match the interpreter.
+// Sorts of lines longer than one local-memory chunk (2048 positions): along the last axis and
+// along a leading one (strided lines), with ties, NaNs, infinities and both zeros, in one
+// program. Values and argsort's positions match the interpreter. One key sorts by radix on CPU
+// devices; argsort by two keys still runs the bitonic chunks' merge passes.
 TEST(PrimitiveDtypesLongLines, SortsMatchInterpreter) {
   // Floats, a stored-narrow float, a narrow and a wide integer; shorter lines of every dtype
   // are in PrimitiveDtypes.
@@ -350,6 +351,13 @@ TEST(PrimitiveDtypesLongLines, SortsMatchInterpreter) {
         b.op(OpKind::Argsort, {x}, DType::I32, shape, SortAttrs{axis, true}.write()));
     leading_axis = !leading_axis;
   }
+  for (const ValueId x : {b.g.params[0], b.g.params[3]}) {
+    const Node& key = b.g.node(x);
+    const std::int64_t axis = key.shape[0] == 2 ? 1 : 0;
+    const ValueId second = b.op(OpKind::Neg, {x}, key.dtype, key.shape);
+    b.g.outputs.push_back(
+        b.op(OpKind::Argsort, {x, second}, DType::I32, key.shape, SortAttrs{axis, true}.write()));
+  }
   verify(b.g);
   std::mt19937 rng(7);
   std::vector<HostArray> inputs;
@@ -364,15 +372,18 @@ TEST(PrimitiveDtypesLongLines, SortsMatchInterpreter) {
   }
   const std::vector<std::int64_t> differences = sort_differences(b.g, inputs);
   for (std::size_t i = 0; i < differences.size(); ++i)
-    EXPECT_EQ(differences[i], -1) << (i % 2 ? "argsort" : "sort") << " of "
-                                  << dtype_name(dtypes[i / 2]);
+    EXPECT_EQ(differences[i], -1) << (i >= 8       ? "argsort by two keys"
+                                      : i % 2 == 1 ? "argsort"
+                                                   : "sort")
+                                  << " of " << dtype_name(dtypes[i >= 8 ? (i - 8) * 3 : i / 2]);
 }
 
-// Lines of 4096 positions and more sort by radix on CPU devices (radix_sort_kernel.cpp), in
-// one program: every dtype's key bits (NaNs of both signs, both zeros and infinities; integers
-// over their whole range), a second line of small values whose high digits are constant (their
-// passes do nothing, while the first line's move), ties for argsort's stability, top_k above
-// the selection's limit (descending), strided lines, and lines long enough for several blocks.
+// Lines of 16 positions per key byte and more sort by radix on CPU devices
+// (radix_sort_kernel.cpp), in one program: every dtype's key bits (NaNs of both signs, both zeros
+// and infinities; integers over their whole range), a second line of small values whose high digits
+// are constant (their passes do nothing, while the first line's move), ties for argsort's
+// stability, top_k above the selection's limit (descending), strided lines, and lines long enough
+// for several blocks.
 TEST(PrimitiveDtypesLongLines, RadixSortsMatchInterpreter) {
   samples::Builder b;
   b.g.name = "radix_sorts";

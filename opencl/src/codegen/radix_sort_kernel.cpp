@@ -1,18 +1,21 @@
-// Sorting long lines of one key on CPUs: an LSD radix sort of the keys' order-preserving bits.
-// Each key maps to an unsigned integer of its width whose order is sort's order (floats: NaNs of
+// Sorting lines of one key on CPUs: an LSD radix sort of the keys' order-preserving bits. Each
+// key maps to an unsigned integer of its width whose order is sort's order (floats: NaNs of
 // either sign last and tied, -0.0 tied with 0.0; descending: the complement, +NaN first and -NaN
-// last). Each line splits into a few contiguous blocks, one work-group of one work-item each;
-// a pass per digit (kDigitBits bits, least significant first) counts the block's digits,
-// finds where each of its digits goes (the digits before it in the whole line, then the same
-// digit in the blocks before it) and moves its keys there in order, so the sort is stable. The
-// first launch counts every digit of every block at once; a digit with one value across the
-// line leaves the order as it is, so its pass does nothing and the next reads the last moved
-// buffers. Beside each key moves its payload: the operand's bits (a sort's values; floats cannot
-// be rebuilt from keys that tie -0.0 with 0.0) or its position (argsort, top_k's indices).
-// Buffers are written once (the runtime's rule), so each pass writes fresh ones.
+// last). Each line splits into a few contiguous blocks, one work-group of one work-item each. A
+// pass per digit (kDigitBits bits, least significant first) finds where each digit value of its
+// block goes (after the smaller values of the whole line, then after the same value in the
+// blocks before it) and moves the block's keys there in order, so the sort is stable. The first
+// launch counts every digit of every block; a digit with one value across the line would leave
+// the order as it is, so its pass does nothing and the next reads the last moved buffers. While
+// moving, a pass counts the next pass's digit by destination block, so no pass reads the keys
+// twice. Beside each key moves its payload: the operand's bits (a sort's values; floats cannot
+// be rebuilt from keys that tie -0.0 with 0.0) or its position (argsort, top_k's indices). The
+// last pass always runs and writes the result. Buffers are written once (the runtime's rule),
+// so each pass writes fresh ones.
 //
-// On PoCL's CPU device (2 cores) a line of 2^20 f32 sorts in ~20 ms this way against ~280 ms by
-// bitonic chunks and merges; below kRadixMinLine positions the bitonic chunks in local memory win.
+// On PoCL's CPU device (2 cores) a line of 2^20 f32 sorts in 6-11 ms this way against ~280 ms by
+// bitonic chunks and merges; lines shorter than kRadixMinLinePerDigit positions per digit keep
+// the bitonic chunks.
 #include <algorithm>
 #include <cstdio>
 
@@ -26,11 +29,20 @@ namespace {
 
 constexpr int kDigitBits = 8;
 constexpr int kBuckets = 1 << kDigitBits;
-// Lines of at least this many positions take the radix sort (on CPU devices).
-constexpr std::int64_t kRadixMinLine = 4096;
+// Lines of at least this many positions per key digit take the radix sort (on CPU devices):
+// each line costs a count of every digit value per pass, so short lines of many digits are
+// cheaper as bitonic chunks. Measured on PoCL's CPU device (2 cores), thousands of lines: f32
+// lines of 32 sort faster by bitonic chunks (1.7x), of 64 by radix (2x); f64 break even at 64
+// and radix wins at 128 (2.5x); i8 radix wins from 16 (4x).
+constexpr std::int64_t kRadixMinLinePerDigit = 16;
 // Each block holds at least this many positions: fewer blocks per line cost less counting.
 constexpr std::int64_t kMinBlock = 16384;
 constexpr std::int64_t kMaxBlocks = 16;
+
+// Passes of a key of dtype `t`.
+int digits_of(DType t) {
+  return static_cast<int>((8 * dtype_size(t) + kDigitBits - 1) / kDigitBits);
+}
 
 // The unsigned OpenCL C type of `bytes` bytes.
 std::string bits_type(std::size_t bytes) {
@@ -104,13 +116,13 @@ std::string select_buffer(const std::string& T, const std::string& var, const st
 
 }  // namespace
 
-bool radix_sort_fits(const KernelContext& ctx, const FusionGroup& group, std::int64_t /*lines*/,
-                     std::int64_t n) {
+bool radix_sort_fits(const KernelContext& ctx, const FusionGroup& group, std::int64_t n) {
   // One work-item per block walks it in order: a CPU's shape of parallelism, not a GPU's.
   if (ctx.caps.is_gpu) return false;
   // Several keys compare in turn; their lexicographic order is not one key's bits.
   if (ctx.graph().node(group.root).inputs.size() != 1) return false;
-  return n >= kRadixMinLine;
+  const DType t = ctx.graph().node(ctx.graph().node(group.root).inputs[0]).dtype;
+  return n >= kRadixMinLinePerDigit * digits_of(t);
 }
 
 void emit_radix_sort_kernel(KernelContext& ctx, const FusionGroup& group, const std::string& name,
@@ -123,7 +135,7 @@ void emit_radix_sort_kernel(KernelContext& ctx, const FusionGroup& group, const 
   const std::size_t bytes = dtype_size(t);
   const std::string U = bits_type(bytes);
   const std::string P = sort.values ? U : "int";  // the payload
-  const int digits = static_cast<int>((8 * bytes + kDigitBits - 1) / kDigitBits);
+  const int digits = digits_of(t);
   // Blocks per line: enough work-groups for every compute unit (a few each, so uneven blocks
   // even out), none under kMinBlock positions, at most kMaxBlocks (each pass counts the next
   // digit per destination block).

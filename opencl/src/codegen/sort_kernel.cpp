@@ -40,8 +40,7 @@ void emit_sort_kernel(KernelContext& ctx, const FusionGroup& group, const std::s
   const Shape& shape = g.node(root.inputs[0]).shape;
   if (num_elements(shape) == 0 || num_elements(root.shape) == 0) return;
   const SortLines l = sort_lines(shape, sort.axis);
-  if (radix_sort_fits(ctx, group, l.lines, l.n))
-    return emit_radix_sort_kernel(ctx, group, name, sort);
+  if (radix_sort_fits(ctx, group, l.n)) return emit_radix_sort_kernel(ctx, group, name, sort);
   std::int64_t P = 1;
   while (P < l.n) P *= 2;
   const std::string Ps = std::to_string(P), N = std::to_string(l.n);
