@@ -1,6 +1,6 @@
 // Generated OpenCL C compiles without a single diagnostic: every op kind over every dtype it
 // accepts, every kernel template (loop bodies scalar and 16-wide, tails, the three reduction
-// shapes, dots), for CPU and GPU devices, and the example programs. A warning would print
+// shapes, dots, sorts), for CPU and GPU devices, and the example programs. A warning would print
 // "N warnings generated." on the user's stderr from inside the OpenCL compiler, so the build
 // log of each program is checked here; it is shown to users only when a build fails or with
 // WEFT_LOG=build=debug (checked at the end).
@@ -261,6 +261,25 @@ Graph bits_program(const Shape& shape) {
   return b.finish();
 }
 
+// Sorts over every dtype: one key along short lines (bitonic chunks) and long ones (on CPUs a
+// radix sort; its passes differ by key width), descending (top_k above the selection's limit),
+// and by two keys (chunks and merges).
+Graph sort_program() {
+  Builder b("sorts");
+  for (DType t : usable(kAll))
+    for (const Shape& shape : {Shape{3, 8}, Shape{2, 3000}}) {
+      const ValueId x = b.param(t, shape);
+      b.output(b.op(OpKind::Sort, t, shape, {x}, {{"dimension", std::int64_t{1}}}));
+      b.output(b.op(OpKind::Argsort, DType::I32, shape, {x}, {{"dimension", std::int64_t{1}}}));
+      b.output(b.op(OpKind::Argsort, DType::I32, shape, {x, x}, {{"dimension", std::int64_t{1}}}));
+      if (shape[1] < 200) continue;
+      const Shape top{shape[0], 200};
+      b.output(b.op(OpKind::TopK, t, top, {x}, {{"k", std::int64_t{200}}}));
+      b.output(b.op(OpKind::TopKIndices, DType::I32, top, {x}, {{"k", std::int64_t{200}}}));
+    }
+  return b.finish();
+}
+
 std::vector<Graph> every_op_kind() {
   std::vector<Graph> programs = {elementwise_program({37}), elementwise_program({8192}),
                                  reduction_program(), dot_program()};
@@ -268,6 +287,7 @@ std::vector<Graph> every_op_kind() {
   programs.push_back(bits_program({38}));
   programs.push_back(bits_program({8192}));
   for (DType t : usable(kAll)) programs.push_back(layout_program(t));
+  programs.push_back(sort_program());
   return programs;
 }
 

@@ -22,7 +22,6 @@
 #include "codegen/cl_types.h"
 #include "codegen/kernel_context.h"
 #include "codegen/sort_lines.h"
-#include "weft/ir/op_attrs.h"
 
 namespace weft::opencl {
 namespace {
