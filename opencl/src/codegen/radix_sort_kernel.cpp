@@ -81,10 +81,11 @@ std::string key_function(const std::string& name, DType t, bool descending) {
   std::string body;
   if (is_float(t)) {
     // NaNs above +inf (descending: -NaN below -inf), zeros as +0, negatives reversed.
-    body = "  " + U + " m;\n" + "  if ((u & " + MAG + ") > " + hex(infinity_bits(t), bytes) +
-           ") m = " + (descending ? "(u & " + SIGN + ") ? 0 : " + ALL : ALL) + ";\n" +
-           "  else if ((u & " + MAG + ") == 0) m = " + SIGN + ";\n" + "  else m = (u & " + SIGN +
-           ") ? (" + U + ")(~u) : (" + U + ")(u | " + SIGN + ");\n";
+    const std::string nan = descending ? "(u & " + SIGN + ") ? 0 : " + ALL : ALL;
+    body += "  " + U + " m;\n";
+    body += "  if ((u & " + MAG + ") > " + hex(infinity_bits(t), bytes) + ") m = " + nan + ";\n";
+    body += "  else if ((u & " + MAG + ") == 0) m = " + SIGN + ";\n";
+    body += "  else m = (u & " + SIGN + ") ? (" + U + ")(~u) : (" + U + ")(u | " + SIGN + ");\n";
   } else if (is_signed_integer(t)) {
     body = "  const " + U + " m = (" + U + ")(u ^ " + SIGN + ");\n";
   } else {
