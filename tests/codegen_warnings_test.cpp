@@ -262,21 +262,23 @@ Graph bits_program(const Shape& shape) {
 }
 
 // Sorts over every dtype: one key along short lines (bitonic chunks) and long ones (on CPUs a
-// radix sort; its passes differ by key width), descending (top_k above the selection's limit),
-// and by two keys (chunks and merges).
+// radix sort, a work-item per line or several blocks per line; its passes differ by key width),
+// descending (top_k above the selection's limit), and by two keys (chunks and merges).
 Graph sort_program() {
   Builder b("sorts");
-  for (DType t : usable(kAll))
-    for (const Shape& shape : {Shape{3, 8}, Shape{2, 3000}}) {
-      const ValueId x = b.param(t, shape);
-      b.output(b.op(OpKind::Sort, t, shape, {x}, {{"dimension", std::int64_t{1}}}));
-      b.output(b.op(OpKind::Argsort, DType::I32, shape, {x}, {{"dimension", std::int64_t{1}}}));
-      b.output(b.op(OpKind::Argsort, DType::I32, shape, {x, x}, {{"dimension", std::int64_t{1}}}));
-      if (shape[1] < 200) continue;
-      const Shape top{shape[0], 200};
-      b.output(b.op(OpKind::TopK, t, top, {x}, {{"k", std::int64_t{200}}}));
-      b.output(b.op(OpKind::TopKIndices, DType::I32, top, {x}, {{"k", std::int64_t{200}}}));
-    }
+  const std::pair<std::string, AttrValue> dimension = {"dimension", std::int64_t{1}};
+  const std::pair<std::string, AttrValue> k = {"k", std::int64_t{200}};
+  for (DType t : usable(kAll)) {
+    const ValueId short_lines = b.param(t, {3, 8}), x = b.param(t, {2, 3000});
+    b.output(b.op(OpKind::Sort, t, {3, 8}, {short_lines}, {dimension}));
+    b.output(b.op(OpKind::Sort, t, {2, 3000}, {x}, {dimension}));
+    b.output(b.op(OpKind::Argsort, DType::I32, {2, 3000}, {x}, {dimension}));
+    b.output(b.op(OpKind::Argsort, DType::I32, {2, 3000}, {x, x}, {dimension}));
+    b.output(b.op(OpKind::TopK, t, {2, 200}, {x}, {k}));
+    b.output(b.op(OpKind::TopKIndices, DType::I32, {2, 200}, {x}, {k}));
+  }
+  for (DType t : usable({DType::F16, DType::F32, DType::F64}))
+    b.output(b.op(OpKind::Sort, t, {1, 40000}, {b.param(t, {1, 40000})}, {dimension}));
   return b.finish();
 }
 

@@ -378,7 +378,7 @@ TEST(PrimitiveDtypesLongLines, SortsMatchInterpreter) {
                                   << " of " << dtype_name(dtypes[i >= 8 ? (i - 8) * 3 : i / 2]);
 }
 
-// Lines of 16 positions per key byte and more sort by radix on CPU devices
+// Lines of 8 positions per key byte and more (at least 16) sort by radix on CPU devices
 // (radix_sort_kernel.cpp), in one program: every dtype's key bits (NaNs of both signs, both zeros
 // and infinities; integers over their whole range), a second line of small values whose high digits
 // are constant (their passes do nothing, while the first line's move), ties for argsort's

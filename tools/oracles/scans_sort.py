@@ -218,7 +218,7 @@ for name, axis, reverse, x in [("vector", 0, 0, normal(7)), ("one", 0, 0, normal
     add(f"assoc_affine_{name}", "assoc_affine", {"axis": axis, "reverse": reverse}, x, rtol=1e-5)
 add("assoc_affine_grad", "assoc_affine", {"axis": 1, "reverse": 0}, normal(2, 9), "grad")
 
-# Lines of 16 positions per key byte and more sort by radix on CPUs (radix_sort_kernel.cpp): NaNs
+# Lines of 8 positions per key byte and more sort by radix on CPUs (radix_sort_kernel.cpp): NaNs
 # of both signs, both zeros, infinities and ties in one line; batched lines along a leading
 # axis; integers of both signs; a second operand carried by the keys; top_k with k above the
 # selection's limit (descending order: NaN first, -NaN last).

@@ -13,7 +13,10 @@
 // last pass always runs and writes the result. Buffers are written once (the runtime's rule),
 // so each pass writes fresh ones.
 //
-// On PoCL's CPU device (2 cores) a line of 2^20 f32 sorts in 6-11 ms this way against ~280 ms by
+// Lines that fit one block (many lines, or short ones) sort in one launch instead, a work-item
+// per line (emit_line_radix_sort).
+//
+// On PoCL's CPU device (2 cores) a line of 2^20 f32 sorts in 6-12 ms this way against ~280 ms by
 // bitonic chunks and merges; lines shorter than kRadixMinLinePerDigit positions per digit keep
 // the bitonic chunks.
 #include <algorithm>
@@ -28,12 +31,14 @@ namespace {
 
 constexpr int kDigitBits = 8;
 constexpr int kBuckets = 1 << kDigitBits;
-// Lines of at least this many positions per key digit take the radix sort (on CPU devices):
-// each line costs a count of every digit value per pass, so short lines of many digits are
-// cheaper as bitonic chunks. Measured on PoCL's CPU device (2 cores), thousands of lines: f32
-// lines of 32 sort faster by bitonic chunks (1.7x), of 64 by radix (2x); f64 break even at 64
-// and radix wins at 128 (2.5x); i8 radix wins from 16 (4x).
-constexpr std::int64_t kRadixMinLinePerDigit = 16;
+// Lines of at least this many positions per key digit (and kRadixMinLine) take the radix sort
+// on CPU devices: each line costs a count of every digit value per pass, so short lines of many
+// digits are cheaper as bitonic chunks. Measured on PoCL's CPU device (2 cores), thousands of
+// lines sorted one line per work-item: f32 lines of 8 positions sort 2-3.7x faster by bitonic
+// chunks, of 16 1.4x faster by radix, of 32 3-4x; f64 lines of 16 1.4-2x faster by bitonic
+// chunks, of 32 1.2-1.5x by radix, of 64 3.5x; i8 lines of 8 about even, of 16 7x by radix.
+constexpr std::int64_t kRadixMinLinePerDigit = 8;
+constexpr std::int64_t kRadixMinLine = 16;
 // Each block holds at least this many positions: fewer blocks per line cost less counting.
 constexpr std::int64_t kMinBlock = 16384;
 constexpr std::int64_t kMaxBlocks = 16;
@@ -114,6 +119,92 @@ std::string select_buffer(const std::string& T, const std::string& var, const st
   return "  __global const " + T + "* restrict " + var + " = " + chosen + ";\n";
 }
 
+// Lines that each fit one block sort in one launch, a work-group of one work-item per line: it
+// counts every digit of its line, then moves the line digit by digit between two scratch
+// buffers (a digit with one value along the line skipped), the last digit into the result. No
+// counts leave the work-item, so many short lines cost no memory beyond the scratch buffers.
+void emit_line_radix_sort(KernelContext& ctx, const FusionGroup& group, const std::string& name,
+                          const SortKernel& sort, const SortLines& l) {
+  const Node& root = ctx.graph().node(group.root);
+  const DType t = ctx.graph().node(root.inputs[0]).dtype;
+  const std::size_t bytes = dtype_size(t);
+  const std::string U = bits_type(bytes), P = sort.values ? U : "int";
+  const int digits = digits_of(t);
+  const std::int64_t count = sort.count > 0 ? sort.count : l.n;
+  SortLines out = l;
+  out.n = count;
+  const std::string N = std::to_string(l.n), R = std::to_string(kBuckets),
+                    MASK = std::to_string(kBuckets - 1), DR = std::to_string(digits * kBuckets),
+                    bits = std::to_string(kDigitBits);
+  const std::string key = name + "_radix_key";
+  std::ostringstream& s = ctx.source;
+  s << key_function(key, t, sort.descending);
+  s << "__kernel __attribute__((reqd_work_group_size(1, 1, 1)))\nvoid " << name
+    << "(__global const " << U << "* restrict x, __global " << U << "* restrict keys_a, __global "
+    << U << "* restrict keys_b, __global " << P << "* restrict payload_a, __global " << P
+    << "* restrict payload_b, __global " << P << "* restrict y) {\n"
+    << "  const long line = get_group_id(0);\n"
+    << "  __global " << U << "* from = keys_a + line * " << N << ";\n"
+    << "  __global " << U << "* to = keys_b + line * " << N << ";\n"
+    << "  __global " << P << "* carried = payload_a + line * " << N << ";\n"
+    << "  __global " << P << "* moved = payload_b + line * " << N << ";\n"
+    << "  int count[" << DR << "];\n"
+    << "  for (int i = 0; i < " << DR << "; ++i) count[i] = 0;\n"
+    << "  for (int p = 0; p < " << N << "; ++p) {\n"
+    << "    const " << U << " u = x[" << position_of(l, "line", "(long)p") << "];\n"
+    << "    const " << U << " k = " << key << "(u);\n"
+    << "    from[p] = k;\n"
+    << "    carried[p] = " << (sort.values ? "u" : "p") << ";\n"
+    << "    for (int d = 0; d < " << digits << "; ++d)\n"
+    << "      ++count[d * " << R << " + (int)((k >> (d * " << bits << ")) & " << MASK << ")];\n"
+    << "  }\n"
+    << "  int place[" << R << "];\n"
+    << "  for (int d = 0; d < " << digits << "; ++d) {\n"
+    << "    const int shift = d * " << bits << ";\n"
+    << "    const bool last = d == " << digits - 1 << ";\n"
+    << "    if (!last && count[d * " << R << " + (int)((from[0] >> shift) & " << MASK
+    << ")] == " << N << ") continue;\n"
+    << "    int start = 0;\n"
+    << "    for (int k = 0; k < " << R << "; ++k) {\n"
+    << "      place[k] = start;\n"
+    << "      start += count[d * " << R << " + k];\n"
+    << "    }\n"
+    << "    if (last) {\n"
+    << "      for (int p = 0; p < " << N << "; ++p) {\n"
+    << "        const int at = place[(int)((from[p] >> shift) & " << MASK << ")]++;\n"
+    << "        " << (count < l.n ? "if (at < " + std::to_string(count) + ") " : "") << "y["
+    << position_of(out, "line", "(long)at") << "] = carried[p];\n"
+    << "      }\n"
+    << "      break;\n"
+    << "    }\n"
+    << "    for (int p = 0; p < " << N << "; ++p) {\n"
+    << "      const " << U << " k = from[p];\n"
+    << "      const int at = place[(int)((k >> shift) & " << MASK << ")]++;\n"
+    << "      to[at] = k;\n"
+    << "      moved[at] = carried[p];\n"
+    << "    }\n"
+    << "    __global " << U << "* const keys = from;\n"
+    << "    from = to;\n"
+    << "    to = keys;\n"
+    << "    __global " << P << "* const payload = carried;\n"
+    << "    carried = moved;\n"
+    << "    moved = payload;\n"
+    << "  }\n"
+    << "}\n\n";
+  const std::size_t positions = static_cast<std::size_t>(l.lines * l.n);
+  const std::size_t payload_bytes = positions * (sort.values ? bytes : 4);
+  const int keys_a = ctx.add_temp(positions * bytes), keys_b = ctx.add_temp(positions * bytes);
+  const int payload_a = ctx.add_temp(payload_bytes), payload_b = ctx.add_temp(payload_bytes);
+  const int result = ctx.buffer_of.at(group.root);
+  LaunchPlan plan;
+  plan.kernel = name;
+  plan.args = {ctx.buffer_of.at(root.inputs[0]), keys_a, keys_b, payload_a, payload_b, result};
+  plan.writes = {keys_a, keys_b, payload_a, payload_b, result};
+  plan.global_size = static_cast<std::size_t>(l.lines);
+  plan.local_size = 1;
+  ctx.add_launch(std::move(plan));
+}
+
 }  // namespace
 
 bool radix_sort_fits(const KernelContext& ctx, const FusionGroup& group, std::int64_t n) {
@@ -122,7 +213,7 @@ bool radix_sort_fits(const KernelContext& ctx, const FusionGroup& group, std::in
   // Several keys compare in turn; their lexicographic order is not one key's bits.
   if (ctx.graph().node(group.root).inputs.size() != 1) return false;
   const DType t = ctx.graph().node(ctx.graph().node(group.root).inputs[0]).dtype;
-  return n >= kRadixMinLinePerDigit * digits_of(t);
+  return n >= std::max(kRadixMinLine, kRadixMinLinePerDigit * digits_of(t));
 }
 
 void emit_radix_sort_kernel(KernelContext& ctx, const FusionGroup& group, const std::string& name,
@@ -149,6 +240,7 @@ void emit_radix_sort_kernel(KernelContext& ctx, const FusionGroup& group, const 
                     S = std::to_string(block_size), D = std::to_string(digits),
                     R = std::to_string(kBuckets), MASK = std::to_string(kBuckets - 1),
                     BR = std::to_string(blocks * kBuckets);
+  if (blocks == 1) return emit_line_radix_sort(ctx, group, name, sort, l);
   const std::size_t groups = static_cast<std::size_t>(l.lines * blocks);
   std::ostringstream& s = ctx.source;
 
