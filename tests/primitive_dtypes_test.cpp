@@ -417,6 +417,7 @@ TEST(PrimitiveDtypesLongLines, RadixSortsMatchInterpreter) {
   add(OpKind::TopKIndices, DType::F32, {2, 4099}, 1);
   add(OpKind::Argsort, DType::F32, {2, 70001}, 1);
   add(OpKind::Sort, DType::I16, {140001}, 0);
+  add(OpKind::Argsort, DType::U8, {70001}, 0);  // one pass, several blocks
   verify(b.g);
 
   std::mt19937_64 rng(11);
