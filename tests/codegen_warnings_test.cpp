@@ -1,6 +1,6 @@
 // Generated OpenCL C compiles without a single diagnostic: every op kind over every dtype it
 // accepts, every kernel template (loop bodies scalar and 16-wide, tails, the three reduction
-// shapes, dots), for CPU and GPU devices, and the example programs. A warning would print
+// shapes, dots, sorts), for CPU and GPU devices, and the example programs. A warning would print
 // "N warnings generated." on the user's stderr from inside the OpenCL compiler, so the build
 // log of each program is checked here; it is shown to users only when a build fails or with
 // WEFT_LOG=build=debug (checked at the end).
@@ -261,6 +261,27 @@ Graph bits_program(const Shape& shape) {
   return b.finish();
 }
 
+// Sorts over every dtype: one key along short lines (bitonic chunks) and long ones (on CPUs a
+// radix sort, a work-item per line or several blocks per line; its passes differ by key width),
+// descending (top_k above the selection's limit), and by two keys (chunks and merges).
+Graph sort_program() {
+  Builder b("sorts");
+  const std::pair<std::string, AttrValue> dimension = {"dimension", std::int64_t{1}};
+  const std::pair<std::string, AttrValue> k = {"k", std::int64_t{200}};
+  for (DType t : usable(kAll)) {
+    const ValueId short_lines = b.param(t, {3, 8}), x = b.param(t, {2, 3000});
+    b.output(b.op(OpKind::Sort, t, {3, 8}, {short_lines}, {dimension}));
+    b.output(b.op(OpKind::Sort, t, {2, 3000}, {x}, {dimension}));
+    b.output(b.op(OpKind::Argsort, DType::I32, {2, 3000}, {x}, {dimension}));
+    b.output(b.op(OpKind::Argsort, DType::I32, {2, 3000}, {x, x}, {dimension}));
+    b.output(b.op(OpKind::TopK, t, {2, 200}, {x}, {k}));
+    b.output(b.op(OpKind::TopKIndices, DType::I32, {2, 200}, {x}, {k}));
+  }
+  for (DType t : usable({DType::F16, DType::F32, DType::F64}))
+    b.output(b.op(OpKind::Sort, t, {1, 40000}, {b.param(t, {1, 40000})}, {dimension}));
+  return b.finish();
+}
+
 std::vector<Graph> every_op_kind() {
   std::vector<Graph> programs = {elementwise_program({37}), elementwise_program({8192}),
                                  reduction_program(), dot_program()};
@@ -268,6 +289,7 @@ std::vector<Graph> every_op_kind() {
   programs.push_back(bits_program({38}));
   programs.push_back(bits_program({8192}));
   for (DType t : usable(kAll)) programs.push_back(layout_program(t));
+  programs.push_back(sort_program());
   return programs;
 }
 

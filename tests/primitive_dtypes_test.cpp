@@ -311,9 +311,33 @@ TEST(PrimitiveDtypesLongLines, ScansMatchInterpreter) {
   }
 }
 
-// Sorts of lines longer than one local-memory chunk (2048 positions), so the merge passes run:
-// along the last axis and along a leading one (strided lines), with ties, NaNs, infinities
-// and both zeros, in one program. Values and argsort's positions match the interpreter.
+// `g` on the device and in the interpreter: for each output, the first element whose bits
+// differ (-1: none), NaNs of either payload alike. Sorting moves elements, it computes none.
+std::vector<std::int64_t> sort_differences(const Graph& g, const std::vector<HostArray>& inputs) {
+  const std::vector<HostArray> want = interpret(g, inputs);
+  const std::vector<HostArray> results = run_on_default_device(g, inputs);
+  EXPECT_EQ(results.size(), want.size());
+  std::vector<std::int64_t> differences;
+  for (std::size_t i = 0; i < std::min(results.size(), want.size()); ++i) {
+    const HostArray& got = results[i];
+    auto same = [&](std::int64_t e) {
+      if (!is_float(got.dtype())) return got.get_i64(e) == want[i].get_i64(e);
+      const double x = got.get_f64(e), y = want[i].get_f64(e);
+      if (std::isnan(x) || std::isnan(y)) return std::isnan(x) && std::isnan(y);
+      return x == y && std::signbit(x) == std::signbit(y);
+    };
+    std::int64_t differ = -1;
+    for (std::int64_t e = 0; e < got.size() && differ < 0; ++e)
+      if (!same(e)) differ = e;
+    differences.push_back(differ);
+  }
+  return differences;
+}
+
+// Sorts of lines longer than one local-memory chunk (2048 positions): along the last axis and
+// along a leading one (strided lines), with ties, NaNs, infinities and both zeros, in one
+// program. Values and argsort's positions match the interpreter. One key sorts by radix on CPU
+// devices; argsort by two keys still runs the bitonic chunks' merge passes.
 TEST(PrimitiveDtypesLongLines, SortsMatchInterpreter) {
   // Floats, a stored-narrow float, a narrow and a wide integer; shorter lines of every dtype
   // are in PrimitiveDtypes.
@@ -330,6 +354,13 @@ TEST(PrimitiveDtypesLongLines, SortsMatchInterpreter) {
         b.op(OpKind::Argsort, {x}, DType::I32, shape, SortAttrs{axis, true}.write()));
     leading_axis = !leading_axis;
   }
+  for (const ValueId x : {b.g.params[0], b.g.params[3]}) {
+    const Node& key = b.g.node(x);
+    const std::int64_t axis = key.shape[0] == 2 ? 1 : 0;
+    const ValueId second = b.op(OpKind::Neg, {x}, key.dtype, key.shape);
+    b.g.outputs.push_back(
+        b.op(OpKind::Argsort, {x, second}, DType::I32, key.shape, SortAttrs{axis, true}.write()));
+  }
   verify(b.g);
   std::mt19937 rng(7);
   std::vector<HostArray> inputs;
@@ -342,27 +373,94 @@ TEST(PrimitiveDtypesLongLines, SortsMatchInterpreter) {
     }
     inputs.push_back(std::move(a));
   }
-  const std::vector<HostArray> want = interpret(b.g, inputs);
-  const std::vector<HostArray> results = run_on_default_device(b.g, inputs);
-  ASSERT_EQ(results.size(), want.size());
-  for (std::size_t i = 0; i < results.size(); ++i) {
-    const HostArray& got = results[i];
-    // Bit-exact: sorting moves elements, it computes none.
-    // Bit-exact: sorting moves elements, it computes none; only a NaN's payload may
-    // change (f16 passes through float).
-    auto same = [&](std::int64_t e) {
-      if (!is_float(got.dtype())) return got.get_i64(e) == want[i].get_i64(e);
-      const double x = got.get_f64(e), y = want[i].get_f64(e);
-      if (std::isnan(x) || std::isnan(y)) return std::isnan(x) && std::isnan(y);
-      return x == y && std::signbit(x) == std::signbit(y);
-    };
-    std::int64_t differ = -1;
-    for (std::int64_t e = 0; e < got.size() && differ < 0; ++e)
-      if (!same(e)) differ = e;
-    EXPECT_EQ(differ, -1) << (i % 2 ? "argsort" : "sort") << " of " << dtype_name(dtypes[i / 2])
-                          << ": got " << got.get_f64(differ) << ", want "
-                          << want[i].get_f64(differ);
+  const std::vector<std::int64_t> differences = sort_differences(b.g, inputs);
+  for (std::size_t i = 0; i < differences.size(); ++i)
+    EXPECT_EQ(differences[i], -1) << (i >= 8       ? "argsort by two keys"
+                                      : i % 2 == 1 ? "argsort"
+                                                   : "sort")
+                                  << " of " << dtype_name(dtypes[i >= 8 ? (i - 8) * 3 : i / 2]);
+}
+
+// Lines of 8 positions per key byte and more (at least 16) sort by radix on CPU devices
+// (radix_sort_kernel.cpp), in one program: every dtype's key bits (NaNs of both signs, both zeros
+// and infinities; integers over their whole range), a second line of small values whose high digits
+// are constant (their passes do nothing, while the first line's move), ties for argsort's
+// stability, top_k above the selection's limit (descending), strided lines, and lines long enough
+// for several blocks.
+TEST(PrimitiveDtypesLongLines, RadixSortsMatchInterpreter) {
+  samples::Builder b;
+  b.g.name = "radix_sorts";
+  struct Output {
+    std::string what;
+    DType dtype;
+  };
+  std::vector<Output> outputs;
+  // Each sort group is a few kernels per key digit: every dtype is sorted, the payloads of
+  // positions (argsort) and the descending order (top_k) on a few.
+  auto add = [&](OpKind kind, DType dtype, const Shape& shape, std::int64_t axis) {
+    const ValueId x = b.param(dtype, shape);
+    Shape result = shape;
+    Attrs attrs = SortAttrs{axis, true}.write();
+    if (kind == OpKind::TopK || kind == OpKind::TopKIndices) {
+      result.back() = 150;
+      attrs = TopKAttrs{150}.write();
+    }
+    const bool values = kind == OpKind::Sort || kind == OpKind::TopK;
+    b.g.outputs.push_back(b.op(kind, {x}, values ? dtype : DType::I32, result, attrs));
+    outputs.push_back({std::string(op_name(kind)), dtype});
+  };
+  bool leading_axis = false;
+  for (const DType dtype : kAllDTypes) {
+    add(OpKind::Sort, dtype, leading_axis ? Shape{4099, 2} : Shape{2, 4099}, leading_axis ? 0 : 1);
+    leading_axis = !leading_axis;
   }
+  for (const DType dtype : {DType::F32, DType::BF16, DType::I8, DType::U64})
+    add(OpKind::Argsort, dtype, {2, 4099}, 1);
+  add(OpKind::TopK, DType::F16, {2, 4099}, 1);
+  add(OpKind::TopKIndices, DType::F32, {2, 4099}, 1);
+  add(OpKind::Argsort, DType::F32, {2, 70001}, 1);
+  add(OpKind::Sort, DType::I16, {140001}, 0);
+  add(OpKind::Argsort, DType::U8, {70001}, 0);  // one pass, several blocks
+  verify(b.g);
+
+  std::mt19937_64 rng(11);
+  std::vector<HostArray> inputs;
+  for (ValueId p : b.g.params) {
+    const Node& param = b.g.node(p);
+    const DType t = param.dtype;
+    HostArray a(t, param.shape);
+    // Line 0 over the dtype's whole range, line 1 (and odd elements of strided lines) small.
+    const bool strided = param.shape.size() == 2 && param.shape[1] == 2;
+    const std::int64_t n = param.shape.back();
+    const int bits = static_cast<int>(8 * dtype_size(t));
+    for (std::int64_t e = 0; e < a.size(); ++e) {
+      const bool small = strided ? e % 2 == 1 : e >= n;
+      const std::uint64_t r = rng();
+      if (t == DType::Bool) {
+        a.set_i64(e, static_cast<std::int64_t>(r & 1));
+      } else if (is_float(t)) {
+        const double specials[] = {NAN, -NAN, INFINITY, -INFINITY, 0.0, -0.0};
+        const double v = r % 5 == 0 ? specials[r / 5 % 6]
+                         : small    ? static_cast<double>(r / 5 % 7) - 3
+                                    : std::ldexp(static_cast<double>(r >> 40) - (1 << 23), -12);
+        a.set_f64(e, v);
+      } else if (small) {
+        a.set_i64(e, static_cast<std::int64_t>(r % 4));
+      } else {
+        // The bits as the dtype's value: sign-extended for signed integers.
+        const std::uint64_t raw = bits == 64 ? r : r & ((std::uint64_t{1} << bits) - 1);
+        const std::int64_t value = is_signed_integer(t) && bits < 64 && (raw >> (bits - 1)) != 0
+                                       ? static_cast<std::int64_t>(raw) - (std::int64_t{1} << bits)
+                                       : static_cast<std::int64_t>(raw);
+        a.set_i64(e, value);
+      }
+    }
+    inputs.push_back(std::move(a));
+  }
+  const std::vector<std::int64_t> differences = sort_differences(b.g, inputs);
+  for (std::size_t i = 0; i < differences.size(); ++i)
+    EXPECT_EQ(differences[i], -1) << outputs[i].what << " of " << dtype_name(outputs[i].dtype)
+                                  << " (output " << i << ")";
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryDtype, PrimitiveDtypes,

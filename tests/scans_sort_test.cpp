@@ -161,6 +161,10 @@ ArrayFunction function_of(const Case& c) {
     return [d = c.attrs.at("dimension").get<std::int64_t>()](const std::vector<Array>& keys) {
       return std::vector<Array>{lax::argsort(keys, d)};
     };
+  if (c.op == "sort_key_val")
+    return [d = c.attrs.at("dimension").get<std::int64_t>()](const std::vector<Array>& kv) {
+      return std::vector<Array>{lax::sort_key_val(kv[0], kv[1], d).second};
+    };
   const auto op = op_of(c);
   if (c.transform == "none")
     return [op](const std::vector<Array>& xs) { return std::vector<Array>{op(xs[0])}; };

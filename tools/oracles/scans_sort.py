@@ -39,8 +39,10 @@ def encode(a):
     if a.dtype == np.bool_:
         values = [int(v) for v in values]
     if a.dtype.kind == "f":
-        # 9 significant digits hold an f32 exactly; non-finite values as strings.
-        values = [float(f"{v:.9g}") if np.isfinite(v) else str(v) for v in values]
+        # 9 significant digits hold an f32 exactly; non-finite values as strings, a NaN's sign
+        # kept ("-nan").
+        values = [float(f"{v:.9g}") if np.isfinite(v)
+                  else ("-nan" if np.isnan(v) and np.signbit(v) else str(v)) for v in values]
     return {"dtype": WEFT_NAMES[a.dtype], "shape": list(a.shape), "values": values}
 
 
@@ -66,6 +68,8 @@ def lax_op(name, attrs):
         return lambda x: jnp.sort(x, axis=attrs["axis"])
     if name == "np_argsort":
         return lambda x: jnp.argsort(x, axis=attrs["axis"], stable=True).astype(jnp.int32)
+    if name == "sort_key_val":
+        return lambda k, v: lax.sort_key_val(k, v, dimension=attrs["dimension"])[1]
     if name == "argsort_keys":
         def argsort_keys(*keys):
             iota = lax.broadcasted_iota(jnp.int32, keys[0].shape, attrs["dimension"])
@@ -213,6 +217,26 @@ for name, axis, reverse, x in [("vector", 0, 0, normal(7)), ("one", 0, 0, normal
                                ("leading", 0, 0, normal(5, 3)), ("long", 0, 0, normal(1000))]:
     add(f"assoc_affine_{name}", "assoc_affine", {"axis": axis, "reverse": reverse}, x, rtol=1e-5)
 add("assoc_affine_grad", "assoc_affine", {"axis": 1, "reverse": 0}, normal(2, 9), "grad")
+
+# Lines of 8 positions per key byte and more sort by radix on CPUs (radix_sort_kernel.cpp): NaNs
+# of both signs, both zeros, infinities and ties in one line; batched lines along a leading
+# axis; integers of both signs; a second operand carried by the keys; top_k with k above the
+# selection's limit (descending order: NaN first, -NaN last).
+radix_special = np.tile(np.array([0.0, -0.0, np.nan, -np.nan, 1.0, -1.0, np.inf, -np.inf, 2.0,
+                                  -2.5, 1.0, -0.0], np.float32), 420)
+rng.shuffle(radix_special)
+radix_ties = (rng.integers(-40, 40, size=(4200, 3)) / 8).astype(np.float32)
+radix_ints = ints(-(2**31), 2**31 - 1, 3, 4500)
+radix_ints[:, ::7] = ints(-3, 3, 3, 643)
+for name, dim, x in [("radix_special", 0, radix_special), ("radix_strided", 0, radix_ties),
+                     ("radix_i32_rows", 1, radix_ints)]:
+    add(f"sort_{name}", "sort", {"dimension": dim}, x)
+    add(f"argsort_{name}", "argsort", {"dimension": dim}, x)
+add("sort_key_val_radix", "sort_key_val", {"dimension": 1},
+    [rng.integers(0, 50, size=(2, 4500)).astype(np.float32), ints(-1000, 1000, 2, 4500)], "keys")
+radix_top = np.stack([radix_special[:4200], radix_ties[:, 0]])
+add("top_k_values_radix", "top_k_values", {"k": 300}, radix_top)
+add("top_k_indices_radix", "top_k_indices", {"k": 300}, radix_top)
 
 # cummax/cummin tangents on ties: JAX differentiates the associative scan of lax.max, whose
 # jvp splits a tie's tangent in halves at every combine; NaN results get no tangent.

@@ -108,6 +108,13 @@ struct SortKernel {
 };
 void emit_sort_kernel(KernelContext& ctx, const FusionGroup& group, const std::string& name,
                       const SortKernel& sort);
+// Whether the sort at `group`'s root (lines of `n` positions) runs as the LSD radix sort below
+// rather than as bitonic chunks and merges: one key, a CPU device, lines long enough
+// (radix_sort_kernel.cpp).
+bool radix_sort_fits(const KernelContext& ctx, const FusionGroup& group, std::int64_t n);
+// The same result as emit_sort_kernel, by an LSD radix sort of order-preserving key bits.
+void emit_radix_sort_kernel(KernelContext& ctx, const FusionGroup& group, const std::string& name,
+                            const SortKernel& sort);
 // The OpenCL C condition "`x` comes before `y`" in sort's order (ascending: NaN last, -0.0 tied
 // with 0.0; descending: NaN first, -NaN last) for values of type cl_type(t).
 std::string sort_before(DType t, bool descending, const std::string& x, const std::string& y);

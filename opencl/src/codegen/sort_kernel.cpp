@@ -11,23 +11,13 @@
 
 #include "codegen/cl_types.h"
 #include "codegen/kernel_context.h"
+#include "codegen/sort_lines.h"
 #include "weft/ir/op_attrs.h"
 
 namespace weft::opencl {
 namespace {
 
 constexpr std::int64_t kLocalMax = 2048;
-
-struct Lines {
-  std::int64_t lines = 1, n = 1, inner = 1;
-};
-
-std::string position_of(const Lines& l, const std::string& line, const std::string& p) {
-  const std::string N = std::to_string(l.n), inner = std::to_string(l.inner);
-  if (l.inner == 1) return "(" + line + " * " + N + " + " + p + ")";
-  return "((" + line + " / " + inner + ") * " + N + " * " + inner + " + (" + line + " % " + inner +
-         ") + " + p + " * " + inner + ")";
-}
 
 }  // namespace
 
@@ -49,12 +39,8 @@ void emit_sort_kernel(KernelContext& ctx, const FusionGroup& group, const std::s
   const Node& root = g.node(group.root);
   const Shape& shape = g.node(root.inputs[0]).shape;
   if (num_elements(shape) == 0 || num_elements(root.shape) == 0) return;
-  Lines l;
-  for (std::int64_t d = 0; d < static_cast<std::int64_t>(shape.size()); ++d) {
-    if (d == sort.axis) l.n = shape[d];
-    if (d > sort.axis) l.inner *= shape[d];
-  }
-  l.lines = num_elements(shape) / l.n;
+  const SortLines l = sort_lines(shape, sort.axis);
+  if (radix_sort_fits(ctx, group, l.n)) return emit_radix_sort_kernel(ctx, group, name, sort);
   std::int64_t P = 1;
   while (P < l.n) P *= 2;
   const std::string Ps = std::to_string(P), N = std::to_string(l.n);
@@ -241,7 +227,7 @@ void emit_sort_kernel(KernelContext& ctx, const FusionGroup& group, const std::s
   // The result: the first `count` sorted positions of each line, as values of key 0 or as
   // positions, laid out as the operand with `count` along the axis.
   const std::int64_t count = sort.count > 0 ? sort.count : l.n;
-  Lines out = l;
+  SortLines out = l;
   out.n = count;
   const std::string S = cl_storage_type(root.dtype);
   const bool from_sorted = carry && sort.values;
