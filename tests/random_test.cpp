@@ -157,6 +157,9 @@ Array sample(const std::string& fn, const json& p, const Array& key) {
   if (fn == "gumbel") return random::gumbel(key, shape_param(p));
   if (fn == "normal_f64") return random::normal(key, shape_param(p), DType::F64);
   if (fn == "gumbel_f64") return random::gumbel(key, shape_param(p), DType::F64);
+  if (fn == "truncated_normal_f64")
+    return random::truncated_normal(key, p.at("lower").get<double>(), p.at("upper").get<double>(),
+                                    shape_param(p), DType::F64);
   if (fn == "categorical") {
     const Shape logits_shape = p.at("logits_shape").get<Shape>();
     const Array logits =
@@ -196,7 +199,7 @@ Array sample(const std::string& fn, const json& p, const Array& key) {
 double case_ulps(const json& c) {
   const std::string fn = c.at("fn");
   const double ulps = c.value("ulps", 0.0);
-  if (fn == "normal_f64") return std::max(ulps, kErfInvF64Ulps);
+  if (fn == "normal_f64" || fn == "truncated_normal_f64") return std::max(ulps, kErfInvF64Ulps);
   return fn == "normal" || fn == "truncated_normal" ? std::max(ulps, kErfInvUlps) : ulps;
 }
 
@@ -220,13 +223,24 @@ void run_file(const std::string& file) {
     const double ulps = case_ulps(c);
     // f64 uniform's scaling is one FMA in XLA and two roundings in weft (no wider float to
     // emulate it in): they differ by at most an ulp of the span, many ulps of a result near 0.
+    // f64 truncated_normal's uniform is that scaling too, between its bounds' erf: its ulp of
+    // the span reaches the result through erf_inv's slope, sqrt(pi / 2) exp(x^2 / 2), and is
+    // many ulps of a result near 0 (where u is a difference of nearly equal terms).
+    auto truncated_absolute = [&] {
+      const double lower = params.at("lower").get<double>();
+      const double upper = params.at("upper").get<double>();
+      const double span = std::erf(upper / std::sqrt(2.0)) - std::erf(lower / std::sqrt(2.0));
+      const double widest = std::max(lower * lower, upper * upper);
+      return span * std::ldexp(1.0, -51) * std::sqrt(M_PI / 2) * std::exp(widest / 2);
+    };
     const double absolute =
         fn == "gumbel"       ? kGumbelAbsolute
         : fn == "gumbel_f64" ? kGumbelF64Absolute
         : fn == "uniform_f64"
             ? (params.at("maxval").get<double>() - params.at("minval").get<double>()) *
                   std::ldexp(1.0, -52)
-            : 0;
+        : fn == "truncated_normal_f64" ? truncated_absolute()
+                                       : 0;
     EXPECT_EQ(
         difference(sample(fn, params, Array::from_host(key)).to_host(), expected, ulps, absolute),
         "")
@@ -310,7 +324,8 @@ TEST(Random, ChoiceRefusalsExplainThemselves) {
   EXPECT_THROW(random::permutation(k, lax::constant(3, DType::I32)), ShapeError);
 }
 
-// u64 words and the f64 samplers (uniform, normal, gumbel, categorical), against JAX with x64
+// u64 words and the f64 samplers (uniform, normal, truncated_normal, gumbel, categorical), against
+// JAX with x64
 // on.
 TEST(Random, WideBitsAndF64SamplersMatchJaxWithX64) {
   if (!default_device().supports(DType::F64) || !default_device().supports(DType::U64))
@@ -382,10 +397,10 @@ TEST(Random, RefusalsExplainThemselves) {
   }
   EXPECT_THROW(random::bits(Array::from_vector<std::uint32_t>({3}, {1, 2, 3}), {3}), ShapeError);
   try {
-    random::truncated_normal(random::key(0), -1.0, 1.0, {3}, DType::F64);
-    ADD_FAILURE() << "f64 truncated_normal was accepted";
+    random::truncated_normal(random::key(0), -1.0, 1.0, {3}, DType::I32);
+    ADD_FAILURE() << "i32 truncated_normal was accepted";
   } catch (const DTypeError& e) {
-    EXPECT_NE(std::string(e.what()).find("not written yet"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("got i32"), std::string::npos) << e.what();
   }
   EXPECT_THROW(random::bits(random::key(0), {3}, DType::I32), DTypeError);
   EXPECT_THROW(random::randint(random::key(0), {3}, 0, std::int64_t{1} << 40),

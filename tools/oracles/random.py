@@ -91,6 +91,9 @@ def sampler(fn, params):
         return lambda k: random.gumbel(k, shape, jnp.float32)
     if fn == "normal_f64":
         return lambda k: random.normal(k, shape, jnp.float64)
+    if fn == "truncated_normal_f64":
+        return lambda k: random.truncated_normal(k, params["lower"], params["upper"], shape,
+                                                 jnp.float64)
     if fn == "gumbel_f64":
         return lambda k: random.gumbel(k, shape, jnp.float64)
     if fn == "categorical":
@@ -212,7 +215,7 @@ def main():
                             "steps": 5, "expected_key": encode(final_key),
                             "expected": encode(acc), "ulps": 1}]
 
-    # 64-bit words and f64 uniform: JAX with x64 on (the keys are the same raw data).
+    # 64-bit words and the f64 samplers: JAX with x64 on (the keys are the same raw data).
     with jax.enable_x64(True):
         wide = []
         for s in [0, 42, -1]:
@@ -224,6 +227,10 @@ def main():
                              {"shape": [7], "minval": -2.0, "maxval": 3.0}, ulps=1))
             wide.append(case(f"normal f64 seed {s} [1000]", "normal_f64", keys[s],
                              {"shape": [1000]}, ulps=1))
+            wide.append(case(f"truncated_normal f64 seed {s} [-1, 2]", "truncated_normal_f64",
+                             keys[s], {"shape": [1000], "lower": -1.0, "upper": 2.0}, ulps=1))
+            wide.append(case(f"truncated_normal f64 seed {s} [0.5, 3]", "truncated_normal_f64",
+                             keys[s], {"shape": [3, 5], "lower": 0.5, "upper": 3.0}, ulps=1))
             wide.append(case(f"gumbel f64 seed {s} [1000]", "gumbel_f64", keys[s],
                              {"shape": [1000]}, ulps=1))
             wide.append(case(f"categorical f64 seed {s} [3,5] axis -1", "categorical", keys[s],
@@ -234,6 +241,9 @@ def main():
                           "shape": [1000], "f64": True}))
         wide.append(case("gumbel f64 of split keys (vmap)", "gumbel_f64", big,
                          {"shape": [3, 5]}, ulps=1))
+        wide.append(case("truncated_normal f64 [-3, -0.25] of split keys (vmap)",
+                         "truncated_normal_f64", big,
+                         {"shape": [7], "lower": -3.0, "upper": -0.25}, ulps=1))
         wide.append(case("uniform f64 of split keys (vmap)", "uniform_f64", big,
                          {"shape": [3, 5], "minval": 0.0, "maxval": 1.0}, ulps=1))
     files["x64.json"] = wide
