@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "weft/interp/interpreter.h"
+#include "weft/random_key_array.h"
 #include "weft/transforms/pmap.h"
 #include "weft/transforms/vmap.h"
 #include "weft/weft.h"
@@ -385,6 +386,85 @@ TEST(Random, PmapOverKeysEqualsBatchedKeys) {
   };
   const HostArray got = pmap(draw)({keys}).at(0).to_host();
   EXPECT_EQ(difference(got, random::bits(keys, {9}).to_host(), 0), "");
+}
+
+// Typed keys (jax.random.key) hold the raw keys' data: the same splits, folds and samples as
+// JAX's typed keys, eagerly, under jit (key data in, wrapped inside), vmap and a fori_loop
+// carrying the key data (JAX's lax.scan over a typed key).
+TEST(Random, TypedKeysMatchJaxTypedKeys) {
+  const json c = load("typed_keys.json").at(0);
+  const random::KeyArray key = random::typed_key(42);
+  EXPECT_EQ(key.shape(), Shape{});
+  EXPECT_EQ(key.to_string(), c.at("repr_single").get<std::string>());
+  const random::KeyArray subkeys = random::split(key, 3);
+  EXPECT_EQ(subkeys.shape(), Shape{3});
+  EXPECT_EQ(subkeys.to_string(), c.at("repr_split").get<std::string>());
+  EXPECT_EQ(difference(random::key_data(subkeys).to_host(), from_oracle(c.at("split3")), 0), "");
+  const random::KeyArray grid = random::split(key, Shape{2, 3});
+  EXPECT_EQ(grid.to_string(), "Array((2, 3), dtype=key<fry>)");
+  EXPECT_EQ(difference(grid.data().to_host(), from_oracle(c.at("split23")), 0), "");
+  EXPECT_EQ(
+      difference(grid.reshape({6}).slice(3, 6).data().to_host(),
+                 lax::reshape(lax::slice(grid.data(), {1, 0, 0}, {2, 3, 2}), {3, 2}).to_host(), 0),
+      "");
+  EXPECT_EQ(difference(random::fold_in(key, 7u).data().to_host(), from_oracle(c.at("fold_in7")), 0),
+            "");
+  const HostArray normal_of_subkey = from_oracle(c.at("normal_of_subkey1"));
+  EXPECT_EQ(difference(random::normal(subkeys[1], {7}).to_host(), normal_of_subkey, kErfInvUlps),
+            "");
+  EXPECT_EQ(difference(random::normal(subkeys[-2], {7}).to_host(), normal_of_subkey, kErfInvUlps),
+            "");
+  // jit and vmap take the key data and wrap it inside.
+  auto traced = jit(
+      [](const std::vector<Array>& xs) {
+        const random::KeyArray k = random::wrap_key_data(xs[0]);
+        return std::vector<Array>{random::normal(random::split(k, 3)[1], {7})};
+      },
+      {.name = "typed_key_jit"});
+  EXPECT_EQ(difference(traced(std::vector<Array>{key.data()}).at(0).to_host(), normal_of_subkey,
+                       kErfInvUlps),
+            "");
+  auto one = [](const Array& data) { return random::uniform(random::wrap_key_data(data), {7}); };
+  EXPECT_EQ(difference(vmap(std::function<Array(const Array&)>(one))(subkeys.data()).to_host(),
+                       from_oracle(c.at("uniform_vmap")), 1),
+            "");
+  // lax.scan(body, typed_key, length=3) with body splitting the key and drawing uniform(sub).
+  using Carry = std::pair<Array, Array>;
+  const Carry scanned = lax::fori_loop(
+      0, 3,
+      [](const Array& i, const Carry& carry) {
+        const random::KeyArray next = random::split(random::wrap_key_data(carry.first), 2);
+        const Array draw = lax::reshape(random::uniform(next[1], {7}), {1, 7});
+        return Carry{next[0].data(), lax::dynamic_update_slice(carry.second, draw,
+                                                               {i, lax::constant(0, DType::I32)})};
+      },
+      Carry{key.data(), np::zeros({3, 7})});
+  EXPECT_EQ(difference(scanned.first.to_host(), from_oracle(c.at("scan_key")), 0), "");
+  EXPECT_EQ(difference(scanned.second.to_host(), from_oracle(c.at("scan_draws")), 1), "");
+}
+
+TEST(Random, TypedKeyMisuseExplainsItself) {
+  auto message_of = [](auto&& f) -> std::string {
+    try {
+      f();
+    } catch (const Error& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  const std::string three_words = message_of([] {
+    random::wrap_key_data(Array::from_vector<std::uint32_t>({3}, {1, 2, 3}));
+  });
+  EXPECT_NE(three_words.find("u32[3]"), std::string::npos) << three_words;
+  EXPECT_NE(three_words.find("reshape"), std::string::npos) << three_words;
+  const std::string floats = message_of([] {
+    random::wrap_key_data(Array::from_vector<float>({2}, {1.0f, 2.0f}));
+  });
+  EXPECT_NE(floats.find("f32[2]"), std::string::npos) << floats;
+  EXPECT_NE(floats.find("random::typed_key"), std::string::npos) << floats;
+  EXPECT_THROW(random::wrap_key_data(Array::from_vector<float>({2}, {1.0f, 2.0f})), DTypeError);
+  EXPECT_THROW(random::typed_key(0)[0], ShapeError);
+  EXPECT_THROW(random::split(random::typed_key(0), 3)[3], InvalidArgumentError);
 }
 
 TEST(Random, RefusalsExplainThemselves) {
