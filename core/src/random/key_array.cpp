@@ -26,9 +26,8 @@ KeyArray::KeyArray(const Array& key_data, const char* api, std::source_location 
                      "; make keys with random::typed_key(seed) or wrap random::key(seed)");
   if (key_data.ndim() == 0 || key_data.shape().back() != 2)
     throw ShapeError(where(api, loc) +
-                     "threefry2x32 key data is u32[..., 2] (two words per key), "
-                     "got " +
-                     described + "; reshape it so the last axis holds each key's two words");
+                     "threefry2x32 key data is u32[..., 2] (two words per key), got " + described +
+                     "; reshape it so the last axis holds each key's two words");
 }
 
 Shape KeyArray::shape() const {
@@ -47,8 +46,7 @@ KeyArray KeyArray::operator[](std::int64_t index) const {
   const std::source_location loc = std::source_location::current();
   if (ndim() == 0)
     throw ShapeError(where("KeyArray::operator[]", loc) +
-                     "a single key (shape []) has no axis "
-                     "to index");
+                     "a single key (shape []) has no axis to index");
   const std::int64_t n = data_.shape().front();
   const std::int64_t i = index < 0 ? index + n : index;
   if (i < 0 || i >= n)
