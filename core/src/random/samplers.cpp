@@ -65,9 +65,9 @@ Array uniform_f64(const Array& key, const Shape& shape, double minval, double ma
                              lax::constant(maxval, DType::F64, loc), loc);
 }
 
-// JAX's truncated_normal with x64 on: the bounds' erf (XLA's CPU f64 erf agrees with the
-// correctly rounded libm erf weft's interpreter uses; the device's OpenCL erf is within an ulp
-// or two), a uniform between them, sqrt(2) * erf_inv, clamped inside (lower, upper).
+// JAX's truncated_normal with x64 on: the bounds' erf (JAX 0.10's CPU f64 erf gives glibc's
+// erf bit for bit, which the interpreter's erf primitive calls; the device uses its OpenCL erf),
+// a uniform between them, sqrt(2) * erf_inv, clamped inside (lower, upper).
 Array truncated_normal_f64(const Array& key, double lower, double upper, const Shape& shape,
                            std::source_location loc) {
   const Array sqrt2 = lax::constant(std::sqrt(2.0), DType::F64, loc);
