@@ -390,7 +390,7 @@ TEST(Random, PmapOverKeysEqualsBatchedKeys) {
 
 // Typed keys (jax.random.key) hold the raw keys' data: the same splits, folds and samples as
 // JAX's typed keys, eagerly, under jit (key data in, wrapped inside), vmap and a fori_loop
-// carrying the key data (JAX's lax.scan over a typed key).
+// carrying the key data (JAX's lax.scan over a typed key), and pmap.
 TEST(Random, TypedKeysMatchJaxTypedKeys) {
   const json c = load("typed_keys.json").at(0);
   const random::KeyArray key = random::typed_key(42);
@@ -441,6 +441,15 @@ TEST(Random, TypedKeysMatchJaxTypedKeys) {
       Carry{key.data(), np::zeros({3, 7})});
   EXPECT_EQ(difference(scanned.first.to_host(), from_oracle(c.at("scan_key")), 0), "");
   EXPECT_EQ(difference(scanned.second.to_host(), from_oracle(c.at("scan_draws")), 1), "");
+  // pmap: each device draws from its typed key, passed as key data.
+  const random::KeyArray device_keys =
+      random::split(random::typed_key(11), static_cast<std::int64_t>(devices().size()));
+  ArrayFunction draw = [](const std::vector<Array>& xs) {
+    return std::vector<Array>{random::bits(random::wrap_key_data(xs[0]), {9})};
+  };
+  EXPECT_EQ(difference(pmap(draw)({device_keys.data()}).at(0).to_host(),
+                       random::bits(device_keys, {9}).to_host(), 0),
+            "");
 }
 
 TEST(Random, TypedKeyMisuseExplainsItself) {
