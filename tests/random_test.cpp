@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "weft/interp/interpreter.h"
+#include "weft/random_key_array.h"
 #include "weft/transforms/pmap.h"
 #include "weft/transforms/vmap.h"
 #include "weft/weft.h"
@@ -157,6 +158,9 @@ Array sample(const std::string& fn, const json& p, const Array& key) {
   if (fn == "gumbel") return random::gumbel(key, shape_param(p));
   if (fn == "normal_f64") return random::normal(key, shape_param(p), DType::F64);
   if (fn == "gumbel_f64") return random::gumbel(key, shape_param(p), DType::F64);
+  if (fn == "truncated_normal_f64")
+    return random::truncated_normal(key, p.at("lower").get<double>(), p.at("upper").get<double>(),
+                                    shape_param(p), DType::F64);
   if (fn == "categorical") {
     const Shape logits_shape = p.at("logits_shape").get<Shape>();
     const Array logits =
@@ -196,7 +200,7 @@ Array sample(const std::string& fn, const json& p, const Array& key) {
 double case_ulps(const json& c) {
   const std::string fn = c.at("fn");
   const double ulps = c.value("ulps", 0.0);
-  if (fn == "normal_f64") return std::max(ulps, kErfInvF64Ulps);
+  if (fn == "normal_f64" || fn == "truncated_normal_f64") return std::max(ulps, kErfInvF64Ulps);
   return fn == "normal" || fn == "truncated_normal" ? std::max(ulps, kErfInvUlps) : ulps;
 }
 
@@ -220,13 +224,24 @@ void run_file(const std::string& file) {
     const double ulps = case_ulps(c);
     // f64 uniform's scaling is one FMA in XLA and two roundings in weft (no wider float to
     // emulate it in): they differ by at most an ulp of the span, many ulps of a result near 0.
+    // f64 truncated_normal's uniform is that scaling too, between its bounds' erf: its ulp of
+    // the span reaches the result through erf_inv's slope, sqrt(pi / 2) exp(x^2 / 2), and is
+    // many ulps of a result near 0 (where u is a difference of nearly equal terms).
+    auto truncated_absolute = [&] {
+      const double lower = params.at("lower").get<double>();
+      const double upper = params.at("upper").get<double>();
+      const double span = std::erf(upper / std::sqrt(2.0)) - std::erf(lower / std::sqrt(2.0));
+      const double widest = std::max(lower * lower, upper * upper);
+      return span * std::ldexp(1.0, -51) * std::sqrt(M_PI / 2) * std::exp(widest / 2);
+    };
     const double absolute =
         fn == "gumbel"       ? kGumbelAbsolute
         : fn == "gumbel_f64" ? kGumbelF64Absolute
         : fn == "uniform_f64"
             ? (params.at("maxval").get<double>() - params.at("minval").get<double>()) *
                   std::ldexp(1.0, -52)
-            : 0;
+        : fn == "truncated_normal_f64" ? truncated_absolute()
+                                       : 0;
     EXPECT_EQ(
         difference(sample(fn, params, Array::from_host(key)).to_host(), expected, ulps, absolute),
         "")
@@ -310,7 +325,8 @@ TEST(Random, ChoiceRefusalsExplainThemselves) {
   EXPECT_THROW(random::permutation(k, lax::constant(3, DType::I32)), ShapeError);
 }
 
-// u64 words and the f64 samplers (uniform, normal, gumbel, categorical), against JAX with x64
+// u64 words and the f64 samplers (uniform, normal, truncated_normal, gumbel, categorical), against
+// JAX with x64
 // on.
 TEST(Random, WideBitsAndF64SamplersMatchJaxWithX64) {
   if (!default_device().supports(DType::F64) || !default_device().supports(DType::U64))
@@ -372,6 +388,94 @@ TEST(Random, PmapOverKeysEqualsBatchedKeys) {
   EXPECT_EQ(difference(got, random::bits(keys, {9}).to_host(), 0), "");
 }
 
+// Typed keys (jax.random.key) hold the raw keys' data: the same splits, folds and samples as
+// JAX's typed keys, eagerly, under jit (key data in, wrapped inside), vmap and a fori_loop
+// carrying the key data (JAX's lax.scan over a typed key), and pmap.
+TEST(Random, TypedKeysMatchJaxTypedKeys) {
+  const json c = load("typed_keys.json").at(0);
+  const random::KeyArray key = random::typed_key(42);
+  EXPECT_EQ(key.shape(), Shape{});
+  EXPECT_EQ(key.to_string(), c.at("repr_single").get<std::string>());
+  const random::KeyArray subkeys = random::split(key, 3);
+  EXPECT_EQ(subkeys.shape(), Shape{3});
+  EXPECT_EQ(subkeys.to_string(), c.at("repr_split").get<std::string>());
+  EXPECT_EQ(difference(random::key_data(subkeys).to_host(), from_oracle(c.at("split3")), 0), "");
+  const random::KeyArray grid = random::split(key, Shape{2, 3});
+  EXPECT_EQ(grid.to_string(), "Array((2, 3), dtype=key<fry>)");
+  EXPECT_EQ(difference(grid.data().to_host(), from_oracle(c.at("split23")), 0), "");
+  EXPECT_EQ(
+      difference(grid.reshape({6}).slice(3, 6).data().to_host(),
+                 lax::reshape(lax::slice(grid.data(), {1, 0, 0}, {2, 3, 2}), {3, 2}).to_host(), 0),
+      "");
+  EXPECT_EQ(difference(random::fold_in(key, 7u).data().to_host(), from_oracle(c.at("fold_in7")), 0),
+            "");
+  const HostArray normal_of_subkey = from_oracle(c.at("normal_of_subkey1"));
+  EXPECT_EQ(difference(random::normal(subkeys[1], {7}).to_host(), normal_of_subkey, kErfInvUlps),
+            "");
+  EXPECT_EQ(difference(random::normal(subkeys[-2], {7}).to_host(), normal_of_subkey, kErfInvUlps),
+            "");
+  // jit and vmap take the key data and wrap it inside.
+  auto traced = jit(
+      [](const std::vector<Array>& xs) {
+        const random::KeyArray k = random::wrap_key_data(xs[0]);
+        return std::vector<Array>{random::normal(random::split(k, 3)[1], {7})};
+      },
+      {.name = "typed_key_jit"});
+  EXPECT_EQ(difference(traced(std::vector<Array>{key.data()}).at(0).to_host(), normal_of_subkey,
+                       kErfInvUlps),
+            "");
+  auto one = [](const Array& data) { return random::uniform(random::wrap_key_data(data), {7}); };
+  EXPECT_EQ(difference(vmap(std::function<Array(const Array&)>(one))(subkeys.data()).to_host(),
+                       from_oracle(c.at("uniform_vmap")), 1),
+            "");
+  // lax.scan(body, typed_key, length=3) with body splitting the key and drawing uniform(sub).
+  using Carry = std::pair<Array, Array>;
+  const Carry scanned = lax::fori_loop(
+      0, 3,
+      [](const Array& i, const Carry& carry) {
+        const random::KeyArray next = random::split(random::wrap_key_data(carry.first), 2);
+        const Array draw = lax::reshape(random::uniform(next[1], {7}), {1, 7});
+        return Carry{next[0].data(), lax::dynamic_update_slice(carry.second, draw,
+                                                               {i, lax::constant(0, DType::I32)})};
+      },
+      Carry{key.data(), np::zeros({3, 7})});
+  EXPECT_EQ(difference(scanned.first.to_host(), from_oracle(c.at("scan_key")), 0), "");
+  EXPECT_EQ(difference(scanned.second.to_host(), from_oracle(c.at("scan_draws")), 1), "");
+  // pmap: each device draws from its typed key, passed as key data.
+  const random::KeyArray device_keys =
+      random::split(random::typed_key(11), static_cast<std::int64_t>(devices().size()));
+  ArrayFunction draw = [](const std::vector<Array>& xs) {
+    return std::vector<Array>{random::bits(random::wrap_key_data(xs[0]), {9})};
+  };
+  EXPECT_EQ(difference(pmap(draw)({device_keys.data()}).at(0).to_host(),
+                       random::bits(device_keys, {9}).to_host(), 0),
+            "");
+}
+
+TEST(Random, TypedKeyMisuseExplainsItself) {
+  auto message_of = [](auto&& f) -> std::string {
+    try {
+      f();
+    } catch (const Error& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  const std::string three_words = message_of([] {
+    random::wrap_key_data(Array::from_vector<std::uint32_t>({3}, {1, 2, 3}));
+  });
+  EXPECT_NE(three_words.find("u32[3]"), std::string::npos) << three_words;
+  EXPECT_NE(three_words.find("reshape"), std::string::npos) << three_words;
+  const std::string floats = message_of([] {
+    random::wrap_key_data(Array::from_vector<float>({2}, {1.0f, 2.0f}));
+  });
+  EXPECT_NE(floats.find("f32[2]"), std::string::npos) << floats;
+  EXPECT_NE(floats.find("random::typed_key"), std::string::npos) << floats;
+  EXPECT_THROW(random::wrap_key_data(Array::from_vector<float>({2}, {1.0f, 2.0f})), DTypeError);
+  EXPECT_THROW(random::typed_key(0)[0], ShapeError);
+  EXPECT_THROW(random::split(random::typed_key(0), 3)[3], InvalidArgumentError);
+}
+
 TEST(Random, RefusalsExplainThemselves) {
   const Array not_a_key = Array::from_vector<float>({2}, {1.0f, 2.0f});
   try {
@@ -382,10 +486,10 @@ TEST(Random, RefusalsExplainThemselves) {
   }
   EXPECT_THROW(random::bits(Array::from_vector<std::uint32_t>({3}, {1, 2, 3}), {3}), ShapeError);
   try {
-    random::truncated_normal(random::key(0), -1.0, 1.0, {3}, DType::F64);
-    ADD_FAILURE() << "f64 truncated_normal was accepted";
+    random::truncated_normal(random::key(0), -1.0, 1.0, {3}, DType::I32);
+    ADD_FAILURE() << "i32 truncated_normal was accepted";
   } catch (const DTypeError& e) {
-    EXPECT_NE(std::string(e.what()).find("not written yet"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("got i32"), std::string::npos) << e.what();
   }
   EXPECT_THROW(random::bits(random::key(0), {3}, DType::I32), DTypeError);
   EXPECT_THROW(random::randint(random::key(0), {3}, 0, std::int64_t{1} << 40),

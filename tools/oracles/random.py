@@ -91,6 +91,9 @@ def sampler(fn, params):
         return lambda k: random.gumbel(k, shape, jnp.float32)
     if fn == "normal_f64":
         return lambda k: random.normal(k, shape, jnp.float64)
+    if fn == "truncated_normal_f64":
+        return lambda k: random.truncated_normal(k, params["lower"], params["upper"], shape,
+                                                 jnp.float64)
     if fn == "gumbel_f64":
         return lambda k: random.gumbel(k, shape, jnp.float64)
     if fn == "categorical":
@@ -212,7 +215,7 @@ def main():
                             "steps": 5, "expected_key": encode(final_key),
                             "expected": encode(acc), "ulps": 1}]
 
-    # 64-bit words and f64 uniform: JAX with x64 on (the keys are the same raw data).
+    # 64-bit words and the f64 samplers: JAX with x64 on (the keys are the same raw data).
     with jax.enable_x64(True):
         wide = []
         for s in [0, 42, -1]:
@@ -234,9 +237,36 @@ def main():
                           "shape": [1000], "f64": True}))
         wide.append(case("gumbel f64 of split keys (vmap)", "gumbel_f64", big,
                          {"shape": [3, 5]}, ulps=1))
+        # f64 truncated_normal on normal's shape, whose eager kernels it shares.
+        for s, (lower, upper) in [(0, (-1.0, 2.0)), (42, (0.5, 3.0)), (-1, (-3.0, -0.25))]:
+            wide.append(case(f"truncated_normal f64 seed {s} [{lower}, {upper}]",
+                             "truncated_normal_f64", keys[s],
+                             {"shape": [1000], "lower": lower, "upper": upper}, ulps=1))
         wide.append(case("uniform f64 of split keys (vmap)", "uniform_f64", big,
                          {"shape": [3, 5], "minval": 0.0, "maxval": 1.0}, ulps=1))
     files["x64.json"] = wide
+
+    # Typed keys (jax.random.key): key data of their splits and folds, and samples drawn from
+    # typed keys, under jit, vmap and a scan carrying the typed key.
+    typed = random.key(42)
+    subkeys = random.split(typed, 3)
+
+    def scan_body(k, _):
+        k, sub = random.split(k)
+        return k, random.uniform(sub, (7,))
+    scan_key, scan_draws = jax.lax.scan(scan_body, typed, None, length=3)
+    files["typed_keys.json"] = [{
+        "name": "typed key 42",
+        "split3": encode(random.key_data(subkeys)),
+        "split23": encode(random.key_data(random.split(typed, (2, 3)))),
+        "fold_in7": encode(random.key_data(random.fold_in(typed, 7))),
+        "normal_of_subkey1": encode(jax.jit(lambda k: random.normal(k, (7,)))(subkeys[1])),
+        "uniform_vmap": encode(jax.vmap(lambda k: random.uniform(k, (7,)))(subkeys)),
+        "scan_key": encode(random.key_data(scan_key)),
+        "scan_draws": encode(scan_draws),
+        "repr_single": repr(typed).split(" overlaying")[0],
+        "repr_split": repr(subkeys).split(" overlaying")[0],
+    }]
 
     # Sort family: permutation (1 and 2 sorting rounds), shuffle and choice.
     grid = list(range(12))

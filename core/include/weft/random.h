@@ -49,15 +49,16 @@ Array bits(const Array& key, const Shape& shape = {}, WEFT_LOC_PARAM);
 // u32 or u64 words (u64: JAX's with x64 on, the two hash words as high and low halves).
 Array bits(const Array& key, const Shape& shape, DType dtype, WEFT_LOC_PARAM);
 
-// The floating samplers take f32; uniform also f64 (as JAX with x64 on). The others refuse f64
-// with a DTypeError: their f64 forms need XLA's f64 erf_inv and log, not written yet.
+// The floating samplers take f32 or f64 (f64 as JAX with x64 on) and refuse other dtypes with a
+// DTypeError.
 // Uniform in [minval, maxval), by JAX's mantissa construction.
 Array uniform(const Array& key, const Shape& shape = {}, DType dtype = DType::F32,
               double minval = 0.0, double maxval = 1.0, WEFT_LOC_PARAM);
 // Standard normal: sqrt(2) * erf_inv(uniform in (-1, 1)), with XLA's erf_inv polynomials; f32
 // or f64.
 Array normal(const Array& key, const Shape& shape = {}, DType dtype = DType::F32, WEFT_LOC_PARAM);
-// Standard normal truncated to (lower, upper).
+// Standard normal truncated to (lower, upper): sqrt(2) * erf_inv(uniform between the bounds'
+// erf); f32 or f64.
 Array truncated_normal(const Array& key, double lower, double upper, const Shape& shape = {},
                        DType dtype = DType::F32, WEFT_LOC_PARAM);
 // bool array, true with probability p (JAX's default mode "low": uniform < p, in f32).

@@ -16,6 +16,7 @@
 #include "weft/np.h"
 #include "weft/ops.h"
 #include "weft/random.h"
+#include "weft/random_key_array.h"
 #include "weft/shape.h"
 #include "weft/trace/jit.h"
 #if __has_include("weft/opencl/register.h")

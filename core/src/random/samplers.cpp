@@ -43,10 +43,10 @@ Array detail::uniform_between(const Array& key, const Shape& shape, const Array&
 namespace {
 
 // JAX's uniform for f64 (x64 on): 52 random mantissa bits under 1.0's exponent, minus 1, then
-// scaled. (XLA fuses the scaling into an FMA, which weft cannot match in f64: the results for
-// [0, 1) are exact, other ranges may differ by an ulp of the span.)
-Array uniform_f64(const Array& key, const Shape& shape, double minval, double maxval,
-                  std::source_location loc) {
+// scaled between f64 scalar bounds. (XLA fuses the scaling into an FMA, which weft cannot match
+// in f64: the results for [0, 1) are exact, other ranges may differ by an ulp of the span.)
+Array uniform_f64_between(const Array& key, const Shape& shape, const Array& minval,
+                          const Array& maxval, std::source_location loc) {
   const Array mantissa = lax::shift_right_logical(bits(key, shape, DType::U64, loc),
                                                   full(64 - 52, DType::U64, shape, loc), loc);
   const Array one_bits =
@@ -54,11 +54,30 @@ Array uniform_f64(const Array& key, const Shape& shape, double minval, double ma
   const Array one_to_two =
       lax::bitcast_convert_type(lax::logical_or(mantissa, one_bits, loc), DType::F64, loc);
   const Array floats = lax::sub(one_to_two, full(1.0, DType::F64, shape, loc), loc);
-  const Array low = full(minval, DType::F64, shape, loc);
-  const Array span = lax::broadcast_in_dim(
-      lax::sub(lax::constant(maxval, DType::F64, loc), lax::constant(minval, DType::F64, loc), loc),
-      shape, {}, loc);
+  const Array low = lax::broadcast_in_dim(minval, shape, {}, loc);
+  const Array span = lax::broadcast_in_dim(lax::sub(maxval, minval, loc), shape, {}, loc);
   return lax::max(low, lax::add(lax::mul(floats, span, loc), low, loc), loc);
+}
+
+Array uniform_f64(const Array& key, const Shape& shape, double minval, double maxval,
+                  std::source_location loc) {
+  return uniform_f64_between(key, shape, lax::constant(minval, DType::F64, loc),
+                             lax::constant(maxval, DType::F64, loc), loc);
+}
+
+// JAX's truncated_normal with x64 on: the bounds' erf (JAX 0.10's CPU f64 erf gives glibc's
+// erf bit for bit, which the interpreter's erf primitive calls; the device uses its OpenCL erf),
+// a uniform between them, sqrt(2) * erf_inv, clamped inside (lower, upper).
+Array truncated_normal_f64(const Array& key, double lower, double upper, const Shape& shape,
+                           std::source_location loc) {
+  const Array sqrt2 = lax::constant(std::sqrt(2.0), DType::F64, loc);
+  const Array a = lax::erf(lax::div(lax::constant(lower, DType::F64, loc), sqrt2, loc), loc);
+  const Array b = lax::erf(lax::div(lax::constant(upper, DType::F64, loc), sqrt2, loc), loc);
+  const Array u = uniform_f64_between(key, shape, a, b, loc);
+  const Array out =
+      lax::mul(full(std::sqrt(2.0), DType::F64, shape, loc), detail::erf_inv_f64(u, loc), loc);
+  return lax::min(lax::max(out, full(std::nextafter(lower, INFINITY), DType::F64, shape, loc), loc),
+                  full(std::nextafter(upper, -INFINITY), DType::F64, shape, loc), loc);
 }
 
 }  // namespace
@@ -108,6 +127,13 @@ Array normal(const Array& key, const Shape& shape, DType dtype, std::source_loca
 
 Array truncated_normal(const Array& key, double lower, double upper, const Shape& shape,
                        DType dtype, std::source_location loc) {
+  if (dtype == DType::F64)
+    return detail::map_keys(
+        key, {},
+        [&](const Array& k, const std::vector<Array>&) {
+          return truncated_normal_f64(k, lower, upper, shape, loc);
+        },
+        "truncated_normal", loc);
   detail::require_f32(dtype, "truncated_normal", loc);
   const auto lower_f32 = static_cast<float>(lower);
   const auto upper_f32 = static_cast<float>(upper);

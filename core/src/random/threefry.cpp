@@ -56,12 +56,12 @@ Array fused_multiply_add(const Array& a, const Array& b, const Array& c, std::so
 
 void require_f32(DType dtype, const char* api, std::source_location loc) {
   if (dtype == DType::F32) return;
-  throw DTypeError(std::string("random::") + api + " at " + loc.file_name() + ":" +
-                   std::to_string(loc.line()) + ": samples f32 only, got " +
-                   std::string(dtype_name(dtype)) +
-                   (dtype == DType::F64
-                        ? " (its f64 form is not written yet; uniform, normal and gumbel take f64)"
-                        : "; convert an f32 sample"));
+  throw DTypeError(
+      std::string("random::") + api + " at " + loc.file_name() + ":" + std::to_string(loc.line()) +
+      ": samples f32 only, got " + std::string(dtype_name(dtype)) +
+      (dtype == DType::F64 ? " (its f64 form is not written yet; uniform, normal, truncated_normal,"
+                             " gumbel and categorical take f64)"
+                           : "; convert an f32 sample"));
 }
 
 }  // namespace detail
