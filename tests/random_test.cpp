@@ -156,6 +156,9 @@ Array sample(const std::string& fn, const json& p, const Array& key) {
                            p.at("maxval").get<std::int64_t>());
   if (fn == "gumbel") return random::gumbel(key, shape_param(p));
   if (fn == "normal_f64") return random::normal(key, shape_param(p), DType::F64);
+  if (fn == "truncated_normal_f64")
+    return random::truncated_normal(key, p.at("lower").get<double>(), p.at("upper").get<double>(),
+                                    shape_param(p), DType::F64);
   if (fn == "gumbel_f64") return random::gumbel(key, shape_param(p), DType::F64);
   if (fn == "categorical") {
     const Shape logits_shape = p.at("logits_shape").get<Shape>();
@@ -196,7 +199,7 @@ Array sample(const std::string& fn, const json& p, const Array& key) {
 double case_ulps(const json& c) {
   const std::string fn = c.at("fn");
   const double ulps = c.value("ulps", 0.0);
-  if (fn == "normal_f64") return std::max(ulps, kErfInvF64Ulps);
+  if (fn == "normal_f64" || fn == "truncated_normal_f64") return std::max(ulps, kErfInvF64Ulps);
   return fn == "normal" || fn == "truncated_normal" ? std::max(ulps, kErfInvUlps) : ulps;
 }
 
@@ -218,15 +221,9 @@ void run_file(const std::string& file) {
     const HostArray key = from_oracle(c.at("key"));
     const HostArray expected = from_oracle(c.at("expected"));
     const double ulps = case_ulps(c);
-    // f64 uniform's scaling is one FMA in XLA and two roundings in weft (no wider float to
-    // emulate it in): they differ by at most an ulp of the span, many ulps of a result near 0.
-    const double absolute =
-        fn == "gumbel"       ? kGumbelAbsolute
-        : fn == "gumbel_f64" ? kGumbelF64Absolute
-        : fn == "uniform_f64"
-            ? (params.at("maxval").get<double>() - params.at("minval").get<double>()) *
-                  std::ldexp(1.0, -52)
-            : 0;
+    const double absolute = fn == "gumbel"       ? kGumbelAbsolute
+                            : fn == "gumbel_f64" ? kGumbelF64Absolute
+                                                 : 0;
     EXPECT_EQ(
         difference(sample(fn, params, Array::from_host(key)).to_host(), expected, ulps, absolute),
         "")
@@ -382,8 +379,14 @@ TEST(Random, RefusalsExplainThemselves) {
   }
   EXPECT_THROW(random::bits(Array::from_vector<std::uint32_t>({3}, {1, 2, 3}), {3}), ShapeError);
   try {
-    random::truncated_normal(random::key(0), -1.0, 1.0, {3}, DType::F64);
-    ADD_FAILURE() << "f64 truncated_normal was accepted";
+    random::truncated_normal(random::key(0), -1.0, 1.0, {3}, DType::F16);
+    ADD_FAILURE() << "f16 truncated_normal was accepted";
+  } catch (const DTypeError& e) {
+    EXPECT_NE(std::string(e.what()).find("convert an f32 sample"), std::string::npos) << e.what();
+  }
+  try {
+    random::choice(random::key(0), 3, {2}, true, Array::from_vector<double>({3}, {0.2, 0.3, 0.5}));
+    ADD_FAILURE() << "f64 choice probabilities were accepted";
   } catch (const DTypeError& e) {
     EXPECT_NE(std::string(e.what()).find("not written yet"), std::string::npos) << e.what();
   }

@@ -91,6 +91,9 @@ def sampler(fn, params):
         return lambda k: random.gumbel(k, shape, jnp.float32)
     if fn == "normal_f64":
         return lambda k: random.normal(k, shape, jnp.float64)
+    if fn == "truncated_normal_f64":
+        return lambda k: random.truncated_normal(k, params["lower"], params["upper"], shape,
+                                                 jnp.float64)
     if fn == "gumbel_f64":
         return lambda k: random.gumbel(k, shape, jnp.float64)
     if fn == "categorical":
@@ -236,6 +239,10 @@ def main():
                          {"shape": [3, 5]}, ulps=1))
         wide.append(case("uniform f64 of split keys (vmap)", "uniform_f64", big,
                          {"shape": [3, 5], "minval": 0.0, "maxval": 1.0}, ulps=1))
+        for s, lower, upper in [(0, -1.0, 2.0), (42, 0.5, 3.0), (-1, -2.5, -0.3), (1, -6.0, 4.0)]:
+            wide.append(case(f"truncated_normal f64 seed {s} [{lower}, {upper}]",
+                             "truncated_normal_f64", keys[s],
+                             {"shape": [1000], "lower": lower, "upper": upper}, ulps=1))
     files["x64.json"] = wide
 
     # Sort family: permutation (1 and 2 sorting rounds), shuffle and choice.

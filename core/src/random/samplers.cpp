@@ -43,8 +43,7 @@ Array detail::uniform_between(const Array& key, const Shape& shape, const Array&
 namespace {
 
 // JAX's uniform for f64 (x64 on): 52 random mantissa bits under 1.0's exponent, minus 1, then
-// scaled. (XLA fuses the scaling into an FMA, which weft cannot match in f64: the results for
-// [0, 1) are exact, other ranges may differ by an ulp of the span.)
+// scaled by one multiply-add, which XLA fuses into an FMA (emulated here).
 Array uniform_f64(const Array& key, const Shape& shape, double minval, double maxval,
                   std::source_location loc) {
   const Array mantissa = lax::shift_right_logical(bits(key, shape, DType::U64, loc),
@@ -58,7 +57,7 @@ Array uniform_f64(const Array& key, const Shape& shape, double minval, double ma
   const Array span = lax::broadcast_in_dim(
       lax::sub(lax::constant(maxval, DType::F64, loc), lax::constant(minval, DType::F64, loc), loc),
       shape, {}, loc);
-  return lax::max(low, lax::add(lax::mul(floats, span, loc), low, loc), loc);
+  return lax::max(low, detail::fused_multiply_add(floats, span, low, loc), loc);
 }
 
 }  // namespace
@@ -108,6 +107,22 @@ Array normal(const Array& key, const Shape& shape, DType dtype, std::source_loca
 
 Array truncated_normal(const Array& key, double lower, double upper, const Shape& shape,
                        DType dtype, std::source_location loc) {
+  if (dtype == DType::F64)
+    return detail::map_keys(
+        key, {},
+        [&](const Array& k, const std::vector<Array>&) {
+          // The bounds' erf on the host: the C library's f64 erf, which gives XLA's values on
+          // the oracle's bounds (both are within an ulp of the exact erf).
+          const double sqrt2 = std::sqrt(2.0);
+          const Array u =
+              uniform_f64(k, shape, std::erf(lower / sqrt2), std::erf(upper / sqrt2), loc);
+          const Array out =
+              lax::mul(full(sqrt2, DType::F64, shape, loc), detail::erf_inv_f64(u, loc), loc);
+          return lax::min(
+              lax::max(out, full(std::nextafter(lower, INFINITY), DType::F64, shape, loc), loc),
+              full(std::nextafter(upper, -INFINITY), DType::F64, shape, loc), loc);
+        },
+        "truncated_normal", loc);
   detail::require_f32(dtype, "truncated_normal", loc);
   const auto lower_f32 = static_cast<float>(lower);
   const auto upper_f32 = static_cast<float>(upper);
