@@ -157,6 +157,9 @@ Array sample(const std::string& fn, const json& p, const Array& key) {
                            p.at("maxval").get<std::int64_t>());
   if (fn == "gumbel") return random::gumbel(key, shape_param(p));
   if (fn == "normal_f64") return random::normal(key, shape_param(p), DType::F64);
+  if (fn == "truncated_normal_f64")
+    return random::truncated_normal(key, p.at("lower").get<double>(), p.at("upper").get<double>(),
+                                    shape_param(p), DType::F64);
   if (fn == "gumbel_f64") return random::gumbel(key, shape_param(p), DType::F64);
   if (fn == "truncated_normal_f64")
     return random::truncated_normal(key, p.at("lower").get<double>(), p.at("upper").get<double>(),
@@ -222,26 +225,9 @@ void run_file(const std::string& file) {
     const HostArray key = from_oracle(c.at("key"));
     const HostArray expected = from_oracle(c.at("expected"));
     const double ulps = case_ulps(c);
-    // f64 uniform's scaling is one FMA in XLA and two roundings in weft (no wider float to
-    // emulate it in): they differ by at most an ulp of the span, many ulps of a result near 0.
-    // f64 truncated_normal's uniform is that scaling too, between its bounds' erf: its ulp of
-    // the span reaches the result through erf_inv's slope, sqrt(pi / 2) exp(x^2 / 2), and is
-    // many ulps of a result near 0 (where u is a difference of nearly equal terms).
-    auto truncated_absolute = [&] {
-      const double lower = params.at("lower").get<double>();
-      const double upper = params.at("upper").get<double>();
-      const double span = std::erf(upper / std::sqrt(2.0)) - std::erf(lower / std::sqrt(2.0));
-      const double widest = std::max(lower * lower, upper * upper);
-      return span * std::ldexp(1.0, -51) * std::sqrt(M_PI / 2) * std::exp(widest / 2);
-    };
-    const double absolute =
-        fn == "gumbel"       ? kGumbelAbsolute
-        : fn == "gumbel_f64" ? kGumbelF64Absolute
-        : fn == "uniform_f64"
-            ? (params.at("maxval").get<double>() - params.at("minval").get<double>()) *
-                  std::ldexp(1.0, -52)
-        : fn == "truncated_normal_f64" ? truncated_absolute()
-                                       : 0;
+    const double absolute = fn == "gumbel"       ? kGumbelAbsolute
+                            : fn == "gumbel_f64" ? kGumbelF64Absolute
+                                                 : 0;
     EXPECT_EQ(
         difference(sample(fn, params, Array::from_host(key)).to_host(), expected, ulps, absolute),
         "")
@@ -486,10 +472,16 @@ TEST(Random, RefusalsExplainThemselves) {
   }
   EXPECT_THROW(random::bits(Array::from_vector<std::uint32_t>({3}, {1, 2, 3}), {3}), ShapeError);
   try {
-    random::truncated_normal(random::key(0), -1.0, 1.0, {3}, DType::I32);
-    ADD_FAILURE() << "i32 truncated_normal was accepted";
+    random::truncated_normal(random::key(0), -1.0, 1.0, {3}, DType::F16);
+    ADD_FAILURE() << "f16 truncated_normal was accepted";
   } catch (const DTypeError& e) {
-    EXPECT_NE(std::string(e.what()).find("got i32"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("convert an f32 sample"), std::string::npos) << e.what();
+  }
+  try {
+    random::choice(random::key(0), 3, {2}, true, Array::from_vector<double>({3}, {0.2, 0.3, 0.5}));
+    ADD_FAILURE() << "f64 choice probabilities were accepted";
+  } catch (const DTypeError& e) {
+    EXPECT_NE(std::string(e.what()).find("not written yet"), std::string::npos) << e.what();
   }
   EXPECT_THROW(random::bits(random::key(0), {3}, DType::I32), DTypeError);
   EXPECT_THROW(random::randint(random::key(0), {3}, 0, std::int64_t{1} << 40),

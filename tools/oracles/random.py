@@ -238,7 +238,8 @@ def main():
         wide.append(case("gumbel f64 of split keys (vmap)", "gumbel_f64", big,
                          {"shape": [3, 5]}, ulps=1))
         # f64 truncated_normal on normal's shape, whose eager kernels it shares.
-        for s, (lower, upper) in [(0, (-1.0, 2.0)), (42, (0.5, 3.0)), (-1, (-3.0, -0.25))]:
+        for s, (lower, upper) in [(0, (-1.0, 2.0)), (42, (0.5, 3.0)), (-1, (-3.0, -0.25)),
+                                  (1, (-6.0, 4.0))]:
             wide.append(case(f"truncated_normal f64 seed {s} [{lower}, {upper}]",
                              "truncated_normal_f64", keys[s],
                              {"shape": [1000], "lower": lower, "upper": upper}, ulps=1))

@@ -25,7 +25,8 @@ void require_f32(DType dtype, const char* api, std::source_location loc);
 
 // a * b + c on f32 arrays of one shape rounded once, as the FMA that XLA's CPU compiler makes
 // of a multiply feeding an add: computed in f64 (the product is exact there) where the default
-// device has f64, else as two f32 roundings.
+// device has f64, else as two f32 roundings. On f64 arrays, by error-free transformations (one
+// rounding but in rare double-rounding cases).
 Array fused_multiply_add(const Array& a, const Array& b, const Array& c, std::source_location loc);
 
 // XLA's f32 erf_inv (its polynomial, as jax.lax.erf_inv lowers on CPU).

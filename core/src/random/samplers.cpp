@@ -43,8 +43,8 @@ Array detail::uniform_between(const Array& key, const Shape& shape, const Array&
 namespace {
 
 // JAX's uniform for f64 (x64 on): 52 random mantissa bits under 1.0's exponent, minus 1, then
-// scaled between f64 scalar bounds. (XLA fuses the scaling into an FMA, which weft cannot match
-// in f64: the results for [0, 1) are exact, other ranges may differ by an ulp of the span.)
+// scaled between f64 bounds by one multiply-add, which XLA fuses into an FMA (emulated here:
+// see fused_multiply_add).
 Array uniform_f64_between(const Array& key, const Shape& shape, const Array& minval,
                           const Array& maxval, std::source_location loc) {
   const Array mantissa = lax::shift_right_logical(bits(key, shape, DType::U64, loc),
@@ -56,7 +56,7 @@ Array uniform_f64_between(const Array& key, const Shape& shape, const Array& min
   const Array floats = lax::sub(one_to_two, full(1.0, DType::F64, shape, loc), loc);
   const Array low = lax::broadcast_in_dim(minval, shape, {}, loc);
   const Array span = lax::broadcast_in_dim(lax::sub(maxval, minval, loc), shape, {}, loc);
-  return lax::max(low, lax::add(lax::mul(floats, span, loc), low, loc), loc);
+  return lax::max(low, detail::fused_multiply_add(floats, span, low, loc), loc);
 }
 
 Array uniform_f64(const Array& key, const Shape& shape, double minval, double maxval,

@@ -47,7 +47,38 @@ Array map_keys(const Array& key, const std::vector<Array>& shared, const KeyFn& 
   return vmap(one_row, options, loc)(args).at(0);
 }
 
+namespace {
+
+// a * b + c for f64 with one rounding in all but rare double-rounding cases: a * b = p + e
+// exactly (Dekker's product of Veltkamp halves), p + c = s + f exactly (Knuth's two-sum), and
+// the result is s + (e + f). There is no wider float to compute in, and no fma primitive.
+Array fused_multiply_add_f64(const Array& a, const Array& b, const Array& c,
+                             std::source_location loc) {
+  const Shape& shape = a.shape();
+  auto f64 = [&](double v) { return full(v, DType::F64, shape, loc); };
+  using lax::add, lax::mul, lax::sub;
+  // x = hi + lo, each half of 26 bits, so that products of halves are exact.
+  auto split = [&](const Array& x) {
+    const Array t = mul(f64(134217729.0), x, loc);  // 2^27 + 1
+    const Array hi = sub(t, sub(t, x, loc), loc);
+    return std::pair<Array, Array>{hi, sub(x, hi, loc)};
+  };
+  const Array p = mul(a, b, loc);
+  const auto [ah, al] = split(a);
+  const auto [bh, bl] = split(b);
+  const Array e =
+      add(add(add(sub(mul(ah, bh, loc), p, loc), mul(ah, bl, loc), loc), mul(al, bh, loc), loc),
+          mul(al, bl, loc), loc);
+  const Array s = add(p, c, loc);
+  const Array v = sub(s, p, loc);
+  const Array f = add(sub(p, sub(s, v, loc), loc), sub(c, v, loc), loc);
+  return add(s, add(e, f, loc), loc);
+}
+
+}  // namespace
+
 Array fused_multiply_add(const Array& a, const Array& b, const Array& c, std::source_location loc) {
+  if (a.dtype() == DType::F64) return fused_multiply_add_f64(a, b, c, loc);
   if (!default_device().supports(DType::F64)) return lax::add(lax::mul(a, b, loc), c, loc);
   auto wide = [&](const Array& x) { return lax::convert_element_type(x, DType::F64, loc); };
   return lax::convert_element_type(lax::add(lax::mul(wide(a), wide(b), loc), wide(c), loc),
