@@ -230,7 +230,12 @@ Graph canonicalize_dots_flat(Graph graph, const std::vector<bool>& invariant) {
     const std::int64_t swapped_cost = copies(n.inputs[1], rs, swapped_rorder) +
                                       copies(n.inputs[0], ls, lorder_swapped) +
                                       (M > 1 && N > 1 ? B * M * N : 0);
-    const bool swap = swapped_cost < direct_cost;
+    // A vector times a matrix stored [N, K] (x @ W.T, a decoder's tied logits) always computes
+    // W x, reading W as it is stored, even where W is loop-invariant: a hoisted transpose of W
+    // would be free to make but slower to read for a matrix-vector product.
+    const bool vector_times_stored =
+        M == 1 && N > 1 && moves_elements(rs, rorder) && !moves_elements(rs, swapped_rorder);
+    const bool swap = vector_times_stored || swapped_cost < direct_cost;
     const bool lhs_transposed = !swap && lhs_readable;
     const bool rhs_transposed = !swap && !lhs_transposed && rhs_readable;
     ValueId lhs = swap             ? arrange_once(n.inputs[1], swapped_rorder, {B, N, K}, n.origin)
