@@ -58,6 +58,16 @@ void perform(CacheWrite& write) {
   const double first_run_overhead =
       std::max(0.0, wall - write.first_run_launches.execution_seconds());
   const double compile_seconds = write.build_seconds + first_run_overhead;
+  // A program the store would refuse (a read-only store, or one quicker to compile than the
+  // store's minimum) is not worth draining every queue and serialising its binary for.
+  const cache::StoreOptions& options = write.store->options();
+  if (!options.writer || compile_seconds < options.min_compile_time_s) {
+    const cache::InsertStatus refused = !options.writer
+                                            ? cache::InsertStatus::read_only
+                                            : cache::InsertStatus::below_min_compile_time;
+    if (start_ns) record_store(write, start_ns, cache::to_string(refused), 0);
+    return;
+  }
   std::vector<std::uint8_t> binary;
   try {
     for (;;) {
