@@ -237,6 +237,9 @@ std::string query_text(const fs::path& db_path, const std::string& sql) {
     sqlite3_close(db);
     return "<cannot open>";
   }
+  // The process's own connection may still be closing (its last-connection checkpoint holds
+  // the lock for a moment), as any other reader of a shared cache would have to wait for.
+  sqlite3_busy_timeout(db, 10000);
   sqlite3_stmt* stmt = nullptr;
   std::string out;
   if (sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt, nullptr) == SQLITE_OK &&
@@ -631,6 +634,7 @@ TEST_F(PersistentCacheTest, DatabaseLockedPastTheBusyTimeoutWhileWriting) {
   // through, so the lookup is an ordinary miss; the write after the first run times out.
   sqlite3* other = nullptr;
   ASSERT_EQ(sqlite3_open(path.c_str(), &other), SQLITE_OK);
+  sqlite3_busy_timeout(other, 10000);
   ASSERT_EQ(sqlite3_exec(other, "BEGIN EXCLUSIVE; INSERT INTO counters VALUES ('x', 1);", nullptr,
                          nullptr, nullptr),
             SQLITE_OK);
