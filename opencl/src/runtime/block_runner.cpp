@@ -3,6 +3,7 @@
 #include "cache_writer.h"
 #include "runtime/device_runtime.h"
 #include "runtime/host_tasks.h"
+#include "runtime/pocl_grid_order.h"
 
 #include <algorithm>
 #include <cstring>
@@ -151,6 +152,16 @@ void BlockRunner::launch(const LaunchPlan& launch, BlockState& state) {
     std::sort(wait_list_.begin(), wait_list_.end());
     wait_list_.erase(std::unique(wait_list_.begin(), wait_list_.end()), wait_list_.end());
   }
+  // PoCL's CPU drivers: a launch wider than every earlier one of its kernel runs alone.
+  KernelGridOrder* grid_order = nullptr;
+  if (auto found = grid_orders_.find(&launch); found != grid_orders_.end())
+    grid_order = found->second;
+  std::unique_lock<std::mutex> grid_lock;
+  bool widens = false;
+  if (grid_order) {
+    grid_lock = grid_order->lock();
+    widens = grid_order->before_launch(launch.global_size, wait_list_);
+  }
   cl_event done = nullptr;
   if (cl_int err = clEnqueueNDRangeKernel(device_.queue(), kernel, 1, nullptr, &launch.global_size,
                                           launch.local_size ? &launch.local_size : nullptr,
@@ -158,6 +169,10 @@ void BlockRunner::launch(const LaunchPlan& launch, BlockState& state) {
                                           wait_list_.empty() ? nullptr : wait_list_.data(), &done))
     throw_cl_error(err, "clEnqueueNDRangeKernel(" + launch.kernel + ")", device_.label());
   ClEvent event(done);
+  if (grid_order) {
+    grid_order->after_launch(widens, launch.global_size, done);
+    grid_lock.unlock();
+  }
   if (first_run_) first_run_->add(event);
   if (RunTelemetry* t = host_.telemetry) {
     telemetry::Args args = {{"device", t->device},

@@ -39,6 +39,7 @@ bool needs_host_values(const BlockPlan& block);
 bool has_host_steps(const BlockPlan& block);
 
 struct HostTask;
+class KernelGridOrder;
 
 // What host steps need: the executable's callback table, the receiver level of the thread
 // that dispatched the run, (runs on the dispatching thread) where callbacks to run inline
@@ -62,10 +63,12 @@ class BlockRunner {
   // launch gate for the whole run; otherwise (runs on the runtime thread, which pause) each command
   // takes them.
   BlockRunner(OpenCLDevice& device, const std::unordered_map<const LaunchPlan*, cl_kernel>& kernels,
+              const std::unordered_map<const LaunchPlan*, KernelGridOrder*>& grid_orders,
               FirstRunLaunches* first_run, std::mutex* per_command_locks = nullptr,
               DeviceRuntime* runtime = nullptr, HostStepContext host = {})
       : device_(device),
         kernels_(kernels),
+        grid_orders_(grid_orders),
         first_run_(first_run),
         launch_mutex_(per_command_locks),
         runtime_(runtime),
@@ -132,6 +135,7 @@ class BlockRunner {
 
   OpenCLDevice& device_;
   const std::unordered_map<const LaunchPlan*, cl_kernel>& kernels_;
+  const std::unordered_map<const LaunchPlan*, KernelGridOrder*>& grid_orders_;  // PoCL only
   FirstRunLaunches* first_run_;  // while a cache write waits for this run's launches
   std::mutex* launch_mutex_;
   DeviceRuntime* runtime_;

@@ -6,6 +6,7 @@
 #include "runtime/device_runtime.h"
 #include "runtime/fork_guard.h"
 #include "runtime/host_tasks.h"
+#include "runtime/pocl_grid_order.h"
 #include "runtime/run_telemetry.h"
 
 #include <algorithm>
@@ -76,7 +77,19 @@ void OpenCLExecutable::create_kernels() {
       num_inputs_ = std::max(num_inputs_, static_cast<std::size_t>(buffer.index) + 1);
   num_inputs_ = std::max(num_inputs_, static_cast<std::size_t>(plan_.num_params));
   std::unordered_map<std::string, cl_kernel> by_name;
+  std::unordered_map<std::string, detail::KernelGridOrder*> order_by_name;
+  const bool ordered =
+      detail::needs_grid_order(device.info().platform_name, device.info().type == DeviceType::Cpu);
   for (const LaunchPlan* launch : all_launches(plan_)) {
+    if (ordered) {
+      auto order = order_by_name.find(launch->kernel);
+      if (order == order_by_name.end()) {
+        grid_orders_.push_back(detail::kernel_grid_order(device.context(), plan_.source,
+                                                         plan_.build_options, launch->kernel));
+        order = order_by_name.emplace(launch->kernel, grid_orders_.back().get()).first;
+      }
+      launch_grid_order_.emplace(launch, order->second);
+    }
     auto found = by_name.find(launch->kernel);
     if (found == by_name.end()) {
       cl_int status = CL_SUCCESS;
@@ -304,8 +317,8 @@ std::vector<std::shared_ptr<Buffer>> OpenCLExecutable::run(
   std::shared_lock gate(detail::launch_gate());
   detail::FirstRunLaunches first_run;  // only while a cache write waits for them
   if (cache_write_) cache_write_->first_run_start = std::chrono::steady_clock::now();
-  detail::BlockRunner runner(device, launch_kernel_, cache_write_ ? &first_run : nullptr, nullptr,
-                             nullptr,
+  detail::BlockRunner runner(device, launch_kernel_, launch_grid_order_,
+                             cache_write_ ? &first_run : nullptr, nullptr, nullptr,
                              {&callbacks_, detail::current_callback_level(), &inline_tasks,
                               input_tokens(params), record ? &record->run() : nullptr});
   std::vector<detail::Slot> slots = runner.run(plan_, std::move(params)).take();
@@ -397,8 +410,8 @@ Detached drive_run(std::shared_ptr<OpenCLExecutable> executable, std::vector<det
       }
     }
     detail::BlockRunner runner(device, executable->launch_kernels(),
-                               cache_write ? &first_run : nullptr, &executable->run_mutex(),
-                               &device.runtime(),
+                               executable->launch_grid_orders(), cache_write ? &first_run : nullptr,
+                               &executable->run_mutex(), &device.runtime(),
                                {&executable->callbacks(), callback_level, nullptr,
                                 executable->input_tokens(params), telemetry.get()});
     std::vector<detail::Slot> results = co_await runner.run(executable->plan(), std::move(params));

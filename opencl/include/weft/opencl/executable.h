@@ -26,6 +26,7 @@ class OpenCLBuffer;
 namespace detail {
 struct CacheWrite;
 struct RunTelemetry;
+class KernelGridOrder;
 }  // namespace detail
 
 class OpenCLExecutable final : public Executable,
@@ -54,6 +55,12 @@ class OpenCLExecutable final : public Executable,
   // For the runtime: each launch's kernel, and the lock over the kernels' arguments.
   const std::unordered_map<const LaunchPlan*, cl_kernel>& launch_kernels() const {
     return launch_kernel_;
+  }
+  // Each launch's ordering against PoCL's grid-width hazard (runtime/pocl_grid_order.h); empty
+  // on other drivers.
+  const std::unordered_map<const LaunchPlan*, detail::KernelGridOrder*>& launch_grid_orders()
+      const {
+    return launch_grid_order_;
   }
   std::mutex& run_mutex() { return run_mutex_; }
   // The host functions its host_call steps name by slot (the compiled graph's table); kept
@@ -102,6 +109,8 @@ class OpenCLExecutable final : public Executable,
   ClProgram program_;
   std::vector<ClKernel> kernels_;                                   // one per distinct kernel name
   std::unordered_map<const LaunchPlan*, cl_kernel> launch_kernel_;  // into plan_, per launch
+  std::vector<std::shared_ptr<detail::KernelGridOrder>> grid_orders_;  // per kernel name
+  std::unordered_map<const LaunchPlan*, detail::KernelGridOrder*> launch_grid_order_;
   bool needs_host_values_ = false;  // a while, cond or returning host step in the plan
   bool has_host_steps_ = false;     // prints or callbacks, nested too
   std::vector<bool> token_inputs_;  // per input
