@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <set>
 #include <string>
 #include <thread>
@@ -47,11 +48,11 @@ constexpr const char* kSlowSource = R"(
     out[i] = x;
   })";
 
-ProgramPlan slow_plan(std::size_t n) {
+ProgramPlan slow_plan(std::size_t n, std::size_t local_size = 0) {
   ProgramPlan plan;
   plan.source = kSlowSource;
   plan.buffers = {{Role::Input, 0, n * 4}, {Role::Input, 1, 4}, {Role::Output, 0, n * 4}};
-  plan.steps = {StepPlan::of({"lcg", {0, 1, 2}, {2}, n, 0})};
+  plan.steps = {StepPlan::of({"lcg", {0, 1, 2}, {2}, n, local_size})};
   plan.outputs = {2};
   return plan;
 }
@@ -568,6 +569,48 @@ TEST(Async, RunReturnsBeforeASlowKernelCompletes) {
   auto values = download<std::uint32_t>(device, *out);
   for (std::size_t i : {std::size_t{0}, std::size_t{17}, n - 1})
     EXPECT_EQ(values[i], lcg(seeds[i], kSteps)) << "element " << i;
+}
+
+// One kernel (one source, so one compiled work-group function per local size in PoCL) over
+// ever wider grids while narrower runs are still in flight. PoCL 3.1 loads another function for
+// the wider grid and released it for the narrower runs, aborting the process; weft orders the
+// widening launch after them (runtime/pocl_grid_order.h).
+TEST(Async, OneKernelOverWideningGridsWithNarrowerRunsInFlight) {
+  OpenCLDevice& device = device_under_test();
+  constexpr std::size_t kLocal = 16;
+  constexpr std::uint32_t kSteps = 50'000;
+  const std::vector<std::size_t> widths = {16, 64, 256, 1024, 4096};
+  std::vector<std::unique_ptr<OpenCLExecutable>> runs;
+  for (std::size_t n : widths)
+    runs.push_back(std::make_unique<OpenCLExecutable>(device, slow_plan(n, kLocal)));
+  std::vector<std::uint32_t> seeds(widths.back());
+  for (std::size_t i = 0; i < seeds.size(); ++i)
+    seeds[i] = static_cast<std::uint32_t>(i * 2654435761u + 7u);
+  auto steps = upload(device, std::vector<std::uint32_t>{kSteps});
+  std::vector<std::shared_ptr<Buffer>> seed_buffers;
+  for (std::size_t n : widths)
+    seed_buffers.push_back(
+        upload(device, std::vector<std::uint32_t>(seeds.begin(), seeds.begin() + n)));
+  struct Pending {
+    std::size_t width;
+    std::shared_ptr<Buffer> out;
+  };
+  std::vector<Pending> pending;
+  for (std::size_t w = 0; w < widths.size(); ++w) {
+    // Independent runs: nothing but the driver orders them.
+    for (std::size_t narrower = 0; narrower <= w; ++narrower)
+      for (int r = 0; r < 3; ++r) {
+        std::vector<std::shared_ptr<Buffer>> inputs = {seed_buffers[narrower], steps};
+        pending.push_back({widths[narrower], runs[narrower]->run(inputs)[0]});
+      }
+  }
+  device.synchronize();
+  for (const Pending& p : pending) {
+    const auto values = download<std::uint32_t>(device, *p.out);
+    ASSERT_EQ(values.size(), p.width);
+    for (std::size_t i : {std::size_t{0}, p.width / 2, p.width - 1})
+      EXPECT_EQ(values[i], lcg(seeds[i], kSteps)) << "width " << p.width << ", element " << i;
+  }
 }
 
 TEST(Async, RunsFromManyThreads) {
