@@ -308,17 +308,7 @@ Array ceil(const Array& x, std::source_location loc) {
 
 Array round(const Array& x, std::source_location loc) {
   if (is_integer(x.dtype())) return x;
-  if (!is_float(x.dtype())) return lax::round(x, loc);  // bool: the primitive's dtype error
-  // Halves to even: where lax::round (halves away from zero) moved x by exactly one half,
-  // take 2 * round(x / 2) instead, which is the even neighbour and keeps the sign of zero.
-  // r - x and x * 0.5 are exact; NaN and infinities are never halves.
-  return fused("round", loc, [&] {
-    Array away = lax::round(x, loc);
-    Array half = lax::eq(lax::abs(lax::sub(away, x, loc), loc), full_of(0.5, x, loc), loc);
-    Array even =
-        lax::mul(lax::round(lax::mul(x, full_of(0.5, x, loc), loc), loc), full_of(2, x, loc), loc);
-    return lax::select(half, even, away, loc);
-  });
+  return lax::round(x, lax::RoundingMethod::ToNearestEven, loc);  // bool: the primitive's error
 }
 
 Array isnan(const Array& x, std::source_location loc) {

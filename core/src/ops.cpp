@@ -41,7 +41,6 @@ WEFT_UNARY(abs, Abs)
 WEFT_UNARY(sign, Sign)
 WEFT_UNARY(floor, Floor)
 WEFT_UNARY(ceil, Ceil)
-WEFT_UNARY(round, Round)
 WEFT_UNARY(exp, Exp)
 WEFT_UNARY(exp2, Exp2)
 WEFT_UNARY(log, Log)
@@ -57,6 +56,15 @@ WEFT_UNARY(logistic, Logistic)
 WEFT_UNARY(erf, Erf)
 WEFT_UNARY(logical_not, Not)
 #undef WEFT_UNARY
+
+Array round(const Array& x, std::source_location loc) {
+  return round(x, RoundingMethod::AwayFromZero, loc);
+}
+Array round(const Array& x, RoundingMethod method, std::source_location loc) {
+  const Array operands[] = {x};
+  return bind(OpKind::Round, operands, RoundAttrs{static_cast<std::int64_t>(method)}.write(), {},
+              loc);
+}
 
 #define WEFT_BINARY(FN, KIND)                                          \
   Array FN(const Array& x, const Array& y, std::source_location loc) { \

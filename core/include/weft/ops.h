@@ -22,6 +22,9 @@ Array sign(const Array& x, WEFT_LOC_PARAM);
 Array floor(const Array& x, WEFT_LOC_PARAM);
 Array ceil(const Array& x, WEFT_LOC_PARAM);
 Array round(const Array& x, WEFT_LOC_PARAM);  // halves away from zero (np::round: to even)
+// jax.lax.RoundingMethod.
+enum class RoundingMethod : std::int64_t { AwayFromZero = 0, ToNearestEven = 1 };
+Array round(const Array& x, RoundingMethod method, WEFT_LOC_PARAM);
 Array exp(const Array& x, WEFT_LOC_PARAM);
 Array exp2(const Array& x, WEFT_LOC_PARAM);
 Array log(const Array& x, WEFT_LOC_PARAM);

@@ -4,8 +4,11 @@
 #include <cmath>
 #include <cstdint>
 #include <numbers>
+#include <string>
 
 #include "primitives/elementwise_family.h"
+#include "weft/error.h"
+#include "weft/ir/op_attrs.h"
 #include "weft/ops.h"
 
 namespace weft::prim {
@@ -70,7 +73,27 @@ void define_unary_primitives(Definitions& defs) {
   struct Round : PiecewiseConstant {
     static double on_float(double x) { return std::round(x); }
   };
-  defs.add(expensive(float_unary<Round>(OpKind::Round, "round")));
+  Primitive round = expensive(float_unary<Round>(OpKind::Round, "round"));
+  round.type = [](OpKind op, std::span<const TensorType> operands, const Attrs& attrs,
+                  const TensorType& declared) {
+    const std::int64_t method = RoundAttrs::read(attrs).rounding_method;
+    if (method != RoundAttrs::kAwayFromZero && method != RoundAttrs::kToNearestEven)
+      throw InvalidGraphError("weft: round's rounding_method is " + std::to_string(method) +
+                              "; it is 0 (halves away from zero) or 1 (halves to even), as "
+                              "jax.lax.RoundingMethod");
+    return unary_type<Domain::Float>(op, operands, attrs, declared);
+  };
+  round.evaluate = [](const Node& node, interp::Operands operands) {
+    if (RoundAttrs::read(node.attrs).rounding_method == RoundAttrs::kAwayFromZero)
+      return evaluate_unary<Round>(node, operands);
+    const interp::Value& x = *operands[0];
+    interp::Value out = interp::make_value(node.dtype, node.shape);
+    // nearbyint in the default rounding mode: halves to even, the sign of zero kept.
+    for (std::int64_t k = 0; k < out.size(); ++k)
+      out.f[k] = interp::round_to(node.dtype, std::nearbyint(x.f[k]));
+    return out;
+  };
+  defs.add(round);
 
   struct Exp {
     static double on_float(double x) { return std::exp(x); }

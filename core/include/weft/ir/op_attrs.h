@@ -50,6 +50,19 @@ struct DimensionAttrs {
   Attrs write() const { return Attrs{{kDimension, dimension}}; }
 };
 
+// round: how halves round, as jax.lax.RoundingMethod (0: away from zero, 1: to the even
+// neighbour). Graphs written before the attribute existed round away from zero.
+struct RoundAttrs {
+  static constexpr const char* kRoundingMethod = "rounding_method";
+  static constexpr std::int64_t kAwayFromZero = 0, kToNearestEven = 1;
+  std::int64_t rounding_method = kAwayFromZero;
+
+  static RoundAttrs read(const Attrs& attrs) {
+    return {attrs.has(kRoundingMethod) ? attrs.get_int(kRoundingMethod) : kAwayFromZero};
+  }
+  Attrs write() const { return Attrs{{kRoundingMethod, rounding_method}}; }
+};
+
 // broadcast_in_dim: the result axis each operand axis maps to.
 struct BroadcastAttrs {
   static constexpr const char* kDims = "dims";
