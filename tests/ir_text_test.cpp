@@ -267,6 +267,29 @@ TEST(IrText, TypedAttributesUseTheTextFormsNames) {
   EXPECT_EQ(HostCallAttrs::effect(Attrs{}), nullptr);
 }
 
+TEST(IrText, RoundingMethodOfRound) {
+  const auto graph_with = [](const std::string& attrs) {
+    return parse_graph("func @f(%0: f64[4]) -> (f64[4]) {\n  %1 = round" + attrs +
+                       " %0 : f64[4]\n  return %1\n}\n");
+  };
+  const HostArray x = HostArray::from<double>({4}, {0.5, 1.5, 2.5, -2.5});
+  // Without the attribute (graphs written before it existed) halves go away from zero.
+  EXPECT_EQ(interpret(graph_with(""), std::vector<HostArray>{x})[0].to_vector<double>(),
+            (std::vector<double>{1, 2, 3, -3}));
+  const Graph even = graph_with("[rounding_method=1]");
+  EXPECT_EQ(RoundAttrs::read(even.node(1).attrs).rounding_method, RoundAttrs::kToNearestEven);
+  EXPECT_EQ(interpret(even, std::vector<HostArray>{x})[0].to_vector<double>(),
+            (std::vector<double>{0, 2, 2, -2}));
+  EXPECT_NE(print_graph(even).find("round[rounding_method=1]"), std::string::npos)
+      << print_graph(even);
+  try {
+    interpret(graph_with("[rounding_method=2]"), std::vector<HostArray>{x});
+    FAIL() << "rounding_method=2 was accepted";
+  } catch (const InvalidGraphError& e) {
+    EXPECT_NE(std::string(e.what()).find("rounding_method is 2"), std::string::npos) << e.what();
+  }
+}
+
 TEST(IrText, FloatConstantsRoundTripBitExactly) {
   const double values[] = {0.0,
                            -0.0,

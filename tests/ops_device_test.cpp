@@ -59,6 +59,88 @@ TEST_F(OpsOnDevice, FloatUnary) {
   EXPECT_EQ(check_against_interpreter(fn, inputs, 1e-5, 1e-6), "");
 }
 
+// floor, ceil and both roundings where they are easy to get wrong: halves, signed zeros, values
+// a hair from a half, magnitudes around 2^52 and 2^53 (f64 codegen rounds by adding 2^52),
+// infinities and NaN; f64, and f32 through the OpenCL builtins. Checked bit for bit (the sign of
+// zero too) against the C library, an independent computation, and the interpreter.
+TEST_F(OpsOnDevice, RoundingAtHalvesZerosAndLargeMagnitudes) {
+  const double inf = std::numeric_limits<double>::infinity();
+  const double p52 = 4503599627370496.0;  // 2^52
+  std::vector<double> values = {0.0,
+                                -0.0,
+                                0.5,
+                                -0.5,
+                                1.5,
+                                -1.5,
+                                2.5,
+                                -2.5,
+                                0.3,
+                                -0.3,
+                                0.7,
+                                -0.7,
+                                0.49999999999999994,
+                                -0.49999999999999994,
+                                1e-310,
+                                -1e-310,
+                                p52 - 0.5,
+                                -(p52 - 0.5),
+                                p52 - 1.5,
+                                p52,
+                                -p52,
+                                p52 + 1,
+                                2 * p52 + 2,
+                                -(2 * p52 + 2),
+                                1e300,
+                                -1e300,
+                                inf,
+                                -inf,
+                                std::numeric_limits<double>::quiet_NaN()};
+  for (int k = 0; k < 40; ++k) values.push_back((k - 20) * 0.25);  // every quarter in [-5, 5)
+  const HostArray x = HostArray::from<double>({static_cast<std::int64_t>(values.size())}, values);
+  auto fn = [](const V& a) {
+    const Array f32 = np::astype(a[0], DType::F32);
+    return V{lax::floor(a[0]),
+             lax::ceil(a[0]),
+             lax::round(a[0]),
+             lax::round(a[0], lax::RoundingMethod::ToNearestEven),
+             np::round(a[0]),
+             lax::floor(f32),
+             lax::ceil(f32),
+             lax::round(f32),
+             lax::round(f32, lax::RoundingMethod::ToNearestEven)};
+  };
+  using Host = double (*)(double);
+  const Host host[] = {
+      [](double v) { return std::floor(v); },     [](double v) { return std::ceil(v); },
+      [](double v) { return std::round(v); },     [](double v) { return std::nearbyint(v); },
+      [](double v) { return std::nearbyint(v); }, [](double v) { return std::floor(v); },
+      [](double v) { return std::ceil(v); },      [](double v) { return std::round(v); },
+      [](double v) { return std::nearbyint(v); }};
+  auto f = jit(fn, {.name = "rounding_edges"});
+  const V args{Array::from_host(x)};
+  const V got = f(args);
+  const std::vector<HostArray> interpreted =
+      interpret(f.lower(args).graph(), std::vector<HostArray>{x});
+  ASSERT_EQ(got.size(), std::size(host));
+  for (std::size_t o = 0; o < got.size(); ++o) {
+    const HostArray g = got[o].to_host();
+    const bool f32 = o >= 5;
+    for (std::int64_t i = 0; i < g.size(); ++i) {
+      const double input =
+          f32 ? static_cast<double>(static_cast<float>(values[static_cast<std::size_t>(i)]))
+              : values[static_cast<std::size_t>(i)];
+      const double want = host[o](input);
+      for (const double value : {g.get_f64(i), interpreted[o].get_f64(i)}) {
+        const bool same = std::isnan(want)
+                              ? std::isnan(value)
+                              : value == want && std::signbit(value) == std::signbit(want);
+        EXPECT_TRUE(same) << "output " << o << " element " << i << " (x = " << input << "): got "
+                          << value << ", expected " << want;
+      }
+    }
+  }
+}
+
 // Chains of two or more transcendentals run 4 interleaved 16-lane vectors per work-item on CPU
 // devices (single calls run one): 3 * 4096 + 77 elements give a bulk launch of several
 // work-groups and a scalar remainder, whose elements must all match the interpreter.
