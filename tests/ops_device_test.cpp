@@ -141,6 +141,45 @@ TEST_F(OpsOnDevice, RoundingAtHalvesZerosAndLargeMagnitudes) {
   }
 }
 
+// A result assembled from regions along one axis (a concatenate, or a sum of zero pads tiling the
+// axis, as the gradient of a concatenate is) runs one launch per region; regions of 3 x 5 x 7
+// elements need the checked tail launch. Bit for bit against the interpreter, -0 included (the
+// sum of pads adds zeros: -0 becomes +0).
+TEST_F(OpsOnDevice, ResultsAssembledFromRegionsAlongOneAxis) {
+  const HostArray a = rand(DType::F32, {3, 5, 7}), b = rand(DType::F32, {3, 2, 7}),
+                  c = rand(DType::F32, {3, 64, 7});
+  auto fn = [](const V& x) {
+    const Array zero = np::zeros({}, DType::F32);
+    const Array negative_zero = x[0] * -0.0f;  // -0 where x[0] > 0
+    const Array pads =
+        lax::add(lax::add(lax::pad(x[0] * 2.0f, zero, {0, 0, 0}, {0, 66, 0}, {0, 0, 0}),
+                          lax::pad(np::tanh(x[1]), zero, {0, 5, 0}, {0, 64, 0}, {0, 0, 0})),
+                 lax::pad(x[2] - 1.0f, zero, {0, 7, 0}, {0, 0, 0}, {0, 0, 0}));
+    return V{pads, lax::concatenate({x[2] * x[2], np::exp(x[1]), negative_zero}, 1),
+             lax::concatenate({x[0], x[0] + 1.0f}, 2),
+             lax::add(lax::pad(negative_zero, zero, {0, 0, 0}, {0, 0, 7}, {0, 0, 0}),
+                      lax::pad(x[0], zero, {0, 0, 7}, {0, 0, 0}, {0, 0, 0}))};
+  };
+  auto f = jit(fn, {.name = "assembled_regions"});
+  const V args{Array::from_host(a), Array::from_host(b), Array::from_host(c)};
+  const V got = f(args);
+  const std::vector<HostArray> expected =
+      interpret(f.lower(args).graph(), std::vector<HostArray>{a, b, c});
+  ASSERT_EQ(got.size(), expected.size());
+  for (std::size_t o = 0; o < got.size(); ++o) {
+    const HostArray g = got[o].to_host();
+    ASSERT_EQ(g.shape(), expected[o].shape()) << "output " << o;
+    for (std::int64_t i = 0; i < g.size(); ++i) {
+      const double value = g.get_f64(i), want = expected[o].get_f64(i);
+      EXPECT_TRUE(std::abs(value - want) <= 1e-6 * std::abs(want) &&
+                  std::signbit(value) == std::signbit(want))
+          << "output " << o << " element " << i << ": got " << value << ", expected " << want;
+    }
+  }
+  EXPECT_NE(f.lower(args).compile()->info().source.find("_part1"), std::string::npos)
+      << "no launch per region";
+}
+
 // Chains of two or more transcendentals run 4 interleaved 16-lane vectors per work-item on CPU
 // devices (single calls run one): 3 * 4096 + 77 elements give a bulk launch of several
 // work-groups and a scalar remainder, whose elements must all match the interpreter.

@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <optional>
 #include <sstream>
 
 #include "codegen/cl_types.h"
@@ -280,6 +281,136 @@ void emit_rows_kernel(KernelContext& ctx, const FusionGroup& group, const std::s
   ctx.add_launch({name, args, {out}, round_up(static_cast<std::size_t>(R), local), local});
 }
 
+// One region of a result assembled from disjoint ranges along one axis: `value` (a member or
+// input of the group) fills [offset, offset + length) of axis `axis`.
+struct Region {
+  ValueId value;
+  std::int64_t offset, length;
+};
+
+// Whether `v` is a pad of zeros along `axis` only, with no interior padding.
+std::optional<Region> zero_pad_region(const Graph& g, ValueId v, std::int64_t& axis) {
+  const Node& n = g.node(v);
+  if (n.op != OpKind::Pad) return std::nullopt;
+  const Node& fill = g.node(n.inputs[1]);
+  if (fill.op != OpKind::Constant) return std::nullopt;
+  if (is_float(fill.dtype) ? ConstantAttrs::float_value(fill.attrs) != 0.0
+                           : ConstantAttrs::int_value(fill.attrs) != 0)
+    return std::nullopt;
+  const PadAttrs pad = PadAttrs::read(n.attrs);
+  std::int64_t padded = -1;
+  for (std::size_t k = 0; k < pad.low.size(); ++k) {
+    if (pad.interior[k] != 0 || pad.low[k] < 0 || pad.high[k] < 0) return std::nullopt;
+    if (pad.low[k] == 0 && pad.high[k] == 0) continue;
+    if (padded >= 0) return std::nullopt;
+    padded = static_cast<std::int64_t>(k);
+  }
+  if (padded < 0 || (axis >= 0 && padded != axis)) return std::nullopt;
+  axis = padded;
+  return Region{n.inputs[0], pad.low[static_cast<std::size_t>(padded)],
+                g.node(n.inputs[0]).shape[static_cast<std::size_t>(padded)]};
+}
+
+// The regions of a root that is a concatenate, or a sum of zero pads along one axis whose
+// ranges tile the axis (gradients of a concatenate, such as an LSTM's four gates). Computing
+// the root element by element evaluates every operand at every element and keeps one (or
+// adds zeros), so each region gets a launch of its own instead. Empty when the root is neither.
+std::vector<Region> assembled_regions(const KernelContext& ctx, const FusionGroup& group,
+                                      std::int64_t& axis) {
+  const Graph& g = ctx.graph();
+  const Node& root = g.node(group.root);
+  std::vector<Region> regions;
+  axis = -1;
+  if (!group.side_outputs.empty() || root.shape.empty()) return {};
+  const auto member = [&](ValueId v) {
+    return std::find(group.members.begin(), group.members.end(), v) != group.members.end();
+  };
+  if (root.op == OpKind::Concatenate) {
+    axis = DimensionAttrs::read(root.attrs).dimension;
+    std::int64_t offset = 0;
+    for (ValueId in : root.inputs) {
+      const std::int64_t length = g.node(in).shape[static_cast<std::size_t>(axis)];
+      if (length > 0) regions.push_back({in, offset, length});
+      offset += length;
+    }
+  } else if (root.op == OpKind::Add) {
+    // The add tree's leaves, each a fused zero pad.
+    std::vector<ValueId> stack = {group.root};
+    while (!stack.empty()) {
+      const ValueId v = stack.back();
+      stack.pop_back();
+      const Node& n = g.node(v);
+      if (n.op == OpKind::Add && member(v)) {
+        stack.push_back(n.inputs[0]);
+        stack.push_back(n.inputs[1]);
+        continue;
+      }
+      std::optional<Region> region = member(v) ? zero_pad_region(g, v, axis) : std::nullopt;
+      if (!region) return {};
+      regions.push_back(*region);
+    }
+    std::sort(regions.begin(), regions.end(),
+              [](const Region& a, const Region& b) { return a.offset < b.offset; });
+    std::int64_t covered = 0;
+    for (const Region& r : regions) {
+      if (r.offset != covered) return {};  // overlapping, or a gap of zeros
+      covered += r.length;
+    }
+    if (covered != root.shape[static_cast<std::size_t>(axis)]) return {};
+  }
+  if (regions.size() < 2) return {};
+  return regions;
+}
+
+// One launch per region: the region's value at each of its elements, stored at its place in the
+// root's buffer (a checked tail launch where the region is not a multiple of the local size).
+// A sum of pads adds its zeros too, so that -0 in a region stores +0 as the sum would.
+void emit_region_kernels(KernelContext& ctx, const FusionGroup& group, const std::string& name,
+                         const std::string& params, const std::vector<int>& args, int out,
+                         const std::vector<Region>& regions, std::int64_t axis) {
+  const Graph& g = ctx.graph();
+  const Node& root = g.node(group.root);
+  const std::string idx_t = index_type_for(ctx, group);
+  const auto a = static_cast<std::size_t>(axis);
+  std::int64_t inner = 1;
+  for (std::size_t k = a + 1; k < root.shape.size(); ++k) inner *= root.shape[k];
+  const std::int64_t row = root.shape[a] * inner;  // elements per step of the axes before
+  const bool adds_zeros = root.op == OpKind::Add && is_float(root.dtype);
+  const std::string signature =
+      "(" + params + "__global " + cl_storage_type(root.dtype) + "* restrict out) {\n";
+  for (std::size_t r = 0; r < regions.size(); ++r) {
+    const Region& region = regions[r];
+    const Shape& shape = g.node(region.value).shape;
+    const auto n = static_cast<std::size_t>(num_elements(shape));
+    ExprEmitter emit = group_emitter(ctx, group, idx_t);
+    std::string value = emit.value(region.value, Index{"gid", {}, shape});
+    if (adds_zeros) value = "(" + value + " + (" + cl_type(root.dtype) + ")0)";
+    const std::string part = std::to_string(region.length * inner);
+    const std::string at = "(gid / " + part + ") * " + std::to_string(row) + " + " +
+                           std::to_string(region.offset * inner) + " + gid % " + part;
+    const std::string body =
+        emit.take_code() + "  " + cl_store(root.dtype, "out", at, value) + "\n}\n\n";
+    const std::string kernel = name + "_part" + std::to_string(r);
+    const std::size_t local = std::min<std::size_t>(256, ctx.caps.max_work_group_size);
+    const std::size_t bulk = n / local * local;
+    if (bulk > 0) {
+      ctx.source << "__kernel void " << kernel << signature << "  const " << idx_t << " gid = ("
+                 << idx_t << ")get_global_id(0);\n"
+                 << body;
+      ctx.add_launch({kernel, args, {out}, bulk, local});
+    }
+    if (n > bulk) {
+      const std::string tail = kernel + "_tail";
+      const std::size_t tail_local = std::min<std::size_t>(64, ctx.caps.max_work_group_size);
+      ctx.source << "__kernel void " << tail << signature << "  const " << idx_t
+                 << " gid = " << bulk << " + (" << idx_t << ")get_global_id(0);\n  if (gid >= " << n
+                 << ") return;\n"
+                 << body;
+      ctx.add_launch({tail, args, {out}, round_up(n - bulk, tail_local), tail_local});
+    }
+  }
+}
+
 }  // namespace
 
 // A bounds check in the kernel body keeps PoCL from vectorising across work-items, so the
@@ -300,6 +431,11 @@ void emit_loop_kernel(KernelContext& ctx, const FusionGroup& group, const std::s
   }
   if (transcendentals == 0 && gathers_rows(ctx, group)) {
     emit_scalar_rows_kernel(ctx, group, name, params, args, out);
+    return;
+  }
+  std::int64_t axis = -1;
+  if (const std::vector<Region> regions = assembled_regions(ctx, group, axis); !regions.empty()) {
+    emit_region_kernels(ctx, group, name, params, args, out, regions, axis);
     return;
   }
 
