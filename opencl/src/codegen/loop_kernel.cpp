@@ -281,6 +281,27 @@ void emit_rows_kernel(KernelContext& ctx, const FusionGroup& group, const std::s
   ctx.add_launch({name, args, {out}, round_up(static_cast<std::size_t>(R), local), local});
 }
 
+// Element `gid` of a loop kernel by `body` (statements ending with the store and the closing
+// brace): `bulk` work-items without a bounds check, which would keep PoCL from vectorising, then
+// the remainder up to `n` in a small checked launch named `tail`.
+void emit_unchecked_bulk(KernelContext& ctx, const std::string& name, const std::string& signature,
+                         const std::string& idx_t, const std::string& body, std::size_t bulk,
+                         std::size_t local, const std::vector<int>& args, int out) {
+  ctx.source << "__kernel void " << name << signature << "  const " << idx_t << " gid = (" << idx_t
+             << ")get_global_id(0);\n"
+             << body;
+  ctx.add_launch({name, args, {out}, bulk, local});
+}
+void emit_checked_tail(KernelContext& ctx, const std::string& tail, const std::string& signature,
+                       const std::string& idx_t, const std::string& body, std::size_t bulk,
+                       std::size_t n, const std::vector<int>& args, int out) {
+  const std::size_t tail_local = std::min<std::size_t>(64, ctx.caps.max_work_group_size);
+  ctx.source << "__kernel void " << tail << signature << "  const " << idx_t << " gid = " << bulk
+             << " + (" << idx_t << ")get_global_id(0);\n  if (gid >= " << n << ") return;\n"
+             << body;
+  ctx.add_launch({tail, args, {out}, round_up(n - bulk, tail_local), tail_local});
+}
+
 // One region of a result assembled from disjoint ranges along one axis: `value` (a member or
 // input of the group) fills [offset, offset + length) of axis `axis`.
 struct Region {
@@ -393,21 +414,9 @@ void emit_region_kernels(KernelContext& ctx, const FusionGroup& group, const std
     const std::string kernel = name + "_part" + std::to_string(r);
     const std::size_t local = std::min<std::size_t>(256, ctx.caps.max_work_group_size);
     const std::size_t bulk = n / local * local;
-    if (bulk > 0) {
-      ctx.source << "__kernel void " << kernel << signature << "  const " << idx_t << " gid = ("
-                 << idx_t << ")get_global_id(0);\n"
-                 << body;
-      ctx.add_launch({kernel, args, {out}, bulk, local});
-    }
-    if (n > bulk) {
-      const std::string tail = kernel + "_tail";
-      const std::size_t tail_local = std::min<std::size_t>(64, ctx.caps.max_work_group_size);
-      ctx.source << "__kernel void " << tail << signature << "  const " << idx_t
-                 << " gid = " << bulk << " + (" << idx_t << ")get_global_id(0);\n  if (gid >= " << n
-                 << ") return;\n"
-                 << body;
-      ctx.add_launch({tail, args, {out}, round_up(n - bulk, tail_local), tail_local});
-    }
+    if (bulk > 0) emit_unchecked_bulk(ctx, kernel, signature, idx_t, body, bulk, local, args, out);
+    if (n > bulk)
+      emit_checked_tail(ctx, kernel + "_tail", signature, idx_t, body, bulk, n, args, out);
   }
 }
 
@@ -475,19 +484,11 @@ void emit_loop_kernel(KernelContext& ctx, const FusionGroup& group, const std::s
                << interleave(block_lines) << stores << "}\n\n";
     ctx.add_launch({name, args, {out}, bulk / width, local});
   } else if (bulk > 0) {
-    ctx.source << "__kernel void " << name << signature << "  const " << idx_t << " gid = ("
-               << idx_t << ")get_global_id(0);\n"
-               << body;
-    ctx.add_launch({name, args, {out}, bulk, local});
+    emit_unchecked_bulk(ctx, name, signature, idx_t, body, bulk, local, args, out);
   }
-  if (n > bulk) {
-    const std::string tail = bulk > 0 ? name + "_tail" : name;
-    const std::size_t tail_local = std::min<std::size_t>(64, ctx.caps.max_work_group_size);
-    ctx.source << "__kernel void " << tail << signature << "  const " << idx_t << " gid = " << bulk
-               << " + (" << idx_t << ")get_global_id(0);\n  if (gid >= " << n << ") return;\n"
-               << body;
-    ctx.add_launch({tail, args, {out}, round_up(n - bulk, tail_local), tail_local});
-  }
+  if (n > bulk)
+    emit_checked_tail(ctx, bulk > 0 ? name + "_tail" : name, signature, idx_t, body, bulk, n, args,
+                      out);
 }
 
 }  // namespace weft::opencl
