@@ -62,6 +62,9 @@ TEST(LoweringStatus, EveryPrimitiveHasOneByItsClass) {
       case OpClass::Sort:
         EXPECT_EQ(status, "kernel:sort");
         break;
+      case OpClass::Convolution:
+        EXPECT_EQ(status, "kernel:conv");
+        break;
     }
   }
 }

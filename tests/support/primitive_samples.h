@@ -380,6 +380,24 @@ inline Graph graph_using(OpKind kind) {
       }
       break;
     }
+    case OpClass::Convolution: {
+      // A 2-D NHWC convolution with every attribute away from its default: strides, padding
+      // (one side negative), both dilations and two feature groups.
+      ValueId x = b.param(f, {2, 5, 6, 4});
+      ValueId w = b.param(f, {2, 2, 2, 6});
+      out = b.op(kind, {x, w}, f, {2, 3, 3, 6},
+                 {{"window_strides", Ints{2, 1}},
+                  {"padding_low", Ints{1, 0}},
+                  {"padding_high", Ints{0, -1}},
+                  {"lhs_dilation", Ints{1, 1}},
+                  {"rhs_dilation", Ints{1, 2}},
+                  {"lhs_spec", Ints{0, 3, 1, 2}},
+                  {"rhs_spec", Ints{3, 2, 0, 1}},
+                  {"out_spec", Ints{0, 3, 1, 2}},
+                  {"feature_group_count", std::int64_t{2}},
+                  {"batch_group_count", std::int64_t{1}}});
+      break;
+    }
     case OpClass::Layout:
       switch (kind) {
         case OpKind::BroadcastInDim: {

@@ -4,7 +4,11 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <source_location>
+#include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "weft/array.h"
@@ -147,6 +151,43 @@ Array scatter_min(const Array& operand, const Array& indices, const Array& updat
                   const ScatterAttrs& dims, WEFT_LOC_PARAM);
 Array scatter_max(const Array& operand, const Array& indices, const Array& updates,
                   const ScatterAttrs& dims, WEFT_LOC_PARAM);
+
+// Convolution (conv_ops.cpp), as jax.lax.conv_general_dilated. The attributes are ConvAttrs'
+// (weft/ir/op_attrs.h); the overload below takes them as jax.lax does.
+Array conv_general_dilated(const Array& lhs, const Array& rhs, const ConvAttrs& attrs,
+                           WEFT_LOC_PARAM);
+// jax.lax.ConvDimensionNumbers: the axes of lhs (batch, feature, spatial...), rhs (output
+// feature, input feature, spatial...) and the result (batch, feature, spatial...).
+struct ConvDimensionNumbers {
+  Axes lhs_spec, rhs_spec, out_spec;
+};
+// As jax.lax.conv_dimension_numbers from layout strings such as ("NHWC", "HWIO", "NHWC"):
+// N and C name the batch and feature axes of lhs and out, O and I the rhs's, every other letter
+// a spatial axis, ordered as in the rhs string. Throws ShapeError naming a bad string.
+ConvDimensionNumbers conv_dimension_numbers(std::string_view lhs, std::string_view rhs,
+                                            std::string_view out, WEFT_LOC_PARAM);
+// Padding of each spatial axis: explicit (low, high) pairs (negative crops), or "SAME" (output
+// size ceil(input / stride), the odd element of padding at the end), "SAME_LOWER" (at the
+// start) or "VALID" (none), as jax.lax.padtype_to_pads resolves them.
+struct ConvPadding {
+  ConvPadding(const char* mode) : mode(mode) {}             // NOLINT: "SAME" reads as a padding
+  ConvPadding(std::string mode) : mode(std::move(mode)) {}  // NOLINT
+  ConvPadding(std::vector<std::pair<std::int64_t, std::int64_t>> pairs)  // NOLINT
+      : pairs(std::move(pairs)) {}
+  std::string mode;
+  std::vector<std::pair<std::int64_t, std::int64_t>> pairs;
+};
+// Empty dilations mean 1 on every spatial axis; no dimension numbers mean lhs and out NCHW...,
+// rhs OIHW... (jax.lax's default).
+Array conv_general_dilated(const Array& lhs, const Array& rhs, const Axes& window_strides,
+                           const ConvPadding& padding, const Axes& lhs_dilation = {},
+                           const Axes& rhs_dilation = {},
+                           const std::optional<ConvDimensionNumbers>& dimension_numbers = {},
+                           std::int64_t feature_group_count = 1, std::int64_t batch_group_count = 1,
+                           WEFT_LOC_PARAM);
+// jax.lax.conv: NCHW... lhs, OIHW... rhs, no dilation.
+Array conv(const Array& lhs, const Array& rhs, const Axes& window_strides,
+           const ConvPadding& padding, WEFT_LOC_PARAM);
 
 // Sort family (sort_family_ops.cpp). jax.lax.sort of several operands of one shape: stable
 // along `dimension`, ordered lexicographically by the first num_keys operands (NaN last,

@@ -49,6 +49,10 @@ std::vector<Probe> probes_for(const OpInfo& info, DType d) {
     case OpClass::Dot:
       return {Probe{
           {{d, {2, 2}}, {d, {2, 2}}}, DotGeneralAttrs{{1}, {0}, {}, {}}.write(), {d, {2, 2}}}};
+    case OpClass::Convolution: {
+      const ConvAttrs one_dimensional{{1}, {0}, {0}, {1}, {1}, {0, 1, 2}, {0, 1, 2}, {0, 1, 2}};
+      return {Probe{{{d, {1, 1, 2}}, {d, {1, 1, 1}}}, one_dimensional.write(), {d, {1, 1, 2}}}};
+    }
     case OpClass::Leaf:
     case OpClass::Convert:
     case OpClass::Layout:
@@ -130,6 +134,8 @@ std::string_view op_class_name(OpClass c) {
       return "cumulative";
     case OpClass::Sort:
       return "sort";
+    case OpClass::Convolution:
+      return "convolution";
   }
   return "?";
 }

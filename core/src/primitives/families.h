@@ -86,5 +86,7 @@ void define_rev_primitive(Definitions& defs);
 void define_sort_primitives(Definitions& defs);
 // Gather and scatter.
 void define_gather_scatter_primitives(Definitions& defs);
+// Convolution.
+void define_conv_primitive(Definitions& defs);
 
 }  // namespace weft::prim

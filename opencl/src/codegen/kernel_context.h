@@ -123,6 +123,8 @@ std::string sort_before(DType t, bool descending, const std::string& x, const st
 inline constexpr std::int64_t kTopKPrivateMax = 128;
 void emit_top_k_kernel(KernelContext& ctx, const FusionGroup& group, const std::string& name,
                        std::int64_t k, bool values);
+// conv_general_dilated at `group`'s root as a direct convolution (conv_kernel.cpp).
+void emit_conv_kernel(KernelContext& ctx, const FusionGroup& group, const std::string& name);
 // A LoopKernel step: the scan node `scan` of the block's graph, its carries' Result nodes
 // already holding buffers (loop_in_kernel.cpp).
 void emit_loop_in_kernel(KernelContext& ctx, ValueId scan, const std::string& name);

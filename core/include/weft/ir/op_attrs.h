@@ -351,6 +351,54 @@ struct GatherAttrs {
   }
 };
 
+// conv_general_dilated (lhs, rhs), as jax.lax's: the lhs is dilated by lhs_dilation (zeros
+// between its elements), padded by padding_low/high (negative values crop), and each output
+// position is the dot of a window of it with the rhs dilated by rhs_dilation, windows stepping
+// by window_strides (one entry per spatial axis). The specs are JAX's ConvDimensionNumbers:
+// lhs_spec (batch axis, feature axis, spatial axes...), rhs_spec (output feature axis, input
+// feature axis, spatial axes...), out_spec (batch, feature, spatial...). feature_group_count
+// splits the lhs features and the rhs output features into that many groups (depthwise when it
+// equals the features); batch_group_count splits the lhs batch likewise (filter gradients of
+// grouped convolutions). At most one of them is above 1.
+struct ConvAttrs {
+  static constexpr const char* kWindowStrides = "window_strides";
+  static constexpr const char* kPaddingLow = "padding_low";
+  static constexpr const char* kPaddingHigh = "padding_high";
+  static constexpr const char* kLhsDilation = "lhs_dilation";
+  static constexpr const char* kRhsDilation = "rhs_dilation";
+  static constexpr const char* kLhsSpec = "lhs_spec";
+  static constexpr const char* kRhsSpec = "rhs_spec";
+  static constexpr const char* kOutSpec = "out_spec";
+  static constexpr const char* kFeatureGroupCount = "feature_group_count";
+  static constexpr const char* kBatchGroupCount = "batch_group_count";
+  std::vector<std::int64_t> window_strides, padding_low, padding_high, lhs_dilation, rhs_dilation;
+  std::vector<std::int64_t> lhs_spec, rhs_spec, out_spec;
+  std::int64_t feature_group_count = 1;
+  std::int64_t batch_group_count = 1;
+
+  static ConvAttrs read(const Attrs& attrs) {
+    return {attrs.get_ints(kWindowStrides),    attrs.get_ints(kPaddingLow),
+            attrs.get_ints(kPaddingHigh),      attrs.get_ints(kLhsDilation),
+            attrs.get_ints(kRhsDilation),      attrs.get_ints(kLhsSpec),
+            attrs.get_ints(kRhsSpec),          attrs.get_ints(kOutSpec),
+            attrs.get_int(kFeatureGroupCount), attrs.get_int(kBatchGroupCount)};
+  }
+  Attrs write() const {
+    return Attrs{{kWindowStrides, window_strides},
+                 {kPaddingLow, padding_low},
+                 {kPaddingHigh, padding_high},
+                 {kLhsDilation, lhs_dilation},
+                 {kRhsDilation, rhs_dilation},
+                 {kLhsSpec, lhs_spec},
+                 {kRhsSpec, rhs_spec},
+                 {kOutSpec, out_spec},
+                 {kFeatureGroupCount, feature_group_count},
+                 {kBatchGroupCount, batch_group_count}};
+  }
+  std::size_t spatial_rank() const { return window_strides.size(); }
+  bool operator==(const ConvAttrs&) const = default;
+};
+
 // scatter, scatter_add, scatter_mul, scatter_min, scatter_max (operand, indices, updates):
 // XLA's ScatterDimensionNumbers with the index vector along the indices' last axis, the mode,
 // and JAX's two hints (accepted and kept; weft's results do not depend on them).

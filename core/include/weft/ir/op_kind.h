@@ -143,6 +143,9 @@ enum class OpKind : std::uint8_t {
   ScatterMul,
   ScatterMin,
   ScatterMax,
+  // Convolution (jax.lax.conv_general_dilated; attrs: ConvAttrs in weft/ir/op_attrs.h):
+  // conv_general_dilated(lhs, rhs). A kernel of its own (opencl/src/codegen/conv_kernel.cpp).
+  ConvGeneralDilated,
   // Ops that exist only in graphs a transformation traces: their rules are their meaning (they
   // hang off Node::custom, or are the pmap collectives'); they are inlined or rewritten before
   // anything compiles (see is_transformation_only).
@@ -181,6 +184,8 @@ enum class OpClass : std::uint8_t {
   Cumulative,
   // Sorting along one axis (sort, argsort, top_k): a kernel of their own.
   Sort,
+  // Convolutions: a kernel of their own.
+  Convolution,
 };
 
 // What passes and backends may ask of any primitive, stated by its one definition

@@ -1,0 +1,241 @@
+// conv_general_dilated against JAX (tools/oracles/conv.py writes the cases): each case runs
+// eagerly and under jit on the default device, and in the reference interpreter on the graph
+// jit traced. Cases cover 1-D, 2-D and 3-D convolutions in NCHW, NHWC and mixed layouts,
+// strides, SAME/SAME_LOWER/VALID/explicit and negative padding, lhs and rhs dilation, depthwise
+// and grouped convolutions, batch groups, f64 and i32; the gradients of each (both transposes,
+// as JAX derives them) and vmap over either operand or both.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "support/oracle_json.h"
+#include "weft/interp/interpreter.h"
+#include "weft/transforms/grad.h"
+#include "weft/transforms/vmap.h"
+#include "weft/weft.h"
+
+namespace weft {
+namespace {
+
+using nlohmann::json;
+
+struct Case {
+  std::string name, transform;
+  json call, specs, padding_pairs;
+  std::vector<HostArray> args, expected;
+  std::vector<int> argnums;
+  std::vector<std::optional<int>> in_axes;
+};
+
+std::vector<Case> load_cases() {
+  std::ifstream in(std::string(WEFT_CONV_ORACLE_DIR) + "/cases.json");
+  if (!in) throw std::runtime_error("cannot read the convolution oracle");
+  const json doc = json::parse(in);
+  std::vector<Case> cases;
+  for (const json& c : doc.at("cases")) {
+    Case k{c.at("name"),
+           c.at("transform"),
+           c.at("call"),
+           c.at("specs"),
+           c.at("padding_pairs"),
+           testing::host_arrays(c.at("args")),
+           testing::host_arrays(c.at("expected")),
+           {},
+           {}};
+    if (c.contains("argnums")) k.argnums = c.at("argnums").get<std::vector<int>>();
+    if (c.contains("in_axes"))
+      for (const json& axis : c.at("in_axes"))
+        k.in_axes.push_back(axis.is_null() ? std::nullopt : std::optional<int>(axis.get<int>()));
+    cases.push_back(std::move(k));
+  }
+  return cases;
+}
+
+const testing::LoadedCases<Case>& loaded() {
+  static const auto cases = testing::load_or_explain(load_cases);
+  return cases;
+}
+
+// The case's convolution through the API users call: layout strings and a padding mode or
+// pairs, as in JAX.
+Array convolve(const json& call, const Array& lhs, const Array& rhs) {
+  const auto layouts = call.at("layouts").get<std::vector<std::string>>();
+  const json& padding = call.at("padding");
+  lax::ConvPadding pad =
+      padding.is_string() ? lax::ConvPadding(padding.get<std::string>())
+                          : lax::ConvPadding(std::vector<std::pair<std::int64_t, std::int64_t>>{});
+  if (!padding.is_string())
+    for (const json& p : padding) pad.pairs.emplace_back(p.at(0), p.at(1));
+  return lax::conv_general_dilated(lhs, rhs, call.at("window_strides").get<lax::Axes>(), pad,
+                                   call.at("lhs_dilation").get<lax::Axes>(),
+                                   call.at("rhs_dilation").get<lax::Axes>(),
+                                   lax::conv_dimension_numbers(layouts[0], layouts[1], layouts[2]),
+                                   call.at("feature_group_count").get<std::int64_t>(),
+                                   call.at("batch_group_count").get<std::int64_t>());
+}
+
+std::vector<Array> run_case_fn(const Case& c, const std::vector<Array>& xs) {
+  if (c.transform == "none") return {convolve(c.call, xs[0], xs[1])};
+  if (c.transform == "grad") {
+    auto loss = [&c](const std::vector<Array>& a) {
+      const Array y = convolve(c.call, a[0], a[1]);
+      lax::Axes all;
+      for (std::size_t d = 0; d < y.shape().size(); ++d)
+        all.push_back(static_cast<std::int64_t>(d));
+      return std::vector<Array>{lax::reduce_sum(lax::mul(y, a[2]), all)};
+    };
+    return grad(loss, GradOptions{c.argnums})(xs);
+  }
+  auto op = [&c](const std::vector<Array>& a) {
+    return std::vector<Array>{convolve(c.call, a[0], a[1])};
+  };
+  return vmap(op, VmapOptions{c.in_axes, {}})(xs);
+}
+
+// Sums of up to a few hundred products: f32 results carry rounding of that order.
+double tolerance(const HostArray& want) {
+  return want.dtype() == DType::F64 ? 1e-12 : 2e-5;
+}
+
+class ConvOracle : public ::testing::TestWithParam<Case> {};
+
+TEST_P(ConvOracle, MatchesJaxOnDeviceAndInterpreter) {
+  const Case& c = GetParam();
+  const std::vector<Array> device_args = testing::device_arrays(c.args);
+  const std::vector<Array> eager = run_case_fn(c, device_args);
+  ASSERT_EQ(eager.size(), c.expected.size());
+  for (std::size_t k = 0; k < eager.size(); ++k)
+    EXPECT_EQ(testing::compare_values(eager[k].to_host(), c.expected[k], tolerance(c.expected[k])),
+              "")
+        << "eager, result " << k;
+  std::function<std::vector<Array>(const std::vector<Array>&)> fn =
+      [&c](const std::vector<Array>& xs) { return run_case_fn(c, xs); };
+  auto traced = jit(fn, {.name = "conv_case"});
+  const std::vector<Array> jitted = traced(device_args);
+  for (std::size_t k = 0; k < jitted.size(); ++k)
+    EXPECT_EQ(testing::compare_values(jitted[k].to_host(), c.expected[k], tolerance(c.expected[k])),
+              "")
+        << "jit, result " << k;
+  const Lowered lowered = traced.lower(device_args);
+  const std::vector<HostArray> interpreted = interpret(lowered.graph(), c.args);
+  ASSERT_EQ(interpreted.size(), c.expected.size());
+  for (std::size_t k = 0; k < interpreted.size(); ++k)
+    EXPECT_EQ(testing::compare_values(interpreted[k], c.expected[k], tolerance(c.expected[k])), "")
+        << "interpreter, result " << k << " on\n"
+        << lowered.as_text();
+}
+
+TEST(ConvOracleFile, Loads) {
+  EXPECT_EQ(loaded().error, "");
+  EXPECT_FALSE(loaded().cases.empty());
+}
+
+// Layout strings and padding modes resolve to JAX's dimension numbers and padding (on the
+// forward cases: the others convolve transposed forms of them).
+TEST(ConvOracleFile, LayoutsAndPaddingResolveAsJax) {
+  int checked = 0;
+  for (const Case& c : loaded().cases) {
+    if (c.transform != "none") continue;
+    const std::vector<Array> device_args = testing::device_arrays(c.args);
+    std::function<std::vector<Array>(const std::vector<Array>&)> fn =
+        [&c](const std::vector<Array>& xs) { return run_case_fn(c, xs); };
+    const Lowered lowered = jit(fn, {.name = "conv_attrs"}).lower(device_args);
+    int convs = 0;
+    for (const Node& node : lowered.graph().nodes) {
+      if (node.op != OpKind::ConvGeneralDilated) continue;
+      ++convs;
+      const ConvAttrs a = ConvAttrs::read(node.attrs);
+      EXPECT_EQ(a.lhs_spec, c.specs.at("lhs_spec").get<lax::Axes>()) << c.name;
+      EXPECT_EQ(a.rhs_spec, c.specs.at("rhs_spec").get<lax::Axes>()) << c.name;
+      EXPECT_EQ(a.out_spec, c.specs.at("out_spec").get<lax::Axes>()) << c.name;
+      lax::Axes low, high;
+      for (const json& p : c.padding_pairs) {
+        low.push_back(p.at(0));
+        high.push_back(p.at(1));
+      }
+      EXPECT_EQ(a.padding_low, low) << c.name;
+      EXPECT_EQ(a.padding_high, high) << c.name;
+    }
+    EXPECT_EQ(convs, 1) << c.name;
+    ++checked;
+  }
+  EXPECT_GE(checked, 10);
+}
+
+INSTANTIATE_TEST_SUITE_P(Jax, ConvOracle, ::testing::ValuesIn(loaded().cases),
+                         [](const ::testing::TestParamInfo<Case>& info) {
+                           return info.param.name;
+                         });
+
+// Errors name the op, the shapes and what to fix.
+template <typename E, typename F>
+std::string error_of(F&& f) {
+  try {
+    f();
+  } catch (const E& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+Array zeros(DType t, const Shape& shape) {
+  return Array::from_host(HostArray(t, shape));
+}
+
+TEST(ConvErrors, FeaturesMustMatchTheFilter) {
+  const std::string what = error_of<ShapeError>([] {
+    lax::conv(zeros(DType::F32, {1, 3, 5, 5}), zeros(DType::F32, {2, 4, 3, 3}), {1, 1}, "SAME");
+  });
+  EXPECT_NE(what.find("conv_general_dilated"), std::string::npos) << what;
+  EXPECT_NE(what.find("feature_group_count"), std::string::npos) << what;
+  EXPECT_NE(what.find("f32[1,3,5,5]"), std::string::npos) << what;
+}
+
+TEST(ConvErrors, BoolOperandsAndMixedDtypes) {
+  EXPECT_NE(error_of<DTypeError>([] {
+              lax::conv(zeros(DType::Bool, {1, 1, 3}), zeros(DType::Bool, {1, 1, 2}), {1}, "VALID");
+            }).find("bool"),
+            std::string::npos);
+  EXPECT_NE(error_of<DTypeError>([] {
+              lax::conv(zeros(DType::F32, {1, 1, 3}), zeros(DType::F64, {1, 1, 2}), {1}, "VALID");
+            }).find("same dtype"),
+            std::string::npos);
+}
+
+TEST(ConvErrors, StridesAndPaddingPerSpatialAxis) {
+  EXPECT_NE(
+      error_of<ShapeError>([] {
+        lax::conv(zeros(DType::F32, {1, 1, 4, 4}), zeros(DType::F32, {1, 1, 2, 2}), {1}, "VALID");
+      }).find("window_strides"),
+      std::string::npos);
+  EXPECT_NE(error_of<ShapeError>([] {
+              lax::conv(zeros(DType::F32, {1, 1, 4}), zeros(DType::F32, {1, 1, 2}), {1}, "FULL");
+            }).find("\"FULL\" is not a padding mode"),
+            std::string::npos);
+  EXPECT_NE(error_of<ShapeError>([] {
+              lax::conv(zeros(DType::F32, {1, 1, 4}), zeros(DType::F32, {1, 1, 2}), {1},
+                        std::vector<std::pair<std::int64_t, std::int64_t>>{{-3, -3}});
+            }).find("crop less"),
+            std::string::npos);
+}
+
+TEST(ConvErrors, LayoutStrings) {
+  EXPECT_NE(error_of<ShapeError>([] {
+              lax::conv_dimension_numbers("NHWC", "HWIO", "NHW");
+            }).find("one length"),
+            std::string::npos);
+  EXPECT_NE(error_of<ShapeError>([] {
+              lax::conv_dimension_numbers("NHWC", "HWXO", "NHWC");
+            }).find("lacks 'I'"),
+            std::string::npos);
+  EXPECT_NE(error_of<ShapeError>([] {
+              lax::conv_dimension_numbers("NHHC", "HWIO", "NHWC");
+            }).find("repeats"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace weft
