@@ -12,7 +12,9 @@
 #include <vector>
 
 #include "support/oracle_json.h"
+#include "support/test_devices.h"
 #include "weft/interp/interpreter.h"
+#include "weft/opencl/device.h"
 #include "weft/transforms/grad.h"
 #include "weft/transforms/vmap.h"
 #include "weft/weft.h"
@@ -169,6 +171,41 @@ INSTANTIATE_TEST_SUITE_P(Jax, ConvOracle, ::testing::ValuesIn(loaded().cases),
                          [](const ::testing::TestParamInfo<Case>& info) {
                            return info.param.name;
                          });
+
+// Random f32 values in [-1, 1) from a fixed seed.
+HostArray random_f32(const Shape& shape, std::uint32_t seed) {
+  HostArray h(DType::F32, shape);
+  std::uint32_t state = seed;
+  for (std::int64_t i = 0; i < h.size(); ++i) {
+    state = state * 1664525u + 1013904223u;
+    h.set_f64(i, static_cast<double>(state >> 8) / double(1 << 23) - 1.0);
+  }
+  return h;
+}
+
+// A filter gradient whose window (the image) is long enough that the CPU kernel splits it
+// into ranges and adds their partial sums: the device against the interpreter.
+TEST(ConvKernels, FilterGradientOverWindowRanges) {
+  const HostArray x = random_f32({2, 4096, 16}, 1), w = random_f32({3, 16, 32}, 2),
+                  ct = random_f32({2, 4096, 32}, 3);
+  const lax::ConvDimensionNumbers nwc = lax::conv_dimension_numbers("NWC", "WIO", "NWC");
+  auto filter_grad = jit(grad(
+      [&nwc](const std::vector<Array>& a) {
+        const Array y = lax::conv_general_dilated(a[0], a[1], {1}, "SAME", {}, {}, nwc);
+        return std::vector<Array>{lax::reduce_sum(lax::mul(y, a[2]), {0, 1, 2})};
+      },
+      GradOptions{{1}}));
+  const std::vector<Array> args = testing::device_arrays({x, w, ct});
+  const HostArray got = filter_grad(args).at(0).to_host();
+  const HostArray want =
+      interpret(filter_grad.lower(args).graph(), std::vector<HostArray>{x, w, ct}).at(0);
+  EXPECT_EQ(testing::compare_values(got, want, 1e-5), "");
+  const std::string source = filter_grad.lower(args).compile()->info().source;
+  // On CPU devices the range kernel ran (GPUs take the direct kernel).
+  if (!dynamic_cast<opencl::OpenCLDevice&>(testing::test_device()).caps().is_gpu) {
+    EXPECT_NE(source.find("_partial"), std::string::npos) << source;
+  }
+}
 
 // Errors name the op, the shapes and what to fix.
 template <typename E, typename F>

@@ -152,6 +152,23 @@ def main():
                      normal(3, 2, 3, 3, dtype=np.float64), padding="SAME", strides=[1, 2])
     forward_and_grad("window_past_input", normal(1, 1, 2), normal(2, 1, 4),
                      layouts=("NCH", "OIH", "NCH"))
+    # Shapes that take the CPU kernels blocked in registers (f32, features innermost, a
+    # multiple of 16 output features): row tails, borders, strides, dilation, 1-D and 3-D; their
+    # gradients take the blocked kernel (input gradient, 16 or 32 features) and the long-window
+    # kernel (filter gradient).
+    forward_and_grad("blocked_nhwc_same", normal(2, 9, 11, 16), normal(3, 3, 16, 32),
+                     layouts=NHWC, padding="SAME")
+    forward_and_grad("blocked_stride2_dilated", normal(1, 10, 13, 16), normal(3, 2, 16, 16),
+                     layouts=NHWC, strides=[2, 2], rhs_dilation=[1, 2],
+                     padding=[(1, 2), (0, 1)])
+    forward_and_grad("blocked_1d", normal(2, 20, 16), normal(5, 16, 48),
+                     layouts=("NWC", "WIO", "NWC"), padding="SAME")
+    forward_and_grad("blocked_3d", normal(1, 3, 4, 9, 16), normal(2, 2, 3, 16, 16),
+                     layouts=("NDHWC", "DHWIO", "NDHWC"), padding=[(1, 0), (0, 1), (1, 1)])
+    forward_and_grad("blocked_few_channels", normal(3, 7, 7, 1), normal(3, 3, 1, 32),
+                     layouts=NHWC, padding="SAME")
+    forward_and_grad("blocked_oihw_filter", normal(2, 6, 5, 16), normal(32, 16, 3, 3),
+                     layouts=("NHWC", "OIHW", "NHWC"), strides=[1, 2], padding="VALID")
     case("i32", rng.integers(-5, 6, (2, 5, 5, 3)).astype(np.int32),
          rng.integers(-3, 4, (2, 2, 3, 2)).astype(np.int32), layouts=NHWC, padding="SAME")
     # vmap: the vmapped axis folded into the batch, the features or the groups.

@@ -47,6 +47,8 @@ void emit_conv_kernel(KernelContext& ctx, const FusionGroup& group, const std::s
   const Node& rhs = g.node(root.inputs[1]);
   const std::int64_t total = num_elements(root.shape);
   if (total == 0) return;
+  if (emit_conv_blocked_kernel(ctx, group, name)) return;
+  if (emit_conv_long_window_kernel(ctx, group, name)) return;
   const ConvAttrs a = ConvAttrs::read(root.attrs);
   const std::size_t spatial = a.spatial_rank();
   const DType t = root.dtype;

@@ -125,6 +125,15 @@ void emit_top_k_kernel(KernelContext& ctx, const FusionGroup& group, const std::
                        std::int64_t k, bool values);
 // conv_general_dilated at `group`'s root as a direct convolution (conv_kernel.cpp).
 void emit_conv_kernel(KernelContext& ctx, const FusionGroup& group, const std::string& name);
+// The same on CPUs as an implicit matrix product blocked in registers, where it applies (f32,
+// no groups or lhs dilation, features innermost); false, emitting nothing, where it does not
+// (conv_blocked_kernel.cpp).
+bool emit_conv_blocked_kernel(KernelContext& ctx, const FusionGroup& group,
+                              const std::string& name);
+// The same for long windows and small outputs (filter gradients): blocks of batch entries by
+// features, the window split into cache-sized ranges (conv_long_window_kernel.cpp).
+bool emit_conv_long_window_kernel(KernelContext& ctx, const FusionGroup& group,
+                                  const std::string& name);
 // A LoopKernel step: the scan node `scan` of the block's graph, its carries' Result nodes
 // already holding buffers (loop_in_kernel.cpp).
 void emit_loop_in_kernel(KernelContext& ctx, ValueId scan, const std::string& name);
