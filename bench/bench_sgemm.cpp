@@ -1,6 +1,6 @@
-// sgemm 1024x1024x1024 in GFLOP/s (2 * M * N * K flops per call): jit(np::matmul) against
-// CLBlast's clblast::Gemm on weft's own context and queue, and OpenBLAS's cblas_sgemm on the
-// host. Baselines that were not found at configure time are left out.
+// sgemm 1024x1024x1024 and 4096x4096x4096 in GFLOP/s (2 * M * N * K flops per call):
+// jit(np::matmul) against CLBlast's clblast::Gemm on weft's own context and queue, and OpenBLAS's
+// cblas_sgemm on the host. Baselines that were not found at configure time are left out.
 //
 // An info row runs the hand-written prototype of weft's CPU dot kernel: no local memory; each
 // work-item computes an 8x8 block of C as eight float8 accumulators (one float8 of B and
@@ -9,11 +9,17 @@
 //
 // Buffers: weft's output comes from its runtime on every call; CLBlast and the hand-written
 // kernel write into a C made once (4 MiB; allocation is noise next to 2 GFLOP).
+//
+// Then 4096x4096x4096 (137 GFLOP a call): weft against OpenBLAS. JAX CPU's figures for both
+// sizes come from bench/jax_sgemm_peer.py (jnp.matmul at precision HIGHEST, the same values),
+// run as a child process when python3 can import jax. Goals (issue 29): >= 0.8x OpenBLAS's and
+// >= 1.0x JAX's GFLOP/s at both sizes.
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -82,6 +88,22 @@ void verify(const std::vector<float>& c, const std::vector<float>& a, const std:
       if (std::fabs(c[i * kN + j] - expect) > 1e-3 * (1 + std::fabs(expect))) {
         std::fprintf(stderr, "%s computed C[%zu][%zu] = %g, expected %g\n", who, i, j,
                      static_cast<double>(c[i * kN + j]), expect);
+        std::exit(1);
+      }
+    }
+}
+
+// C = A * B at a sample of entries of n x n matrices filled as main fills them.
+void verify_square(const std::vector<float>& c, const std::vector<float>& a,
+                   const std::vector<float>& b, std::size_t n, const char* who) {
+  for (std::size_t i = 7; i < n; i += 997)
+    for (std::size_t j = 11; j < n; j += 1009) {
+      double expect = 0;
+      for (std::size_t k = 0; k < n; ++k)
+        expect += static_cast<double>(a[i * n + k]) * static_cast<double>(b[k * n + j]);
+      if (std::fabs(c[i * n + j] - expect) > 1e-3 * (1 + std::fabs(expect))) {
+        std::fprintf(stderr, "%s computed C[%zu][%zu] = %g, expected %g\n", who, i, j,
+                     static_cast<double>(c[i * n + j]), expect);
         std::exit(1);
       }
     }
@@ -210,10 +232,59 @@ int main() {
   if (openblas_gflops > 0)
     rows.push_back({"sgemm 1024^3 vs OpenBLAS", weft_text,
                     format(openblas_gflops, 2) + " GFLOP/s (OpenBLAS, host)",
-                    format(gflops[0] / openblas_gflops, 2) + "x weft/OpenBLAS", "info", "n/a"});
+                    format(gflops[0] / openblas_gflops, 2) + "x weft/OpenBLAS", ">= 0.8x",
+                    weft::bench::met(gflops[0] >= 0.8 * openblas_gflops)});
   rows.push_back({"  sgemm: hand-written 8x8 float8", format(gflops[1], 2) + " GFLOP/s",
                   weft_text + " (weft)", format(gflops[1] / gflops[0], 2) + "x raw/weft", "info",
                   "n/a"});
+  const std::map<std::string, double> jax = weft::bench::jax_peer_seconds(
+      std::string(WEFT_BENCH_SOURCE_DIR) + "/jax_sgemm_peer.py", kRounds);
+  if (jax.empty()) std::printf("\nJAX peer skipped: python3 cannot import jax (pip install jax)\n");
+  auto jax_row = [&](const char* name, std::size_t n, double weft_gflops) {
+    const auto found = jax.find(name);
+    const double nd = static_cast<double>(n);
+    const double j = found == jax.end() ? 0 : 2.0 * nd * nd * nd / found->second / 1e9;
+    const std::string title = "sgemm " + std::to_string(n) + "^3 vs JAX";
+    rows.push_back({title, format(weft_gflops, 2) + " GFLOP/s",
+                    j > 0 ? format(j, 2) + " GFLOP/s (JAX CPU)" : "JAX not installed",
+                    j > 0 ? format(weft_gflops / j, 2) + "x weft/JAX" : "n/a", ">= 1.0x",
+                    j > 0 ? weft::bench::met(weft_gflops >= j) : "n/a"});
+  };
+  jax_row("sgemm_1024", kM, gflops[0]);
+
+  // 4096^3: weft against OpenBLAS (and JAX, above).
+  constexpr std::size_t kBig = 4096;
+  std::vector<float> a4(kBig * kBig), b4(kBig * kBig);
+  for (std::size_t i = 0; i < a4.size(); ++i) a4[i] = static_cast<float>(i % 17) / 16.0f - 0.5f;
+  for (std::size_t i = 0; i < b4.size(); ++i) b4[i] = static_cast<float>(i % 13) / 12.0f - 0.5f;
+  const Array xa4 = Array::from_vector<float>({kBig, kBig}, a4);
+  const Array xb4 = Array::from_vector<float>({kBig, kBig}, b4);
+  verify_square(matmul(xa4, xb4).to_vector<float>(), a4, b4, kBig, "weft 4096^3");
+  std::vector<std::function<void()>> big = {[&] { matmul(xa4, xb4).block_until_ready(); }};
+#ifdef WEFT_BENCH_HAVE_CBLAS
+  std::vector<float> host_c4(kBig * kBig);
+  auto run_openblas4 = [&] {
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, kBig, kBig, kBig, 1.0f, a4.data(), kBig,
+                b4.data(), kBig, 0.0f, host_c4.data(), kBig);
+  };
+  run_openblas4();
+  verify_square(host_c4, a4, b4, kBig, "OpenBLAS 4096^3");
+  big.push_back(run_openblas4);
+#endif
+  const auto big_samples = weft::bench::time_interleaved(big, 1, 3);
+  const double big_flops = 2.0 * kBig * kBig * kBig;
+  const double weft4 = big_flops / big_samples[0].median() / 1e9;
+  std::printf("\n4096^3: weft %.2f GFLOP/s", weft4);
+  if (big_samples.size() > 1) {
+    const double blas4 = big_flops / big_samples[1].median() / 1e9;
+    std::printf(", OpenBLAS %.2f GFLOP/s", blas4);
+    rows.push_back({"sgemm 4096^3 vs OpenBLAS", format(weft4, 2) + " GFLOP/s",
+                    format(blas4, 2) + " GFLOP/s (OpenBLAS, host)",
+                    format(weft4 / blas4, 2) + "x weft/OpenBLAS", ">= 0.8x",
+                    weft::bench::met(weft4 >= 0.8 * blas4)});
+  }
+  std::printf("\n");
+  jax_row("sgemm_4096", kBig, weft4);
   weft::bench::print_summary(rows);
   return 0;
 }
