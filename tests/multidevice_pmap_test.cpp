@@ -125,6 +125,66 @@ TEST_F(Pmap, DataParallelGradientsEqualTheFullBatchGradient) {
     for (std::size_t j = 0; j < 3; ++j) EXPECT_NEAR(got[d * 3 + j], full[j], 1e-5) << d << j;
 }
 
+// Cross-device batch normalisation: the batch statistics are pmeans across the devices inside
+// the loss, and grad goes through them (their transposes are pmeans of the cotangents, as in
+// JAX). The gradients equal those of the same loss over the whole batch on one device.
+TEST_F(Pmap, GradThroughCrossDeviceBatchNorm) {
+  std::vector<float> xs(8 * 3), w{0.5f, -1, 2};
+  for (std::size_t i = 0; i < xs.size(); ++i) xs[i] = std::sin(1.7f * static_cast<float>(i));
+  // The normalised batch's weighted sum of squares; `mean_of` averages over the batch (pmean of
+  // the per-device means when the batch is split).
+  const auto loss_with = [](std::function<Array(const Array&)> mean_of) {
+    return one([mean_of](const std::vector<Array>& a) {
+      const Array& x = a[1];
+      const Array mean = mean_of(lax::reduce_sum(x, {0}) / static_cast<double>(x.shape()[0]));
+      const Array centred = x - lax::broadcast_in_dim(mean, x.shape(), {1});
+      const Array var =
+          mean_of(lax::reduce_sum(centred * centred, {0}) / static_cast<double>(x.shape()[0]));
+      const Array normed = centred / lax::broadcast_in_dim(lax::sqrt(var + 1e-5), x.shape(), {1});
+      const Array y = normed * lax::broadcast_in_dim(a[0], x.shape(), {1});
+      return mean_of(lax::reduce_sum(y * y * (x + 2.0), {0, 1}) /
+                     static_cast<double>(x.shape()[0]));
+    });
+  };
+  const ArrayFunction full_loss = loss_with([](const Array& v) { return v; });
+  const ArrayFunction split_loss = loss_with([](const Array& v) { return pmean(v, "i"); });
+  const Array weights = Array::from_vector<float>({3}, w);
+  const std::vector<Array> full =
+      grad(full_loss, GradOptions{{0, 1}})({weights, Array::from_vector<float>({8, 3}, xs)});
+  // As in JAX, grad inside pmap differentiates the sum of the devices' losses (psum and pmean
+  // transpose to themselves), so the weights' gradients are averaged with pmean, as data-parallel
+  // training does.
+  const std::vector<Array> split = pmap(
+      [&](const std::vector<Array>& a) {
+        std::vector<Array> g = grad(split_loss, GradOptions{{0, 1}})(a);
+        g[0] = pmean(g[0], "i");
+        return g;
+      },
+      {.in_axes = {std::nullopt, 0}})({weights, Array::from_vector<float>({2, 4, 3}, xs)});
+  // The same step with value_and_grad under jit inside the pmapped function, as a training
+  // loop writes it: the loss is the full batch's on both devices.
+  const std::vector<Array> step = pmap(
+      [&](const std::vector<Array>& a) {
+        return jit(value_and_grad(split_loss, {.argnums = {0}}))(a);
+      },
+      {.in_axes = {std::nullopt, 0}})({weights, Array::from_vector<float>({2, 4, 3}, xs)});
+  const float full_value =
+      full_loss({weights, Array::from_vector<float>({8, 3}, xs)}).at(0).to_vector<float>()[0];
+  for (float v : step.at(0).to_vector<float>())
+    EXPECT_NEAR(v, full_value, 1e-4 * (1 + std::abs(full_value)));
+  const std::vector<float> gw = full[0].to_vector<float>(), gx = full[1].to_vector<float>();
+  const std::vector<float> sw = split.at(0).to_vector<float>(), sx = split.at(1).to_vector<float>();
+  ASSERT_EQ(sw.size(), 6u);
+  ASSERT_EQ(sx.size(), 24u);
+  // The averaged weights' gradient is the full batch's on both devices; each device's x
+  // gradient is its rows of the full batch's times 2 (the sum of two devices' equal losses).
+  for (std::size_t d = 0; d < 2; ++d)
+    for (std::size_t j = 0; j < 3; ++j)
+      EXPECT_NEAR(sw[d * 3 + j], gw[j], 1e-4 * (1 + std::abs(gw[j]))) << d << " " << j;
+  for (std::size_t i = 0; i < 24; ++i)
+    EXPECT_NEAR(sx[i], 2 * gx[i], 1e-4 * (1 + std::abs(gx[i]))) << i;
+}
+
 HostArray plus_device_number(const HostArray& x, const std::string& device) {
   HostArray y = x;
   const double k = device == devices().at(1)->name() ? 100 : 0;
