@@ -62,6 +62,10 @@ TEST(LoweringStatus, EveryPrimitiveHasOneByItsClass) {
       case OpClass::Sort:
         EXPECT_EQ(status, "kernel:sort");
         break;
+      case OpClass::Window:
+        EXPECT_EQ(status,
+                  op == OpKind::SelectAndScatterAdd ? "kernel:select_scatter" : "kernel:window");
+        break;
     }
   }
 }

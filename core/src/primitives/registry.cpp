@@ -50,6 +50,9 @@ Table build_table() {
   define_sort_primitives(defs);
   // Gather and scatter.
   define_gather_scatter_primitives(defs);
+  // Windowed reductions and their select_and_* derivatives.
+  define_window_primitives(defs);
+  define_select_window_primitives(defs);
   Table table;
   std::array<bool, kNumOpKinds> seen{};
   for (Primitive& p : std::move(defs).take()) {

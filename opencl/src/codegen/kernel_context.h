@@ -123,6 +123,12 @@ std::string sort_before(DType t, bool descending, const std::string& x, const st
 inline constexpr std::int64_t kTopKPrivateMax = 128;
 void emit_top_k_kernel(KernelContext& ctx, const FusionGroup& group, const std::string& name,
                        std::int64_t k, bool values);
+// The windowed reduction or select_and_gather_add at `group`'s root, one work-item per result
+// element (window_kernel.cpp); select_and_scatter_add, one work-item per operand element
+// gathering from the windows that chose it (select_scatter_kernel.cpp).
+void emit_window_kernel(KernelContext& ctx, const FusionGroup& group, const std::string& name);
+void emit_select_scatter_kernel(KernelContext& ctx, const FusionGroup& group,
+                                const std::string& name);
 // A LoopKernel step: the scan node `scan` of the block's graph, its carries' Result nodes
 // already holding buffers (loop_in_kernel.cpp).
 void emit_loop_in_kernel(KernelContext& ctx, ValueId scan, const std::string& name);
