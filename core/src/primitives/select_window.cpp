@@ -2,16 +2,18 @@
 // select_and_scatter_add (jax/_src/lax/windowed_reductions.py), whose numbers on XLA's CPU
 // backend they reproduce. Both choose one position per window by a fold in row-major window
 // order that keeps the position chosen so far while select_prim(kept, candidate) holds (ge:
-// the first maximum; a NaN is replaced by the next element), padding and holes counting as the
-// identity (-inf for ge, +inf for le):
-//  - select_and_gather_add(tangents, operand) starts the fold from (identity, tangent 0), as
-//    XLA's reduce_window of (operand, tangent) pairs: a window whose elements all equal the
-//    identity gets 0. Linear in the tangents; transposes to select_and_scatter_add.
-//  - select_and_scatter_add(source, operand) starts from the window's first position, as XLA's
-//    select_and_scatter over the operand padded with the identity (JAX's CPU lowering): each
-//    source element is added at the chosen operand position (nothing where that is padding). No
-//    dilation. Linear in the source; transposes to select_and_gather_add.
-// Each runs in a kernel of its own (opencl/src/codegen/window_kernel.cpp).
+// the first maximum; a NaN is replaced by the next element):
+//  - select_and_gather_add(tangents, operand) folds the operand's elements only (padding and
+//    base-dilation holes are skipped) from (identity, tangent 0), as XLA's reduce_window of
+//    (operand, tangent) pairs: a window whose elements all equal the identity (-inf for ge,
+//    +inf for le) gets 0. Linear in the tangents; transposes to select_and_scatter_add.
+//  - select_and_scatter_add(source, operand) folds from the window's first position on, the
+//    padding holding the identity, as XLA's select_and_scatter over the operand padded with the
+//    identity (JAX's CPU lowering): each source element is added at the chosen operand position
+//    (nothing where that is padding). No dilation. Linear in the source; transposes to
+//    select_and_gather_add.
+// Each runs in a kernel of its own (opencl/src/codegen/window_kernel.cpp,
+// select_scatter_kernel.cpp).
 #include <cmath>
 #include <limits>
 
@@ -91,10 +93,9 @@ Value evaluate_select_and_gather_add(const Node& node, Operands operands) {
                                kept = choose.identity();
                                out.f[o] = 0;
                              }
-                             const double candidate = at < 0 ? choose.identity() : x.f[at];
-                             if (choose.keeps(kept, candidate)) return;
-                             kept = candidate;
-                             out.f[o] = at < 0 ? 0 : tangents.f[at];
+                             if (at < 0 || choose.keeps(kept, x.f[at])) return;
+                             kept = x.f[at];
+                             out.f[o] = tangents.f[at];
                            });
   return out;
 }

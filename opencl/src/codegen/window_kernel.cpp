@@ -1,8 +1,7 @@
 // reduce_window_sum/max/min and select_and_gather_add: one work-item per result element, looping
-// over its window in row-major order (codegen/window_loops.h). Sums and extremes skip padding
-// and base-dilation holes (they hold the identity); select_and_gather_add folds them in as
-// (identity, tangent 0), since a hole replaces a NaN kept so far, as in the interpreter and
-// XLA. f16 and bf16 accumulate in float and round once, when stored.
+// over its window in row-major order (codegen/window_loops.h) and skipping padding and
+// base-dilation holes (they hold the identity), as the interpreter and XLA. f16 and bf16
+// accumulate in float and round once, when stored.
 #include "codegen/cl_types.h"
 #include "codegen/kernel_context.h"
 #include "codegen/window_loops.h"
@@ -65,12 +64,12 @@ void emit_window_kernel(KernelContext& ctx, const FusionGroup& group, const std:
     const WindowLoops w = window_loops(a.window, x.shape, o, "", "  ");
     const std::string& in = w.indent;
     s << "  " << T << " kept = " << ident << ", tangent = (" << T << ")0;\n"
-      << w.open << in << "const " << T << " candidate = (" << w.inside << ") ? "
-      << cl_load(t, "x", w.at) << " : " << ident << ";\n"
-      << in << "if (!(kept " << (a.chooses_max ? ">=" : "<=") << " candidate)) {\n"
-      << in << "  kept = candidate;\n"
-      << in << "  tangent = (" << w.inside << ") ? " << cl_load(t, "tangents", w.at) << " : (" << T
-      << ")0;\n"
+      << w.open << in << "if (" << w.inside << ") {\n"
+      << in << "  const " << T << " candidate = " << cl_load(t, "x", w.at) << ";\n"
+      << in << "  if (!(kept " << (a.chooses_max ? ">=" : "<=") << " candidate)) {\n"
+      << in << "    kept = candidate;\n"
+      << in << "    tangent = " << cl_load(t, "tangents", w.at) << ";\n"
+      << in << "  }\n"
       << in << "}\n"
       << w.close << "  " << cl_store(t, "out", "gid", "tangent") << "\n}\n\n";
   } else {

@@ -407,8 +407,13 @@ struct WindowAttrs {
   static constexpr const char* kPaddingHigh = "padding_high";
   static constexpr const char* kBaseDilation = "base_dilation";
   static constexpr const char* kWindowDilation = "window_dilation";
-  std::vector<std::int64_t> window_dimensions, window_strides, padding_low, padding_high;
-  std::vector<std::int64_t> base_dilation, window_dilation;
+  // Default member initializers, so that a designated initializer may name only some.
+  std::vector<std::int64_t> window_dimensions = {};
+  std::vector<std::int64_t> window_strides = {};
+  std::vector<std::int64_t> padding_low = {};
+  std::vector<std::int64_t> padding_high = {};
+  std::vector<std::int64_t> base_dilation = {};
+  std::vector<std::int64_t> window_dilation = {};
 
   static WindowAttrs read(const Attrs& attrs) {
     WindowAttrs a{attrs.get_ints(kWindowDimensions),
