@@ -144,19 +144,45 @@ Array apply_op(const Case& c, const std::vector<Array>& xs) {
   throw std::runtime_error("unknown op " + c.op);
 }
 
-// The case's function of all its arguments: the op, its gradient, its jvp or its vmap.
+Array sum_all(const Array& y) {
+  lax::Axes all;
+  for (std::size_t d = 0; d < y.shape().size(); ++d) all.push_back(static_cast<std::int64_t>(d));
+  return lax::reduce_sum(y, all);
+}
+
+// The case's function of all its arguments: the op, its gradient (first or second order), its
+// jvp or its vmap.
 std::vector<Array> run_case_fn(const Case& c, const std::vector<Array>& xs) {
   auto op = [&c](const std::vector<Array>& a) { return std::vector<Array>{apply_op(c, a)}; };
   if (c.transform == "none") return op(xs);
   if (c.transform == "grad") {
     auto loss = [&c](const std::vector<Array>& a) {
       const Array y = apply_op(c, std::vector<Array>(a.begin(), a.end() - 1));
-      lax::Axes all;
-      for (std::size_t d = 0; d < y.shape().size(); ++d)
-        all.push_back(static_cast<std::int64_t>(d));
-      return std::vector<Array>{lax::reduce_sum(lax::mul(y, a.back()), all)};
+      return std::vector<Array>{sum_all(lax::mul(y, a.back()))};
     };
     return grad(loss, GradOptions{c.argnums})(xs);
+  }
+  if (c.transform == "grad_grad") {
+    // d/dw of sum(grad_x(sum(op(x) * w)) * v), on [x, w, v].
+    auto inner = [&c](const std::vector<Array>& a) {
+      auto loss = [&c](const std::vector<Array>& b) {
+        return std::vector<Array>{sum_all(lax::mul(apply_op(c, {b[0]}), b[1]))};
+      };
+      return grad(loss, GradOptions{{0}})(a);
+    };
+    auto outer = [inner](const std::vector<Array>& a) {
+      return std::vector<Array>{sum_all(lax::mul(inner({a[0], a[1]})[0], a[2]))};
+    };
+    return grad(outer, GradOptions{{1}})(xs);
+  }
+  if (c.transform == "vmap_grad") {
+    auto per_example = [&c](const std::vector<Array>& a) {
+      auto loss = [&c](const std::vector<Array>& b) {
+        return std::vector<Array>{sum_all(lax::mul(apply_op(c, {b[0]}), b[1]))};
+      };
+      return grad(loss, GradOptions{{0}})(a);
+    };
+    return vmap(per_example, VmapOptions{c.in_axes, {}})(xs);
   }
   if (c.transform == "jvp") {
     const std::size_t n = xs.size() / 2;

@@ -12,7 +12,9 @@ The build and the tests never run this script; rerun it only to change the cases
 select_and_gather_add, select_and_scatter_add) with "attrs" named as weft's IR text names them
 (padding as padding_low and padding_high; select_prim "ge" or "le"), on "args", under a
 "transform": "none"; "grad": the gradient of sum(op(args[:-1]) * args[-1]) with respect to
-"argnums"; "jvp": the op's value and tangent at args[:n] along args[n:] (every argument a float
+"argnums"; "grad_grad": for a one-operand op on args [x, w, v], the gradient with respect to w
+of sum(grad_x(sum(op(x) * w)) * v); "vmap_grad": grad_x(sum(op(x) * w)) on args [x, w], vmapped
+over "in_axes"; "jvp": the op's value and tangent at args[:n] along args[n:] (every argument a float
 primal); "vmap": vmapped over "in_axes" (null: not batched). "expected" lists the results.
 "pool_cases": flax.linen.max_pool / avg_pool (their definitions are copied below, flax not being
 a dependency) with "params" (window_shape, strides, padding: "SAME", "VALID" or [lo, hi] pairs,
@@ -97,6 +99,16 @@ def case(name, op, attrs, args, transform="none", argnums=None, in_axes=None):
         def loss(*xs):
             return jnp.sum(call(*xs[:-1]) * xs[-1])
         expected = list(jax.grad(loss, argnums=tuple(argnums))(*args))
+    elif transform == "grad_grad":
+        # The gradient with respect to w (args[-2]) of sum(grad_x(sum(op(x) * w)) * v): the
+        # transposes of the gradient's own ops.
+        def inner(x, w):
+            return jax.grad(lambda x: jnp.sum(call(x) * w))(x)
+        expected = [jax.grad(lambda x, w, v: jnp.sum(inner(x, w) * v), argnums=1)(*args)]
+    elif transform == "vmap_grad":
+        def per_example(x, w):
+            return jax.grad(lambda x: jnp.sum(call(x) * w))(x)
+        expected = [jax.vmap(per_example, in_axes=tuple(in_axes))(*args)]
     elif transform == "jvp":
         n = len(args) // 2
         out, tangent = jax.jvp(call, tuple(args[:n]), tuple(args[n:]))
@@ -268,6 +280,21 @@ def main():
          "grad", [0])
     case("grad_scatter_add", "select_and_scatter_add", scatter2, [f32(3, 4), sx, f32(6, 5)],
          "grad", [0])
+
+    # Second order: the gradient's own transposes (select_and_scatter_add's is
+    # select_and_gather_add), and per-example gradients (both select operands batched).
+    case("grad_grad_max_pool", "reduce_window_max", pool,
+         [px, f32(*out_of("reduce_window_max", pool, px).shape), f32(*px.shape)], "grad_grad")
+    case("grad_grad_sum_dilated", "reduce_window_sum", based,
+         [f32(4, 5), f32(*out_of("reduce_window_sum", based, f32(4, 5)).shape), f32(4, 5)],
+         "grad_grad")
+    vx = ties(3, 4, 6)
+    case("vmap_grad_max", "reduce_window_max", tied,
+         [vx, f32(3, *out_of("reduce_window_max", tied, vx[0]).shape)], "vmap_grad",
+         in_axes=[0, 0])
+    case("vmap_grad_min_shared_cotangent", "reduce_window_min", tied,
+         [vx, f32(*out_of("reduce_window_min", tied, vx[0]).shape)], "vmap_grad",
+         in_axes=[0, None])
 
     # jvp: through select_and_gather_add.
     jx = ties(4, 6)
