@@ -305,6 +305,13 @@ Graph window_program() {
     scatter.push_back({"select_prim", std::string("le")});
     b.output(b.op(OpKind::SelectAndGatherAdd, t, {2, 11}, {x, x}, gather));
     b.output(b.op(OpKind::SelectAndScatterAdd, t, {5, 6}, {b.param(t, {3, 6}), x}, scatter));
+    // Windows that never overlap: stored straight to their choice.
+    std::vector<Attr> disjoint = {{"window_dimensions", Ints{2, 2}},
+                                  {"window_strides", Ints{2, 3}},
+                                  {"padding_low", Ints{1, 0}},
+                                  {"padding_high", Ints{0, 0}},
+                                  {"select_prim", std::string("ge")}};
+    b.output(b.op(OpKind::SelectAndScatterAdd, t, {5, 6}, {b.param(t, {3, 2}), x}, disjoint));
   }
   return b.finish();
 }

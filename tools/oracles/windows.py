@@ -251,6 +251,10 @@ def main():
                .shape), sx])
     case("scatter_add_le", "select_and_scatter_add", {**scatter2, "select_prim": "le"},
          [f32(3, 4), sx])
+    # Windows that never overlap (stride >= window), with gaps between them and padding.
+    gaps = {**window_attrs(2, [2, 2], [3, 2], [(1, 0), (0, 1)]), "select_prim": "ge"}
+    del gaps["base_dilation"], gaps["window_dilation"]
+    case("scatter_add_disjoint_gaps", "select_and_scatter_add", gaps, [f32(3, 3), ties(7, 5)])
     case("scatter_add_nan_inf", "select_and_scatter_add",
          {**{k: v for k, v in wide.items() if "dilation" not in k}, "select_prim": "ge"},
          [f32(4, 6), special])
@@ -338,6 +342,11 @@ def main():
     pool_case("grad_max_pool", "max_pool", {"window_shape": [3, 3], "strides": [2, 2],
                                             "padding": "SAME"},
               [ties(2, 7, 6, 3), f32(*out.shape)], "grad")
+    odd = ties(2, 7, 5, 3)
+    out2 = np.asarray(flax_max_pool(odd, (2, 2), (2, 2), "SAME"))
+    pool_case("grad_max_pool_2x2_disjoint", "max_pool", {"window_shape": [2, 2],
+                                                         "strides": [2, 2], "padding": "SAME"},
+              [odd, f32(*out2.shape)], "grad")
     pool_case("grad_avg_pool_exclude_pad", "avg_pool",
               {"window_shape": [3, 3], "strides": [2, 2], "padding": "SAME",
                "count_include_pad": False}, [img, f32(*out.shape)], "grad")

@@ -49,32 +49,33 @@ void emit_window_kernel(KernelContext& ctx, const FusionGroup& group, const std:
   const DType t = n.dtype;
   const std::string T = cl_type(t), S = cl_storage_type(t);
   const std::vector<std::string> o = names("o", n.shape.size());
+  const WindowAttrs window = WindowAttrs::read(n.attrs);
+  const std::string I = window_index_type(x.shape, n.shape, window);
   std::ostringstream& s = ctx.source;
   s << "__kernel void " << name << "(";
   if (gathers) s << "__global const " << S << "* restrict tangents, ";
   s << "__global const " << S << "* restrict x, __global " << S << "* restrict out) {\n"
-    << "  const long gid = get_global_id(0);\n"
-    << "  if (gid >= " << window_long(count) << ") return;\n"
-    << unflatten_index("gid", n.shape, o, "  ");
+    << "  const " << I << " gid = (" << I << ")get_global_id(0);\n"
+    << "  if (gid >= " << index_literal(count, I) << ") return;\n"
+    << unflatten_index("gid", n.shape, o, I, "  ");
   if (gathers) {
     // The fold of JAX's (operand, tangent) reduce_window: keep while kept >= candidate (ge) or
     // kept <= candidate (le).
-    const SelectWindowAttrs a = SelectWindowAttrs::read(n.attrs);
-    const std::string ident = a.chooses_max ? cl_lowest(t) : cl_highest(t);
-    const WindowLoops w = window_loops(a.window, x.shape, o, "", "  ");
+    const bool chooses_max = SelectWindowAttrs::read(n.attrs).chooses_max;
+    const std::string ident = chooses_max ? cl_lowest(t) : cl_highest(t);
+    const WindowLoops w = window_loops(window, x.shape, o, I, "", "  ");
     const std::string& in = w.indent;
     s << "  " << T << " kept = " << ident << ", tangent = (" << T << ")0;\n"
       << w.open << in << "if (" << w.inside << ") {\n"
       << in << "  const " << T << " candidate = " << cl_load(t, "x", w.at) << ";\n"
-      << in << "  if (!(kept " << (a.chooses_max ? ">=" : "<=") << " candidate)) {\n"
+      << in << "  if (!(kept " << (chooses_max ? ">=" : "<=") << " candidate)) {\n"
       << in << "    kept = candidate;\n"
       << in << "    tangent = " << cl_load(t, "tangents", w.at) << ";\n"
       << in << "  }\n"
       << in << "}\n"
       << w.close << "  " << cl_store(t, "out", "gid", "tangent") << "\n}\n\n";
   } else {
-    const WindowAttrs a = WindowAttrs::read(n.attrs);
-    const WindowLoops w = window_loops(a, x.shape, o, "", "  ");
+    const WindowLoops w = window_loops(window, x.shape, o, I, "", "  ");
     const std::string& in = w.indent;
     s << "  " << T << " acc = " << identity(n.op, t) << ";\n"
       << w.open << in << "if (" << w.inside << ") {\n"
