@@ -124,8 +124,9 @@ inline constexpr std::int64_t kTopKPrivateMax = 128;
 void emit_top_k_kernel(KernelContext& ctx, const FusionGroup& group, const std::string& name,
                        std::int64_t k, bool values);
 // The windowed reduction or select_and_gather_add at `group`'s root, one work-item per result
-// element (window_kernel.cpp); select_and_scatter_add, one work-item per operand element
-// gathering from the windows that chose it (select_scatter_kernel.cpp).
+// element (window_kernel.cpp); select_and_scatter_add, each window's choice, then one work-item
+// per operand element gathering from the windows that chose it, no atomics
+// (select_scatter_kernel.cpp).
 void emit_window_kernel(KernelContext& ctx, const FusionGroup& group, const std::string& name);
 void emit_select_scatter_kernel(KernelContext& ctx, const FusionGroup& group,
                                 const std::string& name);

@@ -1,5 +1,5 @@
 // The windowed reductions and select_and_gather_add run one work-item per result element
-// (codegen/window_kernel.cpp); select_and_scatter_add one per operand element
+// (codegen/window_kernel.cpp); select_and_scatter_add one per window, then one per operand element
 // (codegen/select_scatter_kernel.cpp).
 #include "codegen/kernel_context.h"
 #include "codegen/lowerings/families.h"
