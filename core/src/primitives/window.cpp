@@ -6,6 +6,7 @@
 // the cotangent and sums its windows again); max and min differentiate through
 // select_and_gather_add (select_window.cpp). Batching adds a leading window of size 1. Each runs
 // in a kernel of its own (opencl/src/codegen/window_kernel.cpp).
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
