@@ -10,10 +10,12 @@
 #include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <random>
 #include <string>
 #include <vector>
 
 #include "support/oracle_json.h"
+#include "support/transform_check.h"
 #include "weft/interp/interpreter.h"
 #include "weft/transforms/grad.h"
 #include "weft/transforms/jvp.h"
@@ -232,6 +234,58 @@ INSTANTIATE_TEST_SUITE_P(Jax, WindowsOracle, ::testing::ValuesIn(loaded().cases)
                          [](const ::testing::TestParamInfo<Case>& info) {
                            return info.param.name;
                          });
+
+// Each transpose against its jvp by the adjoint identity <ct, J t> = <J^T ct, t>, on random
+// data (distinct values: no ties) and attributes the oracle does not cover.
+double dot(const Array& a, const Array& b) {
+  const HostArray x = a.to_host(), y = b.to_host();
+  double s = 0;
+  for (std::int64_t i = 0; i < x.size(); ++i) s += x.get_f64(i) * y.get_f64(i);
+  return s;
+}
+
+TEST(WindowsTranspose, AdjointIdentity) {
+  std::mt19937 rng(29);
+  const WindowAttrs sum_window{.window_dimensions = {2, 3, 2},
+                               .window_strides = {1, 2, 3},
+                               .padding_low = {1, -1, 2},
+                               .padding_high = {0, 2, 1},
+                               .base_dilation = {2, 1, 3},
+                               .window_dilation = {1, 2, 1}};
+  const WindowAttrs pool{.window_dimensions = {1, 3, 3},
+                         .window_strides = {1, 2, 1},
+                         .padding_low = {0, 1, 0},
+                         .padding_high = {0, 1, 2},
+                         .base_dilation = {1, 1, 2}};
+  const Array x = testing::random_float({3, 7, 5}, -1, 1, rng);
+  const Array y = testing::random_float({3, 7, 5}, -1, 1, rng);
+  const Array source = testing::random_float({3, 4, 5}, -1, 1, rng);
+  WindowAttrs scatter = pool;
+  scatter.base_dilation.clear();
+  using Fn = std::function<Array(const Array&)>;
+  const std::vector<std::pair<const char*, Fn>> cases = {
+      {"reduce_window_sum", [&](const Array& a) { return lax::reduce_window_sum(a, sum_window); }},
+      {"reduce_window_max", [&](const Array& a) { return lax::reduce_window_max(a, pool); }},
+      {"reduce_window_min", [&](const Array& a) { return lax::reduce_window_min(a, pool); }},
+      {"select_and_gather_add",
+       [&](const Array& a) { return lax::select_and_gather_add(a, y, false, pool); }},
+      {"select_and_scatter_add",
+       [&](const Array& a) { return lax::select_and_scatter_add(a, y, true, scatter); }},
+  };
+  for (const auto& [name, fn] : cases) {
+    const Array at = std::string(name) == "select_and_scatter_add" ? source : x;
+    const ArrayFunction f = [fn](const std::vector<Array>& a) {
+      return std::vector<Array>{fn(a[0])};
+    };
+    const Array t = testing::random_float(at.shape(), -1, 1, rng);
+    const JvpResult forward = jvp(f, {at}, {t});
+    const VjpResult backward = vjp(f, {at});
+    const Array ct = testing::random_float(forward.tangents_out[0].shape(), -1, 1, rng);
+    const double lhs = dot(ct, forward.tangents_out[0]);
+    const double rhs = dot(backward.pullback({ct})[0], t);
+    EXPECT_NEAR(lhs, rhs, 1e-4 * (1 + std::abs(lhs))) << name;
+  }
+}
 
 // Errors name the op and what to fix.
 Array zeros(DType t, const Shape& shape) {
