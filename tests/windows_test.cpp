@@ -278,11 +278,17 @@ TEST(WindowsTranspose, AdjointIdentity) {
       return std::vector<Array>{fn(a[0])};
     };
     const Array t = testing::random_float(at.shape(), -1, 1, rng);
-    const JvpResult forward = jvp(f, {at}, {t});
-    const VjpResult backward = vjp(f, {at});
-    const Array ct = testing::random_float(forward.tangents_out[0].shape(), -1, 1, rng);
-    const double lhs = dot(ct, forward.tangents_out[0]);
-    const double rhs = dot(backward.pullback({ct})[0], t);
+    const Array ct = testing::random_float(fn(at).shape(), -1, 1, rng);
+    // J t and J^T ct in one compiled program (eagerly, each op would build its own).
+    std::function<std::vector<Array>(const std::vector<Array>&)> both =
+        [f](const std::vector<Array>& a) {
+          return std::vector<Array>{jvp(f, {a[0]}, {a[1]}).tangents_out[0],
+                                    vjp(f, {a[0]}).pullback({a[2]})[0]};
+        };
+    const std::vector<Array> r =
+        jit(both, {.name = "windows_adjoint"})(std::vector<Array>{at, t, ct});
+    const double lhs = dot(ct, r[0]);
+    const double rhs = dot(r[1], t);
     EXPECT_NEAR(lhs, rhs, 1e-4 * (1 + std::abs(lhs))) << name;
   }
 }
