@@ -1,7 +1,7 @@
 // Generated OpenCL C compiles without a single diagnostic: every op kind over every dtype it
 // accepts, every kernel template (loop bodies scalar and 16-wide, tails, the three reduction
-// shapes, dots, sorts), for CPU and GPU devices, and the example programs. A warning would print
-// "N warnings generated." on the user's stderr from inside the OpenCL compiler, so the build
+// shapes, dots, sorts, windows), for CPU and GPU devices, and the example programs. A warning would
+// print "N warnings generated." on the user's stderr from inside the OpenCL compiler, so the build
 // log of each program is checked here; it is shown to users only when a build fails or with
 // WEFT_LOG=build=debug (checked at the end).
 #include <gtest/gtest.h>
@@ -282,6 +282,40 @@ Graph sort_program() {
   return b.finish();
 }
 
+// The windowed reductions over every dtype they take (strided, padded, both dilations), and
+// select_and_gather_add / select_and_scatter_add over the floats.
+Graph window_program() {
+  Builder b("windows");
+  using Attr = std::pair<std::string, AttrValue>;
+  const std::vector<Attr> undilated = {{"window_dimensions", Ints{2, 3}},
+                                       {"window_strides", Ints{2, 1}},
+                                       {"padding_low", Ints{1, 0}},
+                                       {"padding_high", Ints{0, 2}}};
+  std::vector<Attr> dilated = undilated;
+  dilated.push_back({"base_dilation", Ints{1, 2}});
+  dilated.push_back({"window_dilation", Ints{2, 1}});
+  for (DType t : usable(kAll)) {
+    if (t == DType::Bool) continue;
+    const ValueId x = b.param(t, {5, 6});
+    for (OpKind op : {OpKind::ReduceWindowSum, OpKind::ReduceWindowMax, OpKind::ReduceWindowMin})
+      b.output(b.op(op, t, {2, 11}, {x}, dilated));
+    if (!is_float(t)) continue;
+    std::vector<Attr> gather = dilated, scatter = undilated;
+    gather.push_back({"select_prim", std::string("ge")});
+    scatter.push_back({"select_prim", std::string("le")});
+    b.output(b.op(OpKind::SelectAndGatherAdd, t, {2, 11}, {x, x}, gather));
+    b.output(b.op(OpKind::SelectAndScatterAdd, t, {5, 6}, {b.param(t, {3, 6}), x}, scatter));
+    // Windows that never overlap: stored straight to their choice.
+    std::vector<Attr> disjoint = {{"window_dimensions", Ints{2, 2}},
+                                  {"window_strides", Ints{2, 3}},
+                                  {"padding_low", Ints{1, 0}},
+                                  {"padding_high", Ints{0, 0}},
+                                  {"select_prim", std::string("ge")}};
+    b.output(b.op(OpKind::SelectAndScatterAdd, t, {5, 6}, {b.param(t, {3, 2}), x}, disjoint));
+  }
+  return b.finish();
+}
+
 std::vector<Graph> every_op_kind() {
   std::vector<Graph> programs = {elementwise_program({37}), elementwise_program({8192}),
                                  reduction_program(), dot_program()};
@@ -290,6 +324,7 @@ std::vector<Graph> every_op_kind() {
   programs.push_back(bits_program({8192}));
   for (DType t : usable(kAll)) programs.push_back(layout_program(t));
   programs.push_back(sort_program());
+  programs.push_back(window_program());
   return programs;
 }
 

@@ -65,6 +65,10 @@ TEST(LoweringStatus, EveryPrimitiveHasOneByItsClass) {
       case OpClass::Convolution:
         EXPECT_EQ(status, "kernel:conv");
         break;
+      case OpClass::Window:
+        EXPECT_EQ(status,
+                  op == OpKind::SelectAndScatterAdd ? "kernel:select_scatter" : "kernel:window");
+        break;
     }
   }
 }

@@ -44,6 +44,7 @@ bool has_device_lowering(const PrimitiveSummary& p) {
     case OpClass::Cumulative:
     case OpClass::Sort:
     case OpClass::Convolution:
+    case OpClass::Window:
       return true;
     case OpClass::Leaf:
     case OpClass::Result:

@@ -398,6 +398,30 @@ inline Graph graph_using(OpKind kind) {
                   {"batch_group_count", std::int64_t{1}}});
       break;
     }
+    case OpClass::Window: {
+      // Windows of 2 x 2 over a [5, 6] operand, strided and padded; reduce_window also dilates.
+      ValueId x = b.param(f, {5, 6});
+      Attrs window{{"window_dimensions", Ints{2, 2}},
+                   {"window_strides", Ints{2, 1}},
+                   {"padding_low", Ints{1, 0}},
+                   {"padding_high", Ints{0, 1}}};
+      if (kind == OpKind::SelectAndScatterAdd) {
+        window.set("select_prim", std::string("ge"));
+        ValueId source = b.param(f, {3, 6});
+        out = b.op(kind, {source, x}, f, {5, 6}, window);
+      } else if (kind == OpKind::SelectAndGatherAdd) {
+        window.set("base_dilation", Ints{1, 1});
+        window.set("window_dilation", Ints{1, 1});
+        window.set("select_prim", std::string("le"));
+        ValueId tangents = b.param(f, {5, 6});
+        out = b.op(kind, {tangents, x}, f, {3, 6}, window);
+      } else {
+        window.set("base_dilation", Ints{1, 1});
+        window.set("window_dilation", Ints{1, 2});
+        out = b.op(kind, {x}, f, {3, 5}, window);
+      }
+      break;
+    }
     case OpClass::Layout:
       switch (kind) {
         case OpKind::BroadcastInDim: {

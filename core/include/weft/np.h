@@ -15,6 +15,7 @@
 #include <source_location>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "weft/array.h"
@@ -208,6 +209,24 @@ Array flip(const Array& x, Axes axes = {}, WEFT_LOC_PARAM);
 // the i32 positions that sort it.
 Array sort(const Array& x, std::optional<std::int64_t> axis = -1, WEFT_LOC_PARAM);
 Array argsort(const Array& x, std::optional<std::int64_t> axis = -1, WEFT_LOC_PARAM);
+
+// Pooling, as flax.linen.max_pool and avg_pool (np_pool.cpp): x is [batch..., spatial...,
+// features] (or [spatial..., features]); windows of `window_shape` over the spatial axes, moved
+// by `strides` (empty: 1 each), with padding "VALID", "SAME" or (low, high) per spatial axis.
+struct PoolPadding {
+  PoolPadding(const char* mode = "VALID") : mode(mode) {}
+  PoolPadding(std::vector<std::pair<std::int64_t, std::int64_t>> low_high)
+      : pairs(std::move(low_high)) {}
+  std::string mode;  // "VALID" or "SAME"; empty when `pairs` holds the padding
+  std::vector<std::pair<std::int64_t, std::int64_t>> pairs;
+};
+// The maximum of each window; padding never wins.
+Array max_pool(const Array& x, const Shape& window_shape, const Shape& strides = {},
+               const PoolPadding& padding = {}, WEFT_LOC_PARAM);
+// The mean of each window (integers in f32): its sum over the window's size, or, without
+// count_include_pad, over the number of x's elements it covers.
+Array avg_pool(const Array& x, const Shape& window_shape, const Shape& strides = {},
+               const PoolPadding& padding = {}, bool count_include_pad = true, WEFT_LOC_PARAM);
 
 Array equal(const Array& x, const Array& y, WEFT_LOC_PARAM);
 Array not_equal(const Array& x, const Array& y, WEFT_LOC_PARAM);

@@ -188,6 +188,21 @@ Array conv_general_dilated(const Array& lhs, const Array& rhs, const Axes& windo
 // jax.lax.conv: NCHW... lhs, OIHW... rhs, no dilation.
 Array conv(const Array& lhs, const Array& rhs, const Axes& window_strides,
            const ConvPadding& padding, WEFT_LOC_PARAM);
+// Windowed reductions (window_ops.cpp), as jax.lax.reduce_window with +, max or min: each output
+// element reduces one window of x; padding and base-dilation holes hold the reduction's
+// identity. In `window`, an empty window_strides, padding or dilation means the default (strides
+// and dilations 1, no padding).
+Array reduce_window_sum(const Array& x, const WindowAttrs& window, WEFT_LOC_PARAM);
+Array reduce_window_max(const Array& x, const WindowAttrs& window, WEFT_LOC_PARAM);
+Array reduce_window_min(const Array& x, const WindowAttrs& window, WEFT_LOC_PARAM);
+// reduce_window_max's (chooses_max) or reduce_window_min's derivatives, as JAX's private
+// _select_and_gather_add and _select_and_scatter_add: per window, the tangent at the position
+// the operand's fold chooses (ties: the first); and each source element added at the position
+// its window chooses (no dilation).
+Array select_and_gather_add(const Array& tangents, const Array& operand, bool chooses_max,
+                            const WindowAttrs& window, WEFT_LOC_PARAM);
+Array select_and_scatter_add(const Array& source, const Array& operand, bool chooses_max,
+                             const WindowAttrs& window, WEFT_LOC_PARAM);
 
 // Sort family (sort_family_ops.cpp). jax.lax.sort of several operands of one shape: stable
 // along `dimension`, ordered lexicographically by the first num_keys operands (NaN last,

@@ -46,6 +46,13 @@ std::vector<Probe> probes_for(const OpInfo& info, DType d) {
       attrs.set(TopKAttrs::kK, std::int64_t{1});
       return {Probe{{{d, vec}}, attrs, {d, vec}}};
     }
+    case OpClass::Window: {
+      // A window of one element: every windowed op's type rule reads what it needs.
+      const WindowAttrs window{{1}, {1}, {0}, {0}, {1}, {1}};
+      return {Probe{std::vector<TensorType>(static_cast<std::size_t>(n), {d, vec}),
+                    SelectWindowAttrs{window, true}.write(true),
+                    {d, vec}}};
+    }
     case OpClass::Dot:
       return {Probe{
           {{d, {2, 2}}, {d, {2, 2}}}, DotGeneralAttrs{{1}, {0}, {}, {}}.write(), {d, {2, 2}}}};
@@ -136,6 +143,8 @@ std::string_view op_class_name(OpClass c) {
       return "sort";
     case OpClass::Convolution:
       return "convolution";
+    case OpClass::Window:
+      return "window";
   }
   return "?";
 }

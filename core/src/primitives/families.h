@@ -84,6 +84,9 @@ void define_erf_inv_primitive(Definitions& defs);
 void define_cumulative_primitives(Definitions& defs);
 void define_rev_primitive(Definitions& defs);
 void define_sort_primitives(Definitions& defs);
+// Windowed reductions and their select_and_* derivatives.
+void define_window_primitives(Definitions& defs);
+void define_select_window_primitives(Definitions& defs);
 // Gather and scatter.
 void define_gather_scatter_primitives(Definitions& defs);
 // Convolution.

@@ -52,6 +52,9 @@ Table build_table() {
   define_gather_scatter_primitives(defs);
   // Convolution.
   define_conv_primitive(defs);
+  // Windowed reductions and their select_and_* derivatives.
+  define_window_primitives(defs);
+  define_select_window_primitives(defs);
   Table table;
   std::array<bool, kNumOpKinds> seen{};
   for (Primitive& p : std::move(defs).take()) {

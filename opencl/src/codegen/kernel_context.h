@@ -134,6 +134,13 @@ bool emit_conv_blocked_kernel(KernelContext& ctx, const FusionGroup& group,
 // features, the window split into cache-sized ranges (conv_long_window_kernel.cpp).
 bool emit_conv_long_window_kernel(KernelContext& ctx, const FusionGroup& group,
                                   const std::string& name);
+// The windowed reduction or select_and_gather_add at `group`'s root, one work-item per result
+// element (window_kernel.cpp); select_and_scatter_add, each window's choice, then one work-item
+// per operand element gathering from the windows that chose it, no atomics
+// (select_scatter_kernel.cpp).
+void emit_window_kernel(KernelContext& ctx, const FusionGroup& group, const std::string& name);
+void emit_select_scatter_kernel(KernelContext& ctx, const FusionGroup& group,
+                                const std::string& name);
 // A LoopKernel step: the scan node `scan` of the block's graph, its carries' Result nodes
 // already holding buffers (loop_in_kernel.cpp).
 void emit_loop_in_kernel(KernelContext& ctx, ValueId scan, const std::string& name);

@@ -444,4 +444,73 @@ struct ScatterAttrs {
   }
 };
 
+// reduce_window_sum/max/min, select_and_gather_add, select_and_scatter_add: one entry per
+// operand axis each (jax.lax's window_dimensions, window_strides, padding as (low, high) pairs,
+// base_dilation, window_dilation). The dilations may be absent (all 1): select_and_scatter_add
+// has none, as JAX's.
+struct WindowAttrs {
+  static constexpr const char* kWindowDimensions = "window_dimensions";
+  static constexpr const char* kWindowStrides = "window_strides";
+  static constexpr const char* kPaddingLow = "padding_low";
+  static constexpr const char* kPaddingHigh = "padding_high";
+  static constexpr const char* kBaseDilation = "base_dilation";
+  static constexpr const char* kWindowDilation = "window_dilation";
+  // Default member initializers, so that a designated initializer may name only some.
+  std::vector<std::int64_t> window_dimensions = {};
+  std::vector<std::int64_t> window_strides = {};
+  std::vector<std::int64_t> padding_low = {};
+  std::vector<std::int64_t> padding_high = {};
+  std::vector<std::int64_t> base_dilation = {};
+  std::vector<std::int64_t> window_dilation = {};
+
+  static WindowAttrs read(const Attrs& attrs) {
+    WindowAttrs a{attrs.get_ints(kWindowDimensions),
+                  attrs.get_ints(kWindowStrides),
+                  attrs.get_ints(kPaddingLow),
+                  attrs.get_ints(kPaddingHigh),
+                  {},
+                  {}};
+    const std::vector<std::int64_t> ones(a.window_dimensions.size(), 1);
+    a.base_dilation = attrs.has(kBaseDilation) ? attrs.get_ints(kBaseDilation) : ones;
+    a.window_dilation = attrs.has(kWindowDilation) ? attrs.get_ints(kWindowDilation) : ones;
+    return a;
+  }
+  Attrs write() const {
+    Attrs out = write_undilated();
+    out.set(kBaseDilation, base_dilation);
+    out.set(kWindowDilation, window_dilation);
+    return out;
+  }
+  // Without the dilations (select_and_scatter_add's attributes).
+  Attrs write_undilated() const {
+    return Attrs{{kWindowDimensions, window_dimensions},
+                 {kWindowStrides, window_strides},
+                 {kPaddingLow, padding_low},
+                 {kPaddingHigh, padding_high}};
+  }
+};
+
+// select_and_gather_add, select_and_scatter_add: the window's attributes and select_prim, the
+// comparison that keeps the element chosen so far ("ge": the first maximum, "le": the first
+// minimum), as JAX's.
+struct SelectWindowAttrs {
+  static constexpr const char* kSelectPrim = "select_prim";
+  WindowAttrs window;
+  bool chooses_max = true;
+
+  static bool valid_select(const Attrs& attrs) {
+    const AttrValue* v = attrs.find(kSelectPrim);
+    const auto* name = v ? std::get_if<std::string>(v) : nullptr;
+    return name && (*name == "ge" || *name == "le");
+  }
+  static SelectWindowAttrs read(const Attrs& attrs) {
+    return {WindowAttrs::read(attrs), attrs.get_string(kSelectPrim) == "ge"};
+  }
+  Attrs write(bool dilated) const {
+    Attrs out = dilated ? window.write() : window.write_undilated();
+    out.set(kSelectPrim, std::string(chooses_max ? "ge" : "le"));
+    return out;
+  }
+};
+
 }  // namespace weft

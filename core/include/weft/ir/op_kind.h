@@ -146,6 +146,18 @@ enum class OpKind : std::uint8_t {
   // Convolution (jax.lax.conv_general_dilated; attrs: ConvAttrs in weft/ir/op_attrs.h):
   // conv_general_dilated(lhs, rhs). A kernel of its own (opencl/src/codegen/conv_kernel.cpp).
   ConvGeneralDilated,
+  // Windowed reductions (jax.lax semantics; attrs: WindowAttrs in weft/ir/op_attrs.h;
+  // core/src/primitives/window.cpp): each output element reduces one window of the operand, its
+  // padding and base-dilation holes holding the reduction's identity.
+  ReduceWindowSum,
+  ReduceWindowMax,
+  ReduceWindowMin,
+  // reduce_window_max/min's jvp and transpose (select_window.cpp), attrs as reduce_window's and
+  // select_prim (ge: the max, le: the min). select_and_gather_add(tangents, operand): per window,
+  // the tangent where the operand's fold chooses; select_and_scatter_add(source, operand), no
+  // dilation: each source element added where its window chooses.
+  SelectAndGatherAdd,
+  SelectAndScatterAdd,
   // Ops that exist only in graphs a transformation traces: their rules are their meaning (they
   // hang off Node::custom, or are the pmap collectives'); they are inlined or rewritten before
   // anything compiles (see is_transformation_only).
@@ -186,6 +198,8 @@ enum class OpClass : std::uint8_t {
   Sort,
   // Convolutions: a kernel of their own.
   Convolution,
+  // Windowed reductions and their select_and_* companions: a kernel of their own.
+  Window,
 };
 
 // What passes and backends may ask of any primitive, stated by its one definition

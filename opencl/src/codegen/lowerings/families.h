@@ -93,6 +93,8 @@ void define_erf_inv_lowering(Lowerings& table);
 // Cumulative ops, rev and sorting.
 void define_cumulative_lowerings(Lowerings& table);
 void define_sort_lowerings(Lowerings& table);
+// Windowed reductions and their select_and_* derivatives.
+void define_window_lowerings(Lowerings& table);
 // Gather and scatter.
 void define_gather_scatter_lowerings(Lowerings& table);
 // Convolution.
