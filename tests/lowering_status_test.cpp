@@ -62,6 +62,9 @@ TEST(LoweringStatus, EveryPrimitiveHasOneByItsClass) {
       case OpClass::Sort:
         EXPECT_EQ(status, "kernel:sort");
         break;
+      case OpClass::Linalg:
+        EXPECT_EQ(status, op == OpKind::Cholesky ? "kernel:cholesky" : "kernel:triangular_solve");
+        break;
     }
   }
 }

@@ -43,6 +43,7 @@ bool has_device_lowering(const PrimitiveSummary& p) {
     case OpClass::Dot:
     case OpClass::Cumulative:
     case OpClass::Sort:
+    case OpClass::Linalg:
       return true;
     case OpClass::Leaf:
     case OpClass::Result:

@@ -14,6 +14,7 @@
 #include "weft/ir/graph.h"
 #include "weft/ir/text.h"
 #include "weft/np.h"
+#include "weft/np_linalg.h"
 #include "weft/ops.h"
 #include "weft/random.h"
 #include "weft/random_key_array.h"

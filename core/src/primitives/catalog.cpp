@@ -46,6 +46,11 @@ std::vector<Probe> probes_for(const OpInfo& info, DType d) {
       attrs.set(TopKAttrs::kK, std::int64_t{1});
       return {Probe{{{d, vec}}, attrs, {d, vec}}};
     }
+    case OpClass::Linalg: {
+      // Square matrices; one attribute set for the class (cholesky has none).
+      const std::vector<TensorType> operands(static_cast<std::size_t>(n), {d, {2, 2}});
+      return {Probe{operands, TriangularSolveAttrs{}.write(), {d, {2, 2}}}};
+    }
     case OpClass::Dot:
       return {Probe{
           {{d, {2, 2}}, {d, {2, 2}}}, DotGeneralAttrs{{1}, {0}, {}, {}}.write(), {d, {2, 2}}}};
@@ -130,6 +135,8 @@ std::string_view op_class_name(OpClass c) {
       return "cumulative";
     case OpClass::Sort:
       return "sort";
+    case OpClass::Linalg:
+      return "linalg";
   }
   return "?";
 }

@@ -50,6 +50,7 @@ std::vector<std::string> missing_definition_parts(OpKind kind) {
     case OpClass::Token:
     case OpClass::Cumulative:
     case OpClass::Sort:
+    case OpClass::Linalg:
       need(p.type != nullptr, "type rule");
       need(p.evaluate != nullptr || kind == OpKind::Parameter, "evaluator");
       need(p.jvp.defined(), "jvp rule");

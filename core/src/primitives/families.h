@@ -86,5 +86,7 @@ void define_rev_primitive(Definitions& defs);
 void define_sort_primitives(Definitions& defs);
 // Gather and scatter.
 void define_gather_scatter_primitives(Definitions& defs);
+// Linear algebra (cholesky, triangular_solve).
+void define_linalg_primitives(Definitions& defs);
 
 }  // namespace weft::prim

@@ -50,6 +50,8 @@ Table build_table() {
   define_sort_primitives(defs);
   // Gather and scatter.
   define_gather_scatter_primitives(defs);
+  // Linear algebra.
+  define_linalg_primitives(defs);
   Table table;
   std::array<bool, kNumOpKinds> seen{};
   for (Primitive& p : std::move(defs).take()) {

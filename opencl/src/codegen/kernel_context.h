@@ -123,6 +123,13 @@ std::string sort_before(DType t, bool descending, const std::string& x, const st
 inline constexpr std::int64_t kTopKPrivateMax = 128;
 void emit_top_k_kernel(KernelContext& ctx, const FusionGroup& group, const std::string& name,
                        std::int64_t k, bool values);
+// Linear algebra. The cholesky at `group`'s root: one work-group per matrix, column by column
+// (cholesky_kernel.cpp).
+void emit_cholesky_kernel(KernelContext& ctx, const FusionGroup& group, const std::string& name);
+// The triangular_solve at `group`'s root: one work-item per right-hand side, substituting
+// along the triangle (triangular_solve_kernel.cpp).
+void emit_triangular_solve_kernel(KernelContext& ctx, const FusionGroup& group,
+                                  const std::string& name);
 // A LoopKernel step: the scan node `scan` of the block's graph, its carries' Result nodes
 // already holding buffers (loop_in_kernel.cpp).
 void emit_loop_in_kernel(KernelContext& ctx, ValueId scan, const std::string& name);

@@ -143,6 +143,11 @@ enum class OpKind : std::uint8_t {
   ScatterMul,
   ScatterMin,
   ScatterMax,
+  // Linear algebra (core/src/primitives/linalg.cpp), jax.lax.linalg's semantics over the last two
+  // axes, the leading ones a batch; each runs in a kernel of its own.
+  Cholesky,         // lower-triangular L with L L^T = x (x's lower triangle read); NaN if not PD
+  TriangularSolve,  // operands: a, b; attrs: left_side, lower, transpose_a, conjugate_a,
+                    // unit_diagonal
   // Ops that exist only in graphs a transformation traces: their rules are their meaning (they
   // hang off Node::custom, or are the pmap collectives'); they are inlined or rewritten before
   // anything compiles (see is_transformation_only).
@@ -181,6 +186,8 @@ enum class OpClass : std::uint8_t {
   Cumulative,
   // Sorting along one axis (sort, argsort, top_k): a kernel of their own.
   Sort,
+  // Linear algebra over the last two axes (cholesky, triangular_solve): a kernel of their own.
+  Linalg,
 };
 
 // What passes and backends may ask of any primitive, stated by its one definition

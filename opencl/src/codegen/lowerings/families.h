@@ -95,5 +95,7 @@ void define_cumulative_lowerings(Lowerings& table);
 void define_sort_lowerings(Lowerings& table);
 // Gather and scatter.
 void define_gather_scatter_lowerings(Lowerings& table);
+// Linear algebra.
+void define_linalg_lowerings(Lowerings& table);
 
 }  // namespace weft::opencl::lowerings

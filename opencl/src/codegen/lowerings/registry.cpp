@@ -53,6 +53,8 @@ Table build_table() {
   lowerings::define_sort_lowerings(entries);
   // Gather and scatter.
   lowerings::define_gather_scatter_lowerings(entries);
+  // Linear algebra.
+  lowerings::define_linalg_lowerings(entries);
   Table table{};
   std::array<bool, kNumOpKinds> seen{};
   for (const Lowering& l : std::move(entries).take()) {

@@ -1,0 +1,13 @@
+// cholesky and triangular_solve run in kernels of their own (codegen/cholesky_kernel.cpp,
+// codegen/triangular_solve_kernel.cpp).
+#include "codegen/kernel_context.h"
+#include "codegen/lowerings/families.h"
+
+namespace weft::opencl::lowerings {
+
+void define_linalg_lowerings(Lowerings& table) {
+  table.add(own_kernel(OpKind::Cholesky, "cholesky", emit_cholesky_kernel));
+  table.add(own_kernel(OpKind::TriangularSolve, "triangular_solve", emit_triangular_solve_kernel));
+}
+
+}  // namespace weft::opencl::lowerings
