@@ -1,10 +1,12 @@
 // Linear algebra against JAX (tools/oracles/linalg.py writes the cases): cholesky and
-// triangular_solve as jax.lax.linalg, and the numpy layer's cholesky, solve_triangular and
-// cho_solve. Each case runs eagerly and under jit on the default device, and in the reference
-// interpreter on the graph jit traced; the results must be JAX's within the case's tolerance
-// (NaN where JAX has NaN). Cases cover n = 1, 3, 33, batches, f32 and f64, a matrix that is not
-// positive definite, every triangular_solve variant, gradients, jvp and vmap. A 200x200 cholesky
-// and its solves check against the interpreter and by reconstruction; errors name the op.
+// triangular_solve and lu as jax.lax.linalg, and the numpy layer's cholesky, solve_triangular,
+// cho_solve, solve, inv, slogdet and det. Each case runs eagerly and under jit on the default
+// device, and in the reference interpreter on the graph jit traced; the results must be JAX's
+// within the case's tolerance (NaN where JAX has NaN). Cases cover n = 1, 3, 33, batches, f32 and
+// f64, a matrix that is not positive definite, every triangular_solve variant, lu (square, wide,
+// tall, singular, a pivot tie) and solve, inv, slogdet and det on it, gradients, jvp and vmap. A
+// 200x200 cholesky and its solves check against the interpreter and by reconstruction; errors name
+// the op.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -46,7 +48,7 @@ HostArray parse_array(const json& spec) {
   return h;
 }
 
-// compare_values, with NaN matching NaN.
+// compare_values, with NaN matching NaN and an infinity the same infinity.
 std::string difference(const HostArray& got, const HostArray& want, double rtol) {
   if (got.dtype() != want.dtype() || got.shape() != want.shape())
     return testing::compare_values(got, want, rtol);
@@ -55,7 +57,8 @@ std::string difference(const HostArray& got, const HostArray& want, double rtol)
     if (std::isnan(want.get_f64(i)) != std::isnan(got.get_f64(i)))
       return "element " + std::to_string(i) + ": NaN on one side only\n  got  " +
              testing::describe_values(got) + "\n  want " + testing::describe_values(want);
-    if (std::isnan(want.get_f64(i))) {
+    if (std::isnan(want.get_f64(i)) ||
+        (std::isinf(want.get_f64(i)) && got.get_f64(i) == want.get_f64(i))) {
       g.set_f64(i, 0);
       w.set_f64(i, 0);
     }
@@ -95,8 +98,8 @@ bool flag(const json& attrs, const char* name) {
   return attrs.at(name).get<int>() != 0;
 }
 
-// The case's function on its operands.
-Array apply_op(const Case& c, const std::vector<Array>& xs) {
+// The functions with one result.
+Array apply_one(const Case& c, const std::vector<Array>& xs) {
   const json& a = c.attrs;
   if (c.op == "cholesky") return lax::cholesky(xs[0]);
   if (c.op == "triangular_solve")
@@ -111,7 +114,28 @@ Array apply_op(const Case& c, const std::vector<Array>& xs) {
     return np::linalg::solve_triangular(xs[0], xs[1], a.at("trans").get<int>(), flag(a, "lower"),
                                         flag(a, "unit_diagonal"));
   if (c.op == "cho_solve") return np::linalg::cho_solve({xs[0], flag(a, "lower")}, xs[1]);
+  if (c.op == "solve") return np::linalg::solve(xs[0], xs[1]);
+  if (c.op == "inv") return np::linalg::inv(xs[0]);
+  if (c.op == "det") return np::linalg::det(xs[0]);
   throw std::runtime_error("unknown op " + c.op);
+}
+
+// The case's function on its operands: its results.
+std::vector<Array> apply_op(const Case& c, const std::vector<Array>& xs) {
+  if (c.op == "lu") {
+    auto [factors, pivots, permutation] = lax::lu(xs[0]);
+    return {factors, pivots, permutation};
+  }
+  if (c.op == "slogdet") {
+    auto [sign, logdet] = np::linalg::slogdet(xs[0]);
+    return {sign, logdet};
+  }
+  return {apply_one(c, xs)};
+}
+
+// The result a gradient or jvp case differentiates: the first, slogdet's logabsdet.
+Array differentiated(const Case& c, const std::vector<Array>& xs) {
+  return apply_op(c, xs)[c.op == "slogdet" ? 1 : 0];
 }
 
 lax::Axes all_axes(const Array& y) {
@@ -122,19 +146,22 @@ lax::Axes all_axes(const Array& y) {
 
 // The case's function of all its arguments: the op, its gradient, its jvp or its vmap.
 std::vector<Array> run_case_fn(const Case& c, const std::vector<Array>& xs) {
-  auto op = [&c](const std::vector<Array>& a) { return std::vector<Array>{apply_op(c, a)}; };
+  auto op = [&c](const std::vector<Array>& a) { return apply_op(c, a); };
   if (c.transform == "none") return op(xs);
   if (c.transform == "grad") {
     auto loss = [&c](const std::vector<Array>& a) {
       const std::vector<Array> operands(a.begin(), a.end() - 1);
-      const Array y = apply_op(c, operands);
+      const Array y = differentiated(c, operands);
       return std::vector<Array>{lax::reduce_sum(lax::mul(y, a.back()), all_axes(y))};
     };
     return grad(loss, GradOptions{c.argnums})(xs);
   }
   if (c.transform == "jvp") {
     const std::size_t half = xs.size() / 2;
-    const JvpResult r = jvp(op, std::vector<Array>(xs.begin(), xs.begin() + half),
+    auto first = [&c](const std::vector<Array>& a) {
+      return std::vector<Array>{differentiated(c, a)};
+    };
+    const JvpResult r = jvp(first, std::vector<Array>(xs.begin(), xs.begin() + half),
                             std::vector<Array>(xs.begin() + half, xs.end()));
     return {r.primals_out[0], r.tangents_out[0]};
   }
@@ -208,13 +235,13 @@ TEST(LinalgDevice, LargeCholeskyAndSolvesMatchTheInterpreter) {
   };
   EXPECT_EQ(testing::check_against_interpreter(fn, inputs, 1e-9, 1e-9), "");
   // f32 rounds differently from the interpreter's double.
-  EXPECT_EQ(testing::check_against_interpreter(
-                [](const std::vector<Array>& xs) {
-                  return std::vector<Array>{
-                      lax::cholesky(lax::convert_element_type(xs[0], DType::F32))};
-                },
-                {inputs[1]}, 1e-5, 1e-5),
-            "");
+  EXPECT_EQ(
+      testing::check_against_interpreter(
+          [](const std::vector<Array>& xs) {
+            return std::vector<Array>{lax::cholesky(lax::convert_element_type(xs[0], DType::F32))};
+          },
+          {inputs[1]}, 1e-5, 1e-5),
+      "");
   std::vector<Array> args = testing::device_arrays(inputs);
   const std::vector<Array> out = fn(args);
   const HostArray residual = out[1].to_host();
@@ -289,6 +316,24 @@ TEST(LinalgErrors, TriangularSolveNamesMismatchedShapes) {
     np::linalg::solve_triangular(zeros(DType::F32, {3, 3}), zeros(DType::F32, {3}), 3);
   });
   EXPECT_NE(e.find("trans=3"), std::string::npos) << e;
+}
+
+TEST(LinalgErrors, LuAndItsUsersNameTheProblem) {
+  std::string e = error_of<DTypeError>([] { lax::lu(zeros(DType::I32, {3, 3})); });
+  EXPECT_NE(e.find("lu"), std::string::npos) << e;
+  EXPECT_NE(e.find("f32 and f64"), std::string::npos) << e;
+  e = error_of<ShapeError>([] { lax::lu(zeros(DType::F32, {3})); });
+  EXPECT_NE(e.find("rank 1"), std::string::npos) << e;
+  e = error_of<ShapeError>([] {
+    np::linalg::solve(zeros(DType::F32, {3, 3}), zeros(DType::F32, {4}));
+  });
+  EXPECT_NE(e.find("solve"), std::string::npos) << e;
+  EXPECT_NE(e.find("[4]"), std::string::npos) << e;
+  e = error_of<ShapeError>([] { np::linalg::det(zeros(DType::F32, {3, 4})); });
+  EXPECT_NE(e.find("det"), std::string::npos) << e;
+  EXPECT_NE(e.find("square"), std::string::npos) << e;
+  e = error_of<ShapeError>([] { np::linalg::slogdet(zeros(DType::F64, {2, 3})); });
+  EXPECT_NE(e.find("slogdet"), std::string::npos) << e;
 }
 
 }  // namespace

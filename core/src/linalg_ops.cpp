@@ -1,4 +1,4 @@
-// weft::lax's linear algebra (its primitives: primitives/linalg.cpp).
+// weft::lax's linear algebra (its primitives: primitives/linalg.cpp, lu.cpp).
 #include "weft/ir/op_attrs.h"
 #include "weft/ops.h"
 #include "weft/trace/trace.h"
@@ -23,6 +23,13 @@ Array triangular_solve(const Array& a, const Array& b, const TriangularSolveAttr
   const Array operands[] = {a, reshape(b, as_matrix, loc)};
   const Array x = detail::bind(OpKind::TriangularSolve, operands, attrs.write(), {}, loc);
   return reshape(x, b.shape(), loc);
+}
+
+std::tuple<Array, Array, Array> lu(const Array& a, std::source_location loc) {
+  const Array operands[] = {a};
+  return {detail::bind(OpKind::Lu, operands, {}, {}, loc),
+          detail::bind(OpKind::LuPivots, operands, {}, {}, loc),
+          detail::bind(OpKind::LuPermutation, operands, {}, {}, loc)};
 }
 
 }  // namespace weft::lax

@@ -384,8 +384,10 @@ inline Graph graph_using(OpKind kind) {
     // random inputs stay well conditioned.
     case OpClass::Linalg: {
       ValueId a = b.param(f, {2, 3, 3});
-      if (kind == OpKind::Cholesky) {
+      if (kind == OpKind::Cholesky || kind == OpKind::Lu) {
         out = b.op(kind, {a}, f, {2, 3, 3});
+      } else if (kind == OpKind::LuPivots || kind == OpKind::LuPermutation) {
+        out = b.op(kind, {a}, DType::I32, {2, 3});
       } else {
         ValueId rhs = b.param(f, {2, 3, 4});
         out = b.op(kind, {a, rhs}, f, {2, 3, 4},

@@ -105,6 +105,16 @@ def function(op, attrs):
                                                  unit_diagonal=bool(attrs["unit_diagonal"]))
     if op == "cho_solve":
         return lambda c, b: jsl.cho_solve((c, bool(attrs["lower"])), b)
+    if op == "lu":
+        return lambda a: lax_linalg.lu(a)
+    if op == "solve":
+        return jnp.linalg.solve
+    if op == "inv":
+        return jnp.linalg.inv
+    if op == "slogdet":
+        return lambda a: tuple(jnp.linalg.slogdet(a))
+    if op == "det":
+        return jnp.linalg.det
     raise ValueError(op)
 
 
@@ -114,19 +124,26 @@ cases = []
 def add(name, op, args, attrs=None, transform="none", argnums=None, in_axes=None, rtol=None):
     attrs = attrs or {}
     f = function(op, attrs)
+    def first(*a):  # the first result of a function with several (lu, slogdet: logabsdet)
+        out = f(*a)
+        return out[1 if op == "slogdet" else 0] if isinstance(out, (tuple, list)) else out
+
+    def results(out):
+        return list(out) if isinstance(out, (tuple, list)) else [out]
+
     if transform == "none":
-        expected = [f(*args)]
+        expected = results(f(*args))
     elif transform == "grad":
         def loss(*a):
-            return jnp.sum(f(*a[:-1]) * a[-1])
+            return jnp.sum(first(*a[:-1]) * a[-1])
         g = jax.grad(loss, argnums=tuple(argnums))(*args)
         expected = list(g)
     elif transform == "jvp":
         half = len(args) // 2
-        out, tangent = jax.jvp(f, tuple(args[:half]), tuple(args[half:]))
+        out, tangent = jax.jvp(first, tuple(args[:half]), tuple(args[half:]))
         expected = [out, tangent]
     elif transform == "vmap":
-        expected = [jax.vmap(f, in_axes=tuple(in_axes))(*args)]
+        expected = results(jax.vmap(f, in_axes=tuple(in_axes))(*args))
     else:
         raise ValueError(transform)
     dtype = WEFT_NAMES[np.asarray(args[0]).dtype]
@@ -253,6 +270,52 @@ add("cho_solve_f64_batch", "cho_solve", [c, uniform((2, 5, 3), np.float64)], {"l
 add("cho_solve_f64_grad", "cho_solve",
     [c[0], uniform((5, 2), np.float64), uniform((5, 2), np.float64)], {"lower": 1},
     transform="grad", argnums=[0, 1])
+
+# ---- lu and what the numpy layer builds on it ------------------------------------------------
+add("lu_f64_n4", "lu", [uniform((4, 4), np.float64)])
+add("lu_f32_n33", "lu", [uniform((33, 33), np.float32)])
+add("lu_f64_wide", "lu", [uniform((3, 5), np.float64)])
+add("lu_f64_tall", "lu", [uniform((5, 3), np.float64)])
+add("lu_f32_batch", "lu", [uniform((2, 3, 4, 4), np.float32)])
+add("lu_f64_n1", "lu", [uniform((1, 1), np.float64)])
+# Exact zero pivot at the last step (singular: the factors stay, no NaN) and a pivot tie (the
+# first row wins).
+add("lu_f64_singular", "lu", [np.array([[1., 2, 3], [2, 4, 6], [1, 0, 1]])])
+add("lu_f64_tie", "lu", [np.array([[1., 2], [-1, 3]])])
+add("lu_f64_grad", "lu", [uniform((4, 4), np.float64), uniform((4, 4), np.float64)],
+    transform="grad", argnums=[0])
+add("lu_f64_grad_wide", "lu", [uniform((3, 5), np.float64), uniform((3, 5), np.float64)],
+    transform="grad", argnums=[0])
+add("lu_f64_grad_tall_batch", "lu",
+    [uniform((2, 5, 3), np.float64), uniform((2, 5, 3), np.float64)],
+    transform="grad", argnums=[0])
+add("lu_f64_jvp", "lu", [uniform((4, 4), np.float64), uniform((4, 4), np.float64)],
+    transform="jvp")
+add("lu_f64_vmap", "lu", [uniform((3, 4, 4), np.float64)], transform="vmap", in_axes=[0])
+add("solve_f64_vector", "solve", [uniform((4, 4), np.float64) + 2 * np.eye(4),
+                                  uniform((4,), np.float64)])
+add("solve_f64_matrix_broadcast", "solve", [uniform((2, 1, 4, 4), np.float64) + 2 * np.eye(4),
+                                            uniform((3, 4, 2), np.float64)])
+add("solve_f32", "solve", [uniform((6, 6), np.float32) + 2 * np.eye(6, dtype=np.float32),
+                           uniform((6, 3), np.float32)], rtol=1e-3)
+add("solve_f64_grad", "solve", [uniform((4, 4), np.float64) + 2 * np.eye(4),
+                                uniform((4, 2), np.float64), uniform((4, 2), np.float64)],
+    transform="grad", argnums=[0, 1])
+add("inv_f64", "inv", [uniform((2, 5, 5), np.float64) + 2 * np.eye(5)])
+add("inv_f64_grad", "inv", [uniform((3, 3), np.float64) + 2 * np.eye(3),
+                            uniform((3, 3), np.float64)], transform="grad", argnums=[0])
+slogdet_in = uniform((3, 4, 4), np.float64)
+slogdet_in[1] = np.array([[1., 2, 3, 0], [2, 4, 6, 0], [1, 0, 1, 0], [0, 0, 0, 1]])  # singular
+slogdet_in[2, :, 0] *= -1
+add("slogdet_f64", "slogdet", [slogdet_in])
+add("slogdet_f32", "slogdet", [uniform((5, 5), np.float32) + 2 * np.eye(5, dtype=np.float32)],
+    rtol=1e-4)
+add("slogdet_f64_grad", "slogdet", [uniform((2, 4, 4), np.float64) + 2 * np.eye(4),
+                                    uniform((2,), np.float64)], transform="grad", argnums=[0])
+for n in (2, 3, 5):
+    add(f"det_f64_n{n}", "det", [uniform((2, n, n), np.float64)])
+    add(f"det_f64_grad_n{n}", "det", [uniform((n, n), np.float64) + np.eye(n),
+                                      np.array(1.5)], transform="grad", argnums=[0])
 
 os.makedirs(OUT_DIR, exist_ok=True)
 with open(os.path.join(OUT_DIR, "cases.json"), "w") as out:

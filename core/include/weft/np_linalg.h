@@ -27,4 +27,16 @@ Array solve_triangular(const Array& a, const Array& b, int trans = 0, bool lower
 // lower (L, A = L L^T) or the upper one (U, A = U^T U): cho_solve({c, lower}, b).
 Array cho_solve(const std::pair<Array, bool>& c_and_lower, const Array& b, WEFT_LOC_PARAM);
 
+// Built on lax::lu, as jax.numpy.linalg's are (a square, [..., n, n]).
+// jnp.linalg.solve: x with a x = b, b a vector [n] (or [..., n] with a's batch) or a batch of
+// matrices [..., n, k]; batch axes broadcast.
+Array solve(const Array& a, const Array& b, WEFT_LOC_PARAM);
+// jnp.linalg.inv: a's inverse.
+Array inv(const Array& a, WEFT_LOC_PARAM);
+// jnp.linalg.slogdet: the sign (-1, 0 or 1) and the log of the absolute value of a's
+// determinant (-inf for a singular matrix).
+std::pair<Array, Array> slogdet(const Array& a, WEFT_LOC_PARAM);
+// jnp.linalg.det: sign * exp(logabsdet).
+Array det(const Array& a, WEFT_LOC_PARAM);
+
 }  // namespace weft::np::linalg

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <source_location>
+#include <tuple>
 #include <vector>
 
 #include "weft/array.h"
@@ -167,5 +168,9 @@ Array cholesky(const Array& x, WEFT_LOC_PARAM);
 // or one less: a vector, as JAX's wrapper takes it.
 Array triangular_solve(const Array& a, const Array& b, const TriangularSolveAttrs& attrs = {},
                        WEFT_LOC_PARAM);
+// LU with partial pivoting of a [..., m, n] (lax.linalg.lu): the packed factors (L below the
+// diagonal with a unit diagonal implied, U on and above), the pivots (i32 [..., min(m, n)]: row i
+// was swapped with row pivots[i]) and the permutation (i32 [..., m]: a[permutation] = L U).
+std::tuple<Array, Array, Array> lu(const Array& a, WEFT_LOC_PARAM);
 
 }  // namespace weft::lax

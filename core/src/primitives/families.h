@@ -86,7 +86,8 @@ void define_rev_primitive(Definitions& defs);
 void define_sort_primitives(Definitions& defs);
 // Gather and scatter.
 void define_gather_scatter_primitives(Definitions& defs);
-// Linear algebra (cholesky, triangular_solve).
+// Linear algebra (cholesky, triangular_solve; lu).
 void define_linalg_primitives(Definitions& defs);
+void define_lu_primitives(Definitions& defs);
 
 }  // namespace weft::prim

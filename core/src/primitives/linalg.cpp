@@ -11,6 +11,7 @@
 #include <limits>
 
 #include "primitives/families.h"
+#include "primitives/matrix_rules.h"
 #include "primitives/structural_rules.h"
 #include "primitives/type_rule_checks.h"
 #include "weft/ir/op_attrs.h"
@@ -167,42 +168,6 @@ Value evaluate_triangular_solve(const Node& node, Operands operands) {
     }
   }
   return out;
-}
-
-// ---- helpers for the rules -----------------------------------------------------------------
-
-Axes all_but_last_two(std::size_t rank) {
-  return iota_axes(0, rank - 2);
-}
-
-// x @ y over the last two axes, the leading ones a batch (lax.batch_matmul).
-Array batch_matmul(const Array& x, const Array& y, const std::source_location& loc) {
-  const std::size_t r = x.shape().size();
-  const Axes batch = all_but_last_two(r);
-  return lax::dot_general(x, y,
-                          lax::DotDims{.lhs_contracting = {static_cast<std::int64_t>(r - 1)},
-                                       .rhs_contracting = {static_cast<std::int64_t>(r - 2)},
-                                       .lhs_batch = batch,
-                                       .rhs_batch = batch},
-                          loc);
-}
-
-// x with its last two axes swapped.
-Array swap_last_two(const Array& x, const std::source_location& loc) {
-  const std::size_t r = x.shape().size();
-  Axes perm = iota_axes(0, r);
-  std::swap(perm[r - 1], perm[r - 2]);
-  return lax::transpose(x, perm, loc);
-}
-
-// x where column - row <= k (lower) or >= k (upper), zero elsewhere: _tril and _triu.
-Array triangle(const Array& x, bool lower, std::int64_t k, const std::source_location& loc) {
-  const auto r = static_cast<std::int64_t>(x.shape().size());
-  const Array row = lax::iota(DType::I32, x.shape(), r - 2, loc);
-  const Array col = lax::iota(DType::I32, x.shape(), r - 1, loc);
-  const Array shifted = lax::add(row, full(row, static_cast<double>(k), loc), loc);
-  const Array keep = lower ? lax::le(col, shifted, loc) : lax::ge(col, shifted, loc);
-  return lax::select(keep, x, full(x, 0.0, loc), loc);
 }
 
 // ---- cholesky's rules ----------------------------------------------------------------------

@@ -52,6 +52,7 @@ Table build_table() {
   define_gather_scatter_primitives(defs);
   // Linear algebra.
   define_linalg_primitives(defs);
+  define_lu_primitives(defs);
   Table table;
   std::array<bool, kNumOpKinds> seen{};
   for (Primitive& p : std::move(defs).take()) {

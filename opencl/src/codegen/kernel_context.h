@@ -130,6 +130,9 @@ void emit_cholesky_kernel(KernelContext& ctx, const FusionGroup& group, const st
 // along the triangle (triangular_solve_kernel.cpp).
 void emit_triangular_solve_kernel(KernelContext& ctx, const FusionGroup& group,
                                   const std::string& name);
+// lu, lu_pivots or lu_permutation at `group`'s root: one work-group per matrix, partial
+// pivoting column by column (lu_kernel.cpp).
+void emit_lu_kernel(KernelContext& ctx, const FusionGroup& group, const std::string& name);
 // A LoopKernel step: the scan node `scan` of the block's graph, its carries' Result nodes
 // already holding buffers (loop_in_kernel.cpp).
 void emit_loop_in_kernel(KernelContext& ctx, ValueId scan, const std::string& name);

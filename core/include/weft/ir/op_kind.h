@@ -148,6 +148,12 @@ enum class OpKind : std::uint8_t {
   Cholesky,         // lower-triangular L with L L^T = x (x's lower triangle read); NaN if not PD
   TriangularSolve,  // operands: a, b; attrs: left_side, lower, transpose_a, conjugate_a,
                     // unit_diagonal
+  // LU with partial pivoting of x [..., m, n] (lax.linalg.lu's three results, one op each): L
+  // below the diagonal (unit diagonal implied) and U on and above it; the row swapped with row
+  // i at step i (i32, [..., min(m, n)]); the permutation the swaps make (i32, [..., m]).
+  Lu,
+  LuPivots,
+  LuPermutation,
   // Ops that exist only in graphs a transformation traces: their rules are their meaning (they
   // hang off Node::custom, or are the pmap collectives'); they are inlined or rewritten before
   // anything compiles (see is_transformation_only).
@@ -186,7 +192,7 @@ enum class OpClass : std::uint8_t {
   Cumulative,
   // Sorting along one axis (sort, argsort, top_k): a kernel of their own.
   Sort,
-  // Linear algebra over the last two axes (cholesky, triangular_solve): a kernel of their own.
+  // Linear algebra over the last two axes (cholesky, triangular_solve, lu): a kernel of their own.
   Linalg,
 };
 
