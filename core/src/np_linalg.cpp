@@ -175,7 +175,10 @@ Array inv(const Array& a, std::source_location loc) {
 std::pair<Array, Array> slogdet(const Array& a, std::source_location loc) {
   const Array a_ = inexact(a, a.dtype(), loc);
   check_square(a_, "slogdet", loc);
-  return slogdet_lu(a_, loc);
+  // Traced, once; eager, one fused program per result (a fused program has one result).
+  if (weft::detail::tracing_active()) return slogdet_lu(a_, loc);
+  return {fused("slogdet", loc, [&] { return slogdet_lu(a_, loc).first; }),
+          fused("slogdet", loc, [&] { return slogdet_lu(a_, loc).second; })};
 }
 
 Array det(const Array& a, std::source_location loc) {
