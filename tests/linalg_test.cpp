@@ -279,6 +279,33 @@ TEST(LinalgDevice, LargeLuReconstructsAndSolves) {
   EXPECT_LE(largest, 1.0);  // partial pivoting: |L| <= 1
 }
 
+// lu, lu_pivots and lu_permutation of one matrix run as one kernel under jit (the factorization
+// once), whichever of them the function uses.
+TEST(LinalgDevice, LuPartsShareOneKernel) {
+  std::mt19937 rng(44);
+  const std::vector<Array> args = {
+      Array::from_host(testing::random_array(DType::F32, {2, 5, 5}, -1, 1, rng))};
+  const auto own_kernels =
+      [&](const std::function<std::vector<Array>(const std::vector<Array>&)>& f) {
+        auto traced = jit(f);
+        int count = 0;
+        for (const KernelSummary& k : traced.lower(args).compile()->info().kernels)
+          count += k.kind == "own";
+        return count;
+      };
+  EXPECT_EQ(own_kernels([](const std::vector<Array>& xs) {
+              auto [factors, pivots, permutation] = lax::lu(xs[0]);
+              return std::vector<Array>{factors, pivots, permutation};
+            }),
+            1);
+  EXPECT_EQ(own_kernels([](const std::vector<Array>& xs) {
+              auto [factors, pivots, permutation] = lax::lu(xs[0]);
+              return std::vector<Array>{lax::add(lax::convert_element_type(permutation, DType::F32),
+                                                 lax::reduce_sum(factors, {2}))};
+            }),
+            1);
+}
+
 // ---- errors name the op, the shapes and what to do ----------------------------------------
 
 template <typename Error, typename Fn>

@@ -189,6 +189,7 @@ Primitive lu_part(OpKind kind, std::string_view name) {
   p.info.own_kernel = true;
   p.info.fusion_cost = 4;
   p.info.jax_names = "lu";
+  p.info.own_kernel_family = "lu";
   p.transpose = none<TransposeRule>("has no transpose rule: lu is not linear in its operand");
   p.batch = rule_from(batch_leading);
   return p;

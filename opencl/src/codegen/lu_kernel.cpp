@@ -3,8 +3,9 @@
 // largest |a[i][j]|, i >= j; a NaN never replaces the current), the group swaps the two rows,
 // divides the column below the pivot by it (unless it is zero: a singular matrix keeps its
 // factors), and takes the outer product off the trailing block, with a barrier between the
-// steps. The factors, the pivots and the permutation each go to the node's result or to a
-// scratch buffer; the same kernel serves the three ops (each op runs it for its own result).
+// steps. The factors, the pivots and the permutation each go to the result of the op that
+// keeps them (the group's root or a side output: one kernel serves all three ops of one
+// operand) or to a scratch buffer.
 #include <algorithm>
 
 #include "codegen/cl_types.h"
@@ -85,9 +86,13 @@ void emit_lu_kernel(KernelContext& ctx, const FusionGroup& group, const std::str
     << "    }\n"
     << "  }\n"
     << "}\n\n";
-  const int out = ctx.buffer_of.at(group.root);
+  // The group's root and its side outputs (the other ops of the family on this operand; see
+  // share_own_kernels in compile/fusion.cpp) each take their part; the rest goes to scratch.
   auto buffer = [&](OpKind kind, std::size_t bytes) {
-    return root.op == kind ? out : ctx.add_temp(bytes);
+    if (root.op == kind) return ctx.buffer_of.at(group.root);
+    for (ValueId side : group.side_outputs)
+      if (g.node(side).op == kind) return ctx.buffer_of.at(side);
+    return ctx.add_temp(bytes);
   };
   const auto count = static_cast<std::size_t>(matrices);
   const int factors = buffer(OpKind::Lu, count * static_cast<std::size_t>(m * n) * dtype_size(t));

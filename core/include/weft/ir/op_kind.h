@@ -225,6 +225,10 @@ struct OpInfo {
   // its operands from buffers and writes its result to one: nothing fuses into it. Its
   // lowering is an own-kernel emitter (opencl/src/codegen/lowering.h).
   bool own_kernel = false;
+  // Own-kernel ops that compute one thing and keep different parts of it (lu, lu_pivots,
+  // lu_permutation: the factorization) share a family name: where several read the same
+  // operands, one kernel writes them all (the first writes the others as side outputs).
+  std::string_view own_kernel_family = {};
 };
 
 const OpInfo& op_info(OpKind kind);
