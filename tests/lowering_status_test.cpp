@@ -69,6 +69,11 @@ TEST(LoweringStatus, EveryPrimitiveHasOneByItsClass) {
         EXPECT_EQ(status,
                   op == OpKind::SelectAndScatterAdd ? "kernel:select_scatter" : "kernel:window");
         break;
+      case OpClass::Linalg:
+        EXPECT_EQ(status, op == OpKind::Cholesky          ? "kernel:cholesky"
+                          : op == OpKind::TriangularSolve ? "kernel:triangular_solve"
+                                                          : "kernel:lu");
+        break;
     }
   }
 }

@@ -45,6 +45,7 @@ bool has_device_lowering(const PrimitiveSummary& p) {
     case OpClass::Sort:
     case OpClass::Convolution:
     case OpClass::Window:
+    case OpClass::Linalg:
       return true;
     case OpClass::Leaf:
     case OpClass::Result:

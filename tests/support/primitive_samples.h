@@ -422,6 +422,25 @@ inline Graph graph_using(OpKind kind) {
       }
       break;
     }
+    // Linear algebra: a batch of two 3x3 matrices; the solve's diagonal is taken as ones, so
+    // random inputs stay well conditioned.
+    case OpClass::Linalg: {
+      ValueId a = b.param(f, {2, 3, 3});
+      if (kind == OpKind::Cholesky || kind == OpKind::Lu) {
+        out = b.op(kind, {a}, f, {2, 3, 3});
+      } else if (kind == OpKind::LuPivots || kind == OpKind::LuPermutation) {
+        out = b.op(kind, {a}, DType::I32, {2, 3});
+      } else {
+        ValueId rhs = b.param(f, {2, 3, 4});
+        out = b.op(kind, {a, rhs}, f, {2, 3, 4},
+                   {{"left_side", std::int64_t{1}},
+                    {"lower", std::int64_t{1}},
+                    {"transpose_a", std::int64_t{0}},
+                    {"conjugate_a", std::int64_t{0}},
+                    {"unit_diagonal", std::int64_t{1}}});
+      }
+      break;
+    }
     case OpClass::Layout:
       switch (kind) {
         case OpKind::BroadcastInDim: {

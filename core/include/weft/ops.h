@@ -8,6 +8,7 @@
 #include <source_location>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -211,5 +212,21 @@ std::vector<Array> sort(const std::vector<Array>& operands, std::int64_t dimensi
                         std::int64_t num_keys = 1, WEFT_LOC_PARAM);
 std::pair<Array, Array> sort_key_val(const Array& keys, const Array& values,
                                      std::int64_t dimension = -1, WEFT_LOC_PARAM);
+
+// Linear algebra (linalg_ops.cpp), as jax.lax.linalg over the last two axes, the leading ones a
+// batch; f32 and f64.
+// The lower-triangular L with L L^T = x, reading x's lower triangle only (lax.linalg.cholesky
+// with symmetrize_input=False); zeros above the diagonal; NaN in the lower triangle of a matrix
+// that is not positive definite.
+Array cholesky(const Array& x, WEFT_LOC_PARAM);
+// x solving op(a) x = b (attrs.left_side) or x op(a) = b, a triangular (lax.linalg.
+// triangular_solve; its keyword arguments are the attrs' fields, defaults alike). b has a's rank,
+// or one less: a vector, as JAX's wrapper takes it.
+Array triangular_solve(const Array& a, const Array& b, const TriangularSolveAttrs& attrs = {},
+                       WEFT_LOC_PARAM);
+// LU with partial pivoting of a [..., m, n] (lax.linalg.lu): the packed factors (L below the
+// diagonal with a unit diagonal implied, U on and above), the pivots (i32 [..., min(m, n)]: row i
+// was swapped with row pivots[i]) and the permutation (i32 [..., m]: a[permutation] = L U).
+std::tuple<Array, Array, Array> lu(const Array& a, WEFT_LOC_PARAM);
 
 }  // namespace weft::lax

@@ -16,6 +16,7 @@
 #include "weft/ir/text.h"
 #include "weft/nn.h"
 #include "weft/np.h"
+#include "weft/np_linalg.h"
 #include "weft/ops.h"
 #include "weft/random.h"
 #include "weft/random_key_array.h"

@@ -132,6 +132,35 @@ struct Planner {
     }
   }
 
+  // Own-kernel ops of one family on the same operands and attributes (lu, lu_pivots,
+  // lu_permutation) run as one kernel: the first of them writes the others, one of each op, as
+  // side outputs.
+  void share_own_kernels() {
+    struct Shared {
+      std::size_t root;
+      std::vector<OpKind> ops;  // the root's and its side outputs'
+    };
+    std::vector<Shared> kernels;
+    for (std::size_t i = 0; i < n; ++i) {
+      const Node& node = g.nodes[i];
+      const std::string_view family = op_info(node.op).own_kernel_family;
+      if (family.empty() || !is_root[i]) continue;
+      const auto shared = std::find_if(kernels.begin(), kernels.end(), [&](const Shared& k) {
+        const Node& first = g.nodes[k.root];
+        return op_info(first.op).own_kernel_family == family && first.inputs == node.inputs &&
+               first.attrs == node.attrs &&
+               std::find(k.ops.begin(), k.ops.end(), node.op) == k.ops.end();
+      });
+      if (shared == kernels.end()) {
+        kernels.push_back({i, {node.op}});
+        continue;
+      }
+      shared->ops.push_back(node.op);
+      is_root[i] = false;
+      side_of[i] = static_cast<ValueId>(shared->root);
+    }
+  }
+
   // Walks users before producers, deciding which kernels compute each node; makes a node a
   // root when copying it into several kernels, or once per broadcast element, costs too much.
   void assign_groups() {
@@ -260,6 +289,7 @@ FusionPlan plan_fusion_of_optimized(Graph graph, const FusionOptions& options) {
   const Graph& g = plan.graph;
   Planner planner(g);
   planner.mark_required_roots();
+  planner.share_own_kernels();
   planner.assign_groups();
   if (options.max_kernel_ops > 0) {
     // Cutting only adds buffers, so assigning again only splits groups further.

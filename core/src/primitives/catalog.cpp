@@ -53,6 +53,11 @@ std::vector<Probe> probes_for(const OpInfo& info, DType d) {
                     SelectWindowAttrs{window, true}.write(true),
                     {d, vec}}};
     }
+    case OpClass::Linalg: {
+      // Square matrices; one attribute set for the class (cholesky has none).
+      const std::vector<TensorType> operands(static_cast<std::size_t>(n), {d, {2, 2}});
+      return {Probe{operands, TriangularSolveAttrs{}.write(), {d, {2, 2}}}};
+    }
     case OpClass::Dot:
       return {Probe{
           {{d, {2, 2}}, {d, {2, 2}}}, DotGeneralAttrs{{1}, {0}, {}, {}}.write(), {d, {2, 2}}}};
@@ -145,6 +150,8 @@ std::string_view op_class_name(OpClass c) {
       return "convolution";
     case OpClass::Window:
       return "window";
+    case OpClass::Linalg:
+      return "linalg";
   }
   return "?";
 }

@@ -52,6 +52,7 @@ std::vector<std::string> missing_definition_parts(OpKind kind) {
     case OpClass::Sort:
     case OpClass::Convolution:
     case OpClass::Window:
+    case OpClass::Linalg:
       need(p.type != nullptr, "type rule");
       need(p.evaluate != nullptr || kind == OpKind::Parameter, "evaluator");
       need(p.jvp.defined(), "jvp rule");

@@ -91,5 +91,8 @@ void define_select_window_primitives(Definitions& defs);
 void define_gather_scatter_primitives(Definitions& defs);
 // Convolution.
 void define_conv_primitive(Definitions& defs);
+// Linear algebra (cholesky, triangular_solve; lu).
+void define_linalg_primitives(Definitions& defs);
+void define_lu_primitives(Definitions& defs);
 
 }  // namespace weft::prim

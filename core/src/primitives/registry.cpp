@@ -55,6 +55,9 @@ Table build_table() {
   // Windowed reductions and their select_and_* derivatives.
   define_window_primitives(defs);
   define_select_window_primitives(defs);
+  // Linear algebra.
+  define_linalg_primitives(defs);
+  define_lu_primitives(defs);
   Table table;
   std::array<bool, kNumOpKinds> seen{};
   for (Primitive& p : std::move(defs).take()) {

@@ -141,6 +141,16 @@ bool emit_conv_long_window_kernel(KernelContext& ctx, const FusionGroup& group,
 void emit_window_kernel(KernelContext& ctx, const FusionGroup& group, const std::string& name);
 void emit_select_scatter_kernel(KernelContext& ctx, const FusionGroup& group,
                                 const std::string& name);
+// Linear algebra. The cholesky at `group`'s root: one work-group per matrix, column by column
+// (cholesky_kernel.cpp).
+void emit_cholesky_kernel(KernelContext& ctx, const FusionGroup& group, const std::string& name);
+// The triangular_solve at `group`'s root: one work-item per right-hand side, substituting
+// along the triangle (triangular_solve_kernel.cpp).
+void emit_triangular_solve_kernel(KernelContext& ctx, const FusionGroup& group,
+                                  const std::string& name);
+// lu, lu_pivots or lu_permutation at `group`'s root: one work-group per matrix, partial
+// pivoting column by column (lu_kernel.cpp).
+void emit_lu_kernel(KernelContext& ctx, const FusionGroup& group, const std::string& name);
 // A LoopKernel step: the scan node `scan` of the block's graph, its carries' Result nodes
 // already holding buffers (loop_in_kernel.cpp).
 void emit_loop_in_kernel(KernelContext& ctx, ValueId scan, const std::string& name);

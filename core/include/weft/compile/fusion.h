@@ -43,7 +43,9 @@ struct FusionGroup {
   std::vector<ValueId> inputs;   // buffers read: parameters or roots of earlier groups
   // Members the kernel also writes to buffers of their own, for later kernels to read instead
   // of computing them again (multi-output fusion: a reduction's costly producer, such as
-  // softmax's exp, shared with the elementwise kernel after it). Reduce groups only.
+  // softmax's exp, shared with the elementwise kernel after it). Reduce groups, and Own groups
+  // whose root shares its kernel with ops of its own_kernel_family (OpInfo) on the same
+  // operands (lu's pivots and permutation); those follow the root in `members`.
   std::vector<ValueId> side_outputs;
   // kernel_size_weight summed over the members (times reduction_body_copies for reductions)
   int size = 0;

@@ -513,4 +513,37 @@ struct SelectWindowAttrs {
   }
 };
 
+// ---- linear algebra --------------------------------------------------------------------------
+
+// triangular_solve (jax.lax.linalg.triangular_solve): solves op(a) x = b (`left_side`) or
+// x op(a) = b, op(a) being a or its transpose (`transpose_a`), reading only a's lower or upper
+// triangle (`lower`), its diagonal taken as ones when `unit_diagonal`. `conjugate_a` has no
+// effect on real dtypes; it is kept for the text form.
+struct TriangularSolveAttrs {
+  static constexpr const char* kLeftSide = "left_side";
+  static constexpr const char* kLower = "lower";
+  static constexpr const char* kTransposeA = "transpose_a";
+  static constexpr const char* kConjugateA = "conjugate_a";
+  static constexpr const char* kUnitDiagonal = "unit_diagonal";
+  bool left_side = false;
+  bool lower = false;
+  bool transpose_a = false;
+  bool conjugate_a = false;
+  bool unit_diagonal = false;
+
+  static TriangularSolveAttrs read(const Attrs& attrs) {
+    return {attrs.get_int(kLeftSide) != 0, attrs.get_int(kLower) != 0,
+            attrs.get_int(kTransposeA) != 0, attrs.get_int(kConjugateA) != 0,
+            attrs.get_int(kUnitDiagonal) != 0};
+  }
+  Attrs write() const {
+    auto flag = [](bool b) { return std::int64_t{b ? 1 : 0}; };
+    return Attrs{{kLeftSide, flag(left_side)},
+                 {kLower, flag(lower)},
+                 {kTransposeA, flag(transpose_a)},
+                 {kConjugateA, flag(conjugate_a)},
+                 {kUnitDiagonal, flag(unit_diagonal)}};
+  }
+};
+
 }  // namespace weft

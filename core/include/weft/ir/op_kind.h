@@ -158,6 +158,17 @@ enum class OpKind : std::uint8_t {
   // dilation: each source element added where its window chooses.
   SelectAndGatherAdd,
   SelectAndScatterAdd,
+  // Linear algebra (core/src/primitives/linalg.cpp), jax.lax.linalg's semantics over the last two
+  // axes, the leading ones a batch; each runs in a kernel of its own.
+  Cholesky,         // lower-triangular L with L L^T = x (x's lower triangle read); NaN if not PD
+  TriangularSolve,  // operands: a, b; attrs: left_side, lower, transpose_a, conjugate_a,
+                    // unit_diagonal
+  // LU with partial pivoting of x [..., m, n] (lax.linalg.lu's three results, one op each): L
+  // below the diagonal (unit diagonal implied) and U on and above it; the row swapped with row
+  // i at step i (i32, [..., min(m, n)]); the permutation the swaps make (i32, [..., m]).
+  Lu,
+  LuPivots,
+  LuPermutation,
   // Ops that exist only in graphs a transformation traces: their rules are their meaning (they
   // hang off Node::custom, or are the pmap collectives'); they are inlined or rewritten before
   // anything compiles (see is_transformation_only).
@@ -200,6 +211,8 @@ enum class OpClass : std::uint8_t {
   Convolution,
   // Windowed reductions and their select_and_* companions: a kernel of their own.
   Window,
+  // Linear algebra over the last two axes (cholesky, triangular_solve, lu): a kernel of their own.
+  Linalg,
 };
 
 // What passes and backends may ask of any primitive, stated by its one definition
@@ -231,6 +244,10 @@ struct OpInfo {
   // its operands from buffers and writes its result to one: nothing fuses into it. Its
   // lowering is an own-kernel emitter (opencl/src/codegen/lowering.h).
   bool own_kernel = false;
+  // Own-kernel ops that compute one thing and keep different parts of it (lu, lu_pivots,
+  // lu_permutation: the factorization) share a family name: where several read the same
+  // operands, one kernel writes them all (the first writes the others as side outputs).
+  std::string_view own_kernel_family = {};
 };
 
 const OpInfo& op_info(OpKind kind);

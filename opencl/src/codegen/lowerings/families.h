@@ -99,5 +99,7 @@ void define_window_lowerings(Lowerings& table);
 void define_gather_scatter_lowerings(Lowerings& table);
 // Convolution.
 void define_conv_lowerings(Lowerings& table);
+// Linear algebra.
+void define_linalg_lowerings(Lowerings& table);
 
 }  // namespace weft::opencl::lowerings

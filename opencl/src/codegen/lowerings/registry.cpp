@@ -57,6 +57,8 @@ Table build_table() {
   lowerings::define_conv_lowerings(entries);
   // Windowed reductions and their select_and_* derivatives.
   lowerings::define_window_lowerings(entries);
+  // Linear algebra.
+  lowerings::define_linalg_lowerings(entries);
   Table table{};
   std::array<bool, kNumOpKinds> seen{};
   for (const Lowering& l : std::move(entries).take()) {
