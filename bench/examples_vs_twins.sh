@@ -5,7 +5,7 @@
 #   bench/examples_vs_twins.sh BUILD_DIR [REPEATS] [EXAMPLE...]
 #
 # REPEATS (default 5) is the weft example's --repeat; the twins time 5 calls. Without EXAMPLE
-# names all six run (the decoder is slow: pass the others to skip it). Needs python3 with JAX.
+# names all of them run (the decoder is slow: pass the others to skip it). Needs python3 with JAX.
 # Other work on the machine perturbs every figure: the load is printed before each pair.
 set -uo pipefail
 
@@ -18,7 +18,8 @@ repeats="${2:-5}"
 shift $(($# < 2 ? $# : 2))
 examples=("$@")
 if [[ ${#examples[@]} -eq 0 ]]; then
-  examples=(vae lstm_classifier graph_network volume_render molecular_dynamics decoder)
+  examples=(vae lstm_classifier graph_network volume_render molecular_dynamics decoder
+    cnn_classifier gp_regression)
 fi
 source_dir="$(cd "$(dirname "$0")/.." && pwd)"
 status=0
