@@ -208,22 +208,12 @@ TEST(ConvKernels, FilterGradientOverWindowRanges) {
 }
 
 // Errors name the op, the shapes and what to fix.
-template <typename E, typename F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const E& e) {
-    return e.what();
-  }
-  return "no error";
-}
-
 Array zeros(DType t, const Shape& shape) {
   return Array::from_host(HostArray(t, shape));
 }
 
 TEST(ConvErrors, FeaturesMustMatchTheFilter) {
-  const std::string what = error_of<ShapeError>([] {
+  const std::string what = testing::error_of<ShapeError>([] {
     lax::conv(zeros(DType::F32, {1, 3, 5, 5}), zeros(DType::F32, {2, 4, 3, 3}), {1, 1}, "SAME");
   });
   EXPECT_NE(what.find("conv_general_dilated"), std::string::npos) << what;
@@ -232,11 +222,11 @@ TEST(ConvErrors, FeaturesMustMatchTheFilter) {
 }
 
 TEST(ConvErrors, BoolOperandsAndMixedDtypes) {
-  EXPECT_NE(error_of<DTypeError>([] {
+  EXPECT_NE(testing::error_of<DTypeError>([] {
               lax::conv(zeros(DType::Bool, {1, 1, 3}), zeros(DType::Bool, {1, 1, 2}), {1}, "VALID");
             }).find("bool"),
             std::string::npos);
-  EXPECT_NE(error_of<DTypeError>([] {
+  EXPECT_NE(testing::error_of<DTypeError>([] {
               lax::conv(zeros(DType::F32, {1, 1, 3}), zeros(DType::F64, {1, 1, 2}), {1}, "VALID");
             }).find("same dtype"),
             std::string::npos);
@@ -244,15 +234,15 @@ TEST(ConvErrors, BoolOperandsAndMixedDtypes) {
 
 TEST(ConvErrors, StridesAndPaddingPerSpatialAxis) {
   EXPECT_NE(
-      error_of<ShapeError>([] {
+      testing::error_of<ShapeError>([] {
         lax::conv(zeros(DType::F32, {1, 1, 4, 4}), zeros(DType::F32, {1, 1, 2, 2}), {1}, "VALID");
       }).find("window_strides"),
       std::string::npos);
-  EXPECT_NE(error_of<ShapeError>([] {
+  EXPECT_NE(testing::error_of<ShapeError>([] {
               lax::conv(zeros(DType::F32, {1, 1, 4}), zeros(DType::F32, {1, 1, 2}), {1}, "FULL");
             }).find("\"FULL\" is not a padding mode"),
             std::string::npos);
-  EXPECT_NE(error_of<ShapeError>([] {
+  EXPECT_NE(testing::error_of<ShapeError>([] {
               lax::conv(zeros(DType::F32, {1, 1, 4}), zeros(DType::F32, {1, 1, 2}), {1},
                         std::vector<std::pair<std::int64_t, std::int64_t>>{{-3, -3}});
             }).find("crop less"),
@@ -260,15 +250,15 @@ TEST(ConvErrors, StridesAndPaddingPerSpatialAxis) {
 }
 
 TEST(ConvErrors, LayoutStrings) {
-  EXPECT_NE(error_of<ShapeError>([] {
+  EXPECT_NE(testing::error_of<ShapeError>([] {
               lax::conv_dimension_numbers("NHWC", "HWIO", "NHW");
             }).find("one length"),
             std::string::npos);
-  EXPECT_NE(error_of<ShapeError>([] {
+  EXPECT_NE(testing::error_of<ShapeError>([] {
               lax::conv_dimension_numbers("NHWC", "HWXO", "NHWC");
             }).find("lacks 'I'"),
             std::string::npos);
-  EXPECT_NE(error_of<ShapeError>([] {
+  EXPECT_NE(testing::error_of<ShapeError>([] {
               lax::conv_dimension_numbers("NHHC", "HWIO", "NHWC");
             }).find("repeats"),
             std::string::npos);

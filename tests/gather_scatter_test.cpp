@@ -27,44 +27,6 @@ namespace {
 
 using nlohmann::json;
 
-HostArray parse_array(const json& spec) {
-  const std::optional<DType> dtype = dtype_from_name(spec.at("dtype").get<std::string>());
-  if (!dtype) throw std::runtime_error("unknown dtype in " + spec.dump());
-  HostArray h(*dtype, spec.at("shape").get<Shape>());
-  const json& values = spec.at("values");
-  for (std::int64_t i = 0; i < h.size(); ++i) {
-    const json& v = values.at(static_cast<std::size_t>(i));
-    if (v.is_string()) {
-      const std::string s = v.get<std::string>();
-      h.set_f64(i, s == "nan" ? std::nan("") : s == "inf" ? INFINITY : -INFINITY);
-    } else if (is_float(*dtype)) {
-      h.set_f64(i, v.get<double>());
-    } else {
-      h.set_i64(i, v.get<std::int64_t>());
-    }
-  }
-  return h;
-}
-
-// compare_values, with NaN matching NaN and an infinity the same infinity.
-std::string difference(const HostArray& got, const HostArray& want) {
-  if (got.dtype() != want.dtype() || got.shape() != want.shape())
-    return testing::compare_values(got, want, 1e-5);
-  HostArray g = got, w = want;
-  if (is_float(want.dtype()))
-    for (std::int64_t i = 0; i < want.size(); ++i) {
-      if (std::isnan(want.get_f64(i)) != std::isnan(got.get_f64(i)))
-        return "element " + std::to_string(i) + ": NaN on one side only\n  got  " +
-               testing::describe_values(got) + "\n  want " + testing::describe_values(want);
-      if (std::isnan(want.get_f64(i)) ||
-          (std::isinf(want.get_f64(i)) && got.get_f64(i) == want.get_f64(i))) {
-        g.set_f64(i, 0);
-        w.set_f64(i, 0);
-      }
-    }
-  return testing::compare_values(g, w, 1e-5);
-}
-
 std::vector<std::int64_t> ints(const json& attrs, const char* name) {
   return attrs.at(name).get<std::vector<std::int64_t>>();
 }
@@ -110,8 +72,8 @@ std::vector<Case> load_cases() {
   std::vector<Case> cases;
   for (const json& c : doc.at("cases")) {
     Case k{c.at("name"), c.at("op"), c.at("transform"), c.at("attrs"), {}, {}, {}, {}};
-    for (const json& a : c.at("args")) k.args.push_back(parse_array(a));
-    for (const json& e : c.at("expected")) k.expected.push_back(parse_array(e));
+    for (const json& a : c.at("args")) k.args.push_back(testing::host_array(a));
+    for (const json& e : c.at("expected")) k.expected.push_back(testing::host_array(e));
     if (c.contains("argnums")) k.argnums = c.at("argnums").get<std::vector<int>>();
     if (c.contains("in_axes"))
       for (const json& axis : c.at("in_axes"))
@@ -160,18 +122,20 @@ TEST_P(GatherScatterOracle, MatchesJaxOnDeviceAndInterpreter) {
   const std::vector<Array> eager = run_case_fn(c, device_args);
   ASSERT_EQ(eager.size(), c.expected.size());
   for (std::size_t k = 0; k < eager.size(); ++k)
-    EXPECT_EQ(difference(eager[k].to_host(), c.expected[k]), "") << "eager, result " << k;
+    EXPECT_EQ(testing::compare_values_nonfinite(eager[k].to_host(), c.expected[k], 1e-5), "")
+        << "eager, result " << k;
   std::function<std::vector<Array>(const std::vector<Array>&)> fn =
       [&c](const std::vector<Array>& xs) { return run_case_fn(c, xs); };
   auto traced = jit(fn, {.name = "gather_scatter_case"});
   const std::vector<Array> jitted = traced(device_args);
   for (std::size_t k = 0; k < jitted.size(); ++k)
-    EXPECT_EQ(difference(jitted[k].to_host(), c.expected[k]), "") << "jit, result " << k;
+    EXPECT_EQ(testing::compare_values_nonfinite(jitted[k].to_host(), c.expected[k], 1e-5), "")
+        << "jit, result " << k;
   const Lowered lowered = traced.lower(device_args);
   const std::vector<HostArray> interpreted = interpret(lowered.graph(), c.args);
   ASSERT_EQ(interpreted.size(), c.expected.size());
   for (std::size_t k = 0; k < interpreted.size(); ++k)
-    EXPECT_EQ(difference(interpreted[k], c.expected[k]), "")
+    EXPECT_EQ(testing::compare_values_nonfinite(interpreted[k], c.expected[k], 1e-5), "")
         << "interpreter, result " << k << " on\n"
         << lowered.as_text();
 }
@@ -436,8 +400,8 @@ std::vector<NpCase> load_np_cases() {
   const json doc = json::parse(in);
   std::vector<NpCase> cases;
   for (const json& c : doc.at("cases")) {
-    NpCase k{c.at("name"), c.at("fn"), c.at("params"), {}, parse_array(c.at("expected"))};
-    for (const json& a : c.at("args")) k.args.push_back(parse_array(a));
+    NpCase k{c.at("name"), c.at("fn"), c.at("params"), {}, testing::host_array(c.at("expected"))};
+    for (const json& a : c.at("args")) k.args.push_back(testing::host_array(a));
     cases.push_back(std::move(k));
   }
   return cases;
@@ -490,18 +454,24 @@ TEST_P(NpIndexingOracle, MatchesJaxOnDeviceAndInterpreter) {
   const NpCase& c = GetParam();
   std::vector<Array> device_args;
   for (const HostArray& h : c.args) device_args.push_back(Array::from_host(h));
-  EXPECT_EQ(difference(apply_np(c, device_args).to_host(), c.expected), "") << "eager";
+  EXPECT_EQ(testing::compare_values_nonfinite(apply_np(c, device_args).to_host(), c.expected, 1e-5),
+            "")
+      << "eager";
   std::function<std::vector<Array>(const std::vector<Array>&)> fn =
       [&c](const std::vector<Array>& xs) { return std::vector<Array>{apply_np(c, xs)}; };
   auto traced = jit(fn, {.name = "np_indexing_case"});
-  EXPECT_EQ(difference(traced(device_args)[0].to_host(), c.expected), "") << "jit";
+  EXPECT_EQ(testing::compare_values_nonfinite(traced(device_args)[0].to_host(), c.expected, 1e-5),
+            "")
+      << "jit";
   const Lowered lowered = traced.lower(device_args);
   // Arrays the function closed over (repeat's known counts) follow the arguments.
   std::vector<HostArray> inputs = c.args;
   for (const Array& captured : lowered.captured()) inputs.push_back(captured.to_host());
   const std::vector<HostArray> interpreted = interpret(lowered.graph(), inputs);
   ASSERT_EQ(interpreted.size(), 1u);
-  EXPECT_EQ(difference(interpreted[0], c.expected), "") << "interpreter on\n" << lowered.as_text();
+  EXPECT_EQ(testing::compare_values_nonfinite(interpreted[0], c.expected, 1e-5), "")
+      << "interpreter on\n"
+      << lowered.as_text();
 }
 
 const testing::LoadedCases<NpCase>& loaded_np() {

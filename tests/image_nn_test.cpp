@@ -106,26 +106,16 @@ INSTANTIATE_TEST_SUITE_P(Jax, ImageNnOracle, ::testing::ValuesIn(loaded().cases)
                            return info.param.name;
                          });
 
-template <typename E, typename F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const E& e) {
-    return e.what();
-  }
-  return "no error";
-}
-
 TEST(ImageNnErrors, ResizeShapes) {
   const Array x = Array::from_host(HostArray(DType::F32, {1, 4, 4, 3}));
-  const std::string rank = error_of<ShapeError>([&] {
+  const std::string rank = testing::error_of<ShapeError>([&] {
     image::resize(x, {8, 8}, image::ResizeMethod::Linear);
   });
   EXPECT_NE(rank.find("image::resize"), std::string::npos) << rank;
   EXPECT_NE(rank.find("[1,4,4,3]"), std::string::npos) << rank;
   EXPECT_NE(rank.find("rank"), std::string::npos) << rank;
   const Array empty = Array::from_host(HostArray(DType::F32, {1, 0, 4, 3}));
-  EXPECT_NE(error_of<ShapeError>([&] {
+  EXPECT_NE(testing::error_of<ShapeError>([&] {
               image::resize(empty, {1, 2, 4, 3}, image::ResizeMethod::Nearest);
             }).find("nothing to interpolate"),
             std::string::npos);
@@ -133,13 +123,13 @@ TEST(ImageNnErrors, ResizeShapes) {
 
 TEST(ImageNnErrors, GroupNormShapes) {
   const Array x = Array::from_host(HostArray(DType::F32, {2, 3, 6}));
-  EXPECT_NE(error_of<ShapeError>([&] { nn::group_norm(x, 4); }).find("must divide the 6"),
+  EXPECT_NE(testing::error_of<ShapeError>([&] { nn::group_norm(x, 4); }).find("must divide the 6"),
             std::string::npos);
-  EXPECT_NE(error_of<ShapeError>([&] {
+  EXPECT_NE(testing::error_of<ShapeError>([&] {
               nn::group_norm(x, 2, Array::from_host(HostArray(DType::F32, {3})));
             }).find("scale and bias"),
             std::string::npos);
-  EXPECT_NE(error_of<DTypeError>([&] {
+  EXPECT_NE(testing::error_of<DTypeError>([&] {
               nn::group_norm(Array::from_host(HostArray(DType::I32, {2, 6})), 2);
             }).find("float"),
             std::string::npos);

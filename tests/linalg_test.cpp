@@ -29,43 +29,6 @@ namespace {
 
 using nlohmann::json;
 
-HostArray parse_array(const json& spec) {
-  const std::optional<DType> dtype = dtype_from_name(spec.at("dtype").get<std::string>());
-  if (!dtype) throw std::runtime_error("unknown dtype in " + spec.dump());
-  HostArray h(*dtype, spec.at("shape").get<Shape>());
-  const json& values = spec.at("values");
-  for (std::int64_t i = 0; i < h.size(); ++i) {
-    const json& v = values.at(static_cast<std::size_t>(i));
-    if (v.is_string()) {
-      const std::string s = v.get<std::string>();
-      h.set_f64(i, s == "nan" ? std::nan("") : s == "inf" ? INFINITY : -INFINITY);
-    } else if (is_float(*dtype)) {
-      h.set_f64(i, v.get<double>());
-    } else {
-      h.set_i64(i, v.get<std::int64_t>());
-    }
-  }
-  return h;
-}
-
-// compare_values, with NaN matching NaN and an infinity the same infinity.
-std::string difference(const HostArray& got, const HostArray& want, double rtol) {
-  if (got.dtype() != want.dtype() || got.shape() != want.shape())
-    return testing::compare_values(got, want, rtol);
-  HostArray g = got, w = want;
-  for (std::int64_t i = 0; i < want.size(); ++i) {
-    if (std::isnan(want.get_f64(i)) != std::isnan(got.get_f64(i)))
-      return "element " + std::to_string(i) + ": NaN on one side only\n  got  " +
-             testing::describe_values(got) + "\n  want " + testing::describe_values(want);
-    if (std::isnan(want.get_f64(i)) ||
-        (std::isinf(want.get_f64(i)) && got.get_f64(i) == want.get_f64(i))) {
-      g.set_f64(i, 0);
-      w.set_f64(i, 0);
-    }
-  }
-  return testing::compare_values(g, w, rtol);
-}
-
 struct Case {
   std::string name, op, transform;
   json attrs;
@@ -83,8 +46,8 @@ std::vector<Case> load_cases() {
   for (const json& c : doc.at("cases")) {
     Case k{c.at("name"), c.at("op"), c.at("transform"), c.at("attrs"), {}, {}, c.at("rtol"),
            {},           {}};
-    for (const json& a : c.at("args")) k.args.push_back(parse_array(a));
-    for (const json& e : c.at("expected")) k.expected.push_back(parse_array(e));
+    for (const json& a : c.at("args")) k.args.push_back(testing::host_array(a));
+    for (const json& e : c.at("expected")) k.expected.push_back(testing::host_array(e));
     if (c.contains("argnums")) k.argnums = c.at("argnums").get<std::vector<int>>();
     if (c.contains("in_axes"))
       for (const json& axis : c.at("in_axes"))
@@ -176,19 +139,21 @@ TEST_P(LinalgOracle, MatchesJaxOnDeviceAndInterpreter) {
   const std::vector<Array> eager = run_case_fn(c, device_args);
   ASSERT_EQ(eager.size(), c.expected.size());
   for (std::size_t k = 0; k < eager.size(); ++k)
-    EXPECT_EQ(difference(eager[k].to_host(), c.expected[k], c.rtol), "") << "eager, result " << k;
+    EXPECT_EQ(testing::compare_values_nonfinite(eager[k].to_host(), c.expected[k], c.rtol), "")
+        << "eager, result " << k;
   std::function<std::vector<Array>(const std::vector<Array>&)> fn =
       [&c](const std::vector<Array>& xs) { return run_case_fn(c, xs); };
   auto traced = jit(fn, {.name = "linalg_case"});
   const std::vector<Array> jitted = traced(device_args);
   ASSERT_EQ(jitted.size(), c.expected.size());
   for (std::size_t k = 0; k < jitted.size(); ++k)
-    EXPECT_EQ(difference(jitted[k].to_host(), c.expected[k], c.rtol), "") << "jit, result " << k;
+    EXPECT_EQ(testing::compare_values_nonfinite(jitted[k].to_host(), c.expected[k], c.rtol), "")
+        << "jit, result " << k;
   const Lowered lowered = traced.lower(device_args);
   const std::vector<HostArray> interpreted = interpret(lowered.graph(), c.args);
   ASSERT_EQ(interpreted.size(), c.expected.size());
   for (std::size_t k = 0; k < interpreted.size(); ++k)
-    EXPECT_EQ(difference(interpreted[k], c.expected[k], c.rtol), "")
+    EXPECT_EQ(testing::compare_values_nonfinite(interpreted[k], c.expected[k], c.rtol), "")
         << "interpreter, result " << k << " on\n"
         << lowered.as_text();
 }
@@ -308,28 +273,18 @@ TEST(LinalgDevice, LuPartsShareOneKernel) {
 
 // ---- errors name the op, the shapes and what to do ----------------------------------------
 
-template <typename Error, typename Fn>
-std::string error_of(Fn&& fn) {
-  try {
-    fn();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "no error";
-}
-
 Array zeros(DType dtype, const Shape& shape) {
   return Array::from_host(HostArray(dtype, shape));
 }
 
 TEST(LinalgErrors, CholeskyNeedsSquareFloatMatrices) {
-  std::string e = error_of<ShapeError>([] { lax::cholesky(zeros(DType::F32, {3, 4})); });
+  std::string e = testing::error_of<ShapeError>([] { lax::cholesky(zeros(DType::F32, {3, 4})); });
   EXPECT_NE(e.find("cholesky"), std::string::npos) << e;
   EXPECT_NE(e.find("square"), std::string::npos) << e;
   EXPECT_NE(e.find("f32[3,4]"), std::string::npos) << e;
-  e = error_of<ShapeError>([] { lax::cholesky(zeros(DType::F32, {3})); });
+  e = testing::error_of<ShapeError>([] { lax::cholesky(zeros(DType::F32, {3})); });
   EXPECT_NE(e.find("rank 1"), std::string::npos) << e;
-  e = error_of<DTypeError>([] { lax::cholesky(zeros(DType::I32, {3, 3})); });
+  e = testing::error_of<DTypeError>([] { lax::cholesky(zeros(DType::I32, {3, 3})); });
   EXPECT_NE(e.find("cholesky"), std::string::npos) << e;
   EXPECT_NE(e.find("f32 and f64"), std::string::npos) << e;
   EXPECT_NE(e.find("convert"), std::string::npos) << e;
@@ -340,54 +295,54 @@ TEST(LinalgErrors, CholeskyNeedsSquareFloatMatrices) {
 }
 
 TEST(LinalgErrors, TriangularSolveNamesMismatchedShapes) {
-  std::string e = error_of<ShapeError>([] {
+  std::string e = testing::error_of<ShapeError>([] {
     lax::triangular_solve(zeros(DType::F32, {3, 3}), zeros(DType::F32, {4, 2}),
                           {.left_side = true});
   });
   EXPECT_NE(e.find("triangular_solve"), std::string::npos) << e;
   EXPECT_NE(e.find("f32[4,2]"), std::string::npos) << e;
-  e = error_of<ShapeError>([] {
+  e = testing::error_of<ShapeError>([] {
     lax::triangular_solve(zeros(DType::F32, {2, 3, 3}), zeros(DType::F32, {5, 3, 2}));
   });
   EXPECT_NE(e.find("batch"), std::string::npos) << e;
-  e = error_of<ShapeError>([] {
+  e = testing::error_of<ShapeError>([] {
     lax::triangular_solve(zeros(DType::F32, {3, 2}), zeros(DType::F32, {3, 2}));
   });
   EXPECT_NE(e.find("square"), std::string::npos) << e;
-  e = error_of<DTypeError>([] {
+  e = testing::error_of<DTypeError>([] {
     lax::triangular_solve(zeros(DType::F32, {3, 3}), zeros(DType::F64, {3, 3}));
   });
   EXPECT_NE(e.find("one dtype"), std::string::npos) << e;
-  e = error_of<DTypeError>([] {
+  e = testing::error_of<DTypeError>([] {
     lax::triangular_solve(zeros(DType::I32, {3, 3}), zeros(DType::I32, {3, 3}));
   });
   EXPECT_NE(e.find("f32 and f64"), std::string::npos) << e;
-  e = error_of<ShapeError>([] {
+  e = testing::error_of<ShapeError>([] {
     np::linalg::solve_triangular(zeros(DType::F32, {3, 3}), zeros(DType::F32, {4}));
   });
   EXPECT_NE(e.find("solve_triangular"), std::string::npos) << e;
   EXPECT_NE(e.find("[4]"), std::string::npos) << e;
-  e = error_of<InvalidArgumentError>([] {
+  e = testing::error_of<InvalidArgumentError>([] {
     np::linalg::solve_triangular(zeros(DType::F32, {3, 3}), zeros(DType::F32, {3}), 3);
   });
   EXPECT_NE(e.find("trans=3"), std::string::npos) << e;
 }
 
 TEST(LinalgErrors, LuAndItsUsersNameTheProblem) {
-  std::string e = error_of<DTypeError>([] { lax::lu(zeros(DType::I32, {3, 3})); });
+  std::string e = testing::error_of<DTypeError>([] { lax::lu(zeros(DType::I32, {3, 3})); });
   EXPECT_NE(e.find("lu"), std::string::npos) << e;
   EXPECT_NE(e.find("f32 and f64"), std::string::npos) << e;
-  e = error_of<ShapeError>([] { lax::lu(zeros(DType::F32, {3})); });
+  e = testing::error_of<ShapeError>([] { lax::lu(zeros(DType::F32, {3})); });
   EXPECT_NE(e.find("rank 1"), std::string::npos) << e;
-  e = error_of<ShapeError>([] {
+  e = testing::error_of<ShapeError>([] {
     np::linalg::solve(zeros(DType::F32, {3, 3}), zeros(DType::F32, {4}));
   });
   EXPECT_NE(e.find("solve"), std::string::npos) << e;
   EXPECT_NE(e.find("[4]"), std::string::npos) << e;
-  e = error_of<ShapeError>([] { np::linalg::det(zeros(DType::F32, {3, 4})); });
+  e = testing::error_of<ShapeError>([] { np::linalg::det(zeros(DType::F32, {3, 4})); });
   EXPECT_NE(e.find("det"), std::string::npos) << e;
   EXPECT_NE(e.find("square"), std::string::npos) << e;
-  e = error_of<ShapeError>([] { np::linalg::slogdet(zeros(DType::F64, {2, 3})); });
+  e = testing::error_of<ShapeError>([] { np::linalg::slogdet(zeros(DType::F64, {2, 3})); });
   EXPECT_NE(e.find("slogdet"), std::string::npos) << e;
 }
 

@@ -25,10 +25,16 @@ inline HostArray host_array(const nlohmann::json& spec) {
     throw std::runtime_error("wrong number of values in " + spec.dump());
   for (std::int64_t i = 0; i < h.size(); ++i) {
     const nlohmann::json& v = values.at(static_cast<std::size_t>(i));
-    if (is_float(*dtype))
+    if (v.is_string()) {  // non-finite floats: "nan", "inf", "-inf"
+      const std::string text = v.get<std::string>();
+      if (text != "nan" && text != "inf" && text != "-inf")
+        throw std::runtime_error("unknown value \"" + text + "\" in " + spec.dump());
+      h.set_f64(i, text == "nan" ? std::nan("") : text == "inf" ? INFINITY : -INFINITY);
+    } else if (is_float(*dtype)) {
       h.set_f64(i, v.get<double>());
-    else
+    } else {
       h.set_i64(i, v.get<std::int64_t>());
+    }
   }
   return h;
 }
@@ -74,6 +80,36 @@ inline std::string compare_values(const HostArray& got, const HostArray& want, d
     }
   }
   return {};
+}
+
+// compare_values, with NaN matching NaN and an infinity the same infinity.
+inline std::string compare_values_nonfinite(const HostArray& got, const HostArray& want,
+                                            double rtol) {
+  if (got.dtype() != want.dtype() || got.shape() != want.shape() || !is_float(want.dtype()))
+    return compare_values(got, want, rtol);
+  HostArray g = got, w = want;
+  for (std::int64_t i = 0; i < want.size(); ++i) {
+    if (std::isnan(want.get_f64(i)) != std::isnan(got.get_f64(i)))
+      return "element " + std::to_string(i) + ": NaN on one side only\n  got  " +
+             describe_values(got) + "\n  want " + describe_values(want);
+    if (std::isnan(want.get_f64(i)) ||
+        (std::isinf(want.get_f64(i)) && got.get_f64(i) == want.get_f64(i))) {
+      g.set_f64(i, 0);
+      w.set_f64(i, 0);
+    }
+  }
+  return compare_values(g, w, rtol);
+}
+
+// The message of the `E` that `f` throws, or "no error".
+template <typename E, typename F>
+std::string error_of(F&& f) {
+  try {
+    f();
+  } catch (const E& e) {
+    return e.what();
+  }
+  return "no error";
 }
 
 // A case file loaded once: a file that fails to load leaves no cases and the reason, which a

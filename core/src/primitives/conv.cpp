@@ -119,10 +119,9 @@ TensorType conv_type(OpKind op, std::span<const TensorType> operands, const Attr
   return {lhs.dtype, out};
 }
 
-// Row-major strides of `shape`, then the strides of the axes `spec` lists, in its order.
+// The row-major strides of the axes `spec` lists, in its order.
 Axes spec_strides(const Shape& shape, const Axes& spec) {
-  Axes strides(shape.size(), 1);
-  for (std::size_t d = shape.size(); d-- > 1;) strides[d - 1] = strides[d] * shape[d];
+  const Axes strides = row_major_strides(shape);
   Axes out;
   for (std::int64_t d : spec) out.push_back(strides[d]);
   return out;

@@ -17,18 +17,9 @@
 #include "codegen/cl_types.h"
 #include "codegen/kernel_context.h"
 #include "weft/ir/op_attrs.h"
+#include "weft/shape.h"
 
 namespace weft::opencl {
-namespace {
-
-std::vector<std::int64_t> strides_of(const Shape& shape) {
-  std::vector<std::int64_t> strides(shape.size(), 1);
-  for (std::size_t d = shape.size(); d-- > 1;) strides[d - 1] = strides[d] * shape[d];
-  return strides;
-}
-
-}  // namespace
-
 bool emit_conv_blocked_kernel(KernelContext& ctx, const FusionGroup& group,
                               const std::string& name) {
   const Graph& g = ctx.graph();
@@ -41,8 +32,9 @@ bool emit_conv_blocked_kernel(KernelContext& ctx, const FusionGroup& group,
   if (a.feature_group_count != 1 || a.batch_group_count != 1) return false;
   for (std::int64_t d : a.lhs_dilation)
     if (d != 1) return false;
-  const std::vector<std::int64_t> ls = strides_of(lhs.shape), os = strides_of(root.shape);
-  const std::vector<std::int64_t> rs = strides_of(rhs.shape);
+  const std::vector<std::int64_t> ls = row_major_strides(lhs.shape),
+                                  os = row_major_strides(root.shape);
+  const std::vector<std::int64_t> rs = row_major_strides(rhs.shape);
   if (ls[a.lhs_spec[1]] != 1 || os[a.out_spec[1]] != 1) return false;
   const int VW = ctx.caps.native_float_vector_width >= 16 ? 16 : 8;
   const std::int64_t O = root.shape[a.out_spec[1]];
@@ -200,12 +192,7 @@ bool emit_conv_blocked_kernel(KernelContext& ctx, const FusionGroup& group,
   launch.kernel = name;
   launch.args = {ctx.buffer_of.at(root.inputs[0]), packed_buffer, ctx.buffer_of.at(group.root)};
   launch.writes = {ctx.buffer_of.at(group.root)};
-  // Work-groups of up to 16, fewer where a CPU thread would be left without two of them.
-  const std::size_t per_thread = static_cast<std::size_t>(
-      total / std::max<std::int64_t>(1, 2 * static_cast<std::int64_t>(ctx.caps.compute_units)));
-  launch.local_size = std::min<std::size_t>(std::clamp<std::size_t>(per_thread, 1, 16),
-                                            ctx.caps.max_work_group_size);
-  launch.global_size = round_up(static_cast<std::size_t>(total), launch.local_size);
+  size_blocked_launch(ctx, launch, total);
   ctx.add_launch(std::move(launch));
   return true;
 }

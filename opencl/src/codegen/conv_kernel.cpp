@@ -10,15 +10,10 @@
 #include "codegen/cl_types.h"
 #include "codegen/kernel_context.h"
 #include "weft/ir/op_attrs.h"
+#include "weft/shape.h"
 
 namespace weft::opencl {
 namespace {
-
-std::vector<std::int64_t> row_major_strides(const Shape& shape) {
-  std::vector<std::int64_t> strides(shape.size(), 1);
-  for (std::size_t d = shape.size(); d-- > 1;) strides[d - 1] = strides[d] * shape[d];
-  return strides;
-}
 
 // What the products are summed in: f16 and bf16 in float, integers in the unsigned type of
 // their width (wrapping as the interpreter's), other floats in their own type.

@@ -275,14 +275,7 @@ void emit_register_blocked(KernelContext& ctx, const FusionGroup& group, const s
     launch.args.push_back(ctx.buffer_of.at(epilogue->root));
     launch.writes.push_back(ctx.buffer_of.at(epilogue->root));
   }
-  // Work-groups of up to 16, fewer where that leaves a CPU thread without two groups to run
-  // (an MLP's last dot has 8 blocks; in one group of 16 one core did all of them).
-  const std::size_t per_thread = static_cast<std::size_t>(
-      splits * total /
-      std::max<std::int64_t>(1, 2 * static_cast<std::int64_t>(ctx.caps.compute_units)));
-  launch.local_size = std::clamp<std::size_t>(per_thread, 1, 16);
-  launch.local_size = std::min<std::size_t>(launch.local_size, ctx.caps.max_work_group_size);
-  launch.global_size = round_up(static_cast<std::size_t>(splits * total), launch.local_size);
+  size_blocked_launch(ctx, launch, splits * total);
   ctx.add_launch(std::move(launch));
   if (splits == 1) return;
 
@@ -394,12 +387,7 @@ void emit_rhs_transposed_cpu(KernelContext& ctx, const FusionGroup& group,
   launch.args = {ctx.buffer_of.at(root.inputs[0]), ctx.buffer_of.at(root.inputs[1]),
                  ctx.buffer_of.at(group.root)};
   launch.writes = {ctx.buffer_of.at(group.root)};
-  const std::size_t per_thread = static_cast<std::size_t>(
-      total / std::max<std::int64_t>(1, 2 * static_cast<std::int64_t>(ctx.caps.compute_units)));
-  launch.local_size = std::clamp<std::size_t>(per_thread, 1, 16);
-  launch.local_size = std::min<std::size_t>(launch.local_size, ctx.caps.max_work_group_size);
-  launch.global_size = round_up(static_cast<std::size_t>(total), launch.local_size);
-  if (total == 0) launch.global_size = 0;
+  size_blocked_launch(ctx, launch, total);
   ctx.add_launch(std::move(launch));
 }
 
@@ -454,12 +442,7 @@ void emit_half_cpu(KernelContext& ctx, const FusionGroup& group, const std::stri
     launch.args = {ctx.buffer_of.at(root.inputs[0]), ctx.buffer_of.at(root.inputs[1]),
                    ctx.buffer_of.at(group.root)};
     launch.writes = {ctx.buffer_of.at(group.root)};
-    const std::size_t rows_per_thread = static_cast<std::size_t>(
-        B * M / std::max<std::int64_t>(1, 2 * static_cast<std::int64_t>(ctx.caps.compute_units)));
-    launch.local_size = std::clamp<std::size_t>(rows_per_thread, 1, 16);
-    launch.local_size = std::min<std::size_t>(launch.local_size, ctx.caps.max_work_group_size);
-    launch.global_size = round_up(static_cast<std::size_t>(B * M), launch.local_size);
-    if (B * M == 0) launch.global_size = 0;
+    size_blocked_launch(ctx, launch, B * M);
     ctx.add_launch(std::move(launch));
     return;
   }
@@ -508,12 +491,7 @@ void emit_half_cpu(KernelContext& ctx, const FusionGroup& group, const std::stri
   launch.args = {ctx.buffer_of.at(root.inputs[0]), ctx.buffer_of.at(root.inputs[1]),
                  ctx.buffer_of.at(group.root)};
   launch.writes = {ctx.buffer_of.at(group.root)};
-  const std::size_t per_thread = static_cast<std::size_t>(
-      total / std::max<std::int64_t>(1, 2 * static_cast<std::int64_t>(ctx.caps.compute_units)));
-  launch.local_size = std::clamp<std::size_t>(per_thread, 1, 16);
-  launch.local_size = std::min<std::size_t>(launch.local_size, ctx.caps.max_work_group_size);
-  launch.global_size = round_up(static_cast<std::size_t>(total), launch.local_size);
-  if (total == 0) launch.global_size = 0;
+  size_blocked_launch(ctx, launch, total);
   ctx.add_launch(std::move(launch));
 }
 

@@ -61,6 +61,10 @@ std::string index_type_for(const KernelContext& ctx, const FusionGroup& group);
 std::string input_params(const KernelContext& ctx, const FusionGroup& group,
                          std::vector<int>& args);
 std::size_t round_up(std::size_t n, std::size_t multiple);
+// The local and global sizes of a CPU register-blocked kernel's `work_items` (dots,
+// convolutions): work-groups of up to 16, fewer where that leaves a CPU thread without two groups
+// to run (an MLP's last dot has 8 blocks; in one group of 16 one core did all of them).
+void size_blocked_launch(const KernelContext& ctx, LaunchPlan& launch, std::int64_t work_items);
 // An emitter that reads the group's input buffers as kernel arguments a0, a1, ... (and
 // stores its side outputs into side0, ...): phase_emitter with positional_args.
 ExprEmitter group_emitter(const KernelContext& ctx, const FusionGroup& group,

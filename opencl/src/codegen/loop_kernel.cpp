@@ -14,6 +14,16 @@ std::size_t round_up(std::size_t n, std::size_t multiple) {
   return (n + multiple - 1) / multiple * multiple;
 }
 
+void size_blocked_launch(const KernelContext& ctx, LaunchPlan& launch, std::int64_t work_items) {
+  const std::size_t per_thread = static_cast<std::size_t>(
+      work_items /
+      std::max<std::int64_t>(1, 2 * static_cast<std::int64_t>(ctx.caps.compute_units)));
+  launch.local_size = std::min<std::size_t>(std::clamp<std::size_t>(per_thread, 1, 16),
+                                            ctx.caps.max_work_group_size);
+  launch.global_size =
+      work_items <= 0 ? 0 : round_up(static_cast<std::size_t>(work_items), launch.local_size);
+}
+
 std::string index_type_for(const KernelContext& ctx, const FusionGroup& group) {
   std::int64_t largest = 0;
   for (ValueId m : group.members)
