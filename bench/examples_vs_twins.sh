@@ -18,7 +18,7 @@ repeats="${2:-5}"
 shift $(($# < 2 ? $# : 2))
 examples=("$@")
 if [[ ${#examples[@]} -eq 0 ]]; then
-  examples=(vae lstm_classifier graph_network volume_render molecular_dynamics decoder)
+  examples=(vae lstm_classifier graph_network volume_render molecular_dynamics decoder unet_forward)
 fi
 source_dir="$(cd "$(dirname "$0")/.." && pwd)"
 status=0
