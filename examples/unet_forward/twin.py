@@ -11,8 +11,8 @@ decoder upsamples with jax.image.resize(..., "nearest"), concatenates the encode
 connection along the channel axis and runs a residual block per level; a group norm, SiLU and a
 3x3 conv give the output channels (the predicted noise). Group norm is flax.linen.GroupNorm's
 (fast variance, epsilon 1e-6), written out since flax is not needed here. The parameters are
-one standard-normal vector (the tree raveled, as jax.flatten_util.ravel_pytree), unravelled and
-scaled inside the jitted forward pass (see Normals).
+drawn as one standard-normal vector, scaled per array, and passed to the jitted forward pass
+raveled (one vector), which unravels them (see Normals).
 
 Writes oracle_small.json beside this file; `--size full` prints the full-size figures instead
 (batch 16, 64x64x3, 32/64 channels).
@@ -40,36 +40,38 @@ EPS = 1e-6
 
 
 class Normals:
-    """Hands out consecutive slices of one standard-normal vector, in the order the parameters
-    are made: the parameter tree raveled (as jax.flatten_util.ravel_pytree), so one
-    random.normal draws it and the forward pass unravels it (weft builds no kernel per
-    parameter to draw it). Built without a vector, it only counts the elements."""
+    """Hands out consecutive slices of one vector as the parameters are made, in order. Drawing
+    (scaled=True), the vector is standard normal and each slice is scaled as (n / div) * mul +
+    shift; unravelling (scaled=False), the vector is the parameter tree raveled in that order
+    (see ravel) and the slices are taken as they are. Built without a vector, it only counts."""
 
-    def __init__(self, flat=None):
+    def __init__(self, flat=None, scaled=True):
         self.flat = flat
+        self.scaled = scaled
         self.used = 0
 
-    def next(self, shape):
+    def next(self, shape, div=1.0, mul=1.0, shift=0.0):
         n = math.prod(shape)
         self.used += n
         if self.flat is None:
             return jnp.zeros(shape)
-        return self.flat[self.used - n:self.used].reshape(shape)
+        v = self.flat[self.used - n:self.used].reshape(shape)
+        return (v / div) * mul + shift if self.scaled else v
 
 
 def conv_params(normals, k, cin, cout):
-    return {"w": normals.next((k, k, cin, cout)) / math.sqrt(k * k * cin),
-            "b": normals.next((cout,)) * 0.1}
+    return {"w": normals.next((k, k, cin, cout), div=math.sqrt(k * k * cin)),
+            "b": normals.next((cout,), mul=0.1)}
 
 
 def norm_params(normals, c):
-    return {"scale": 1.0 + normals.next((c,)) * 0.1,
-            "bias": normals.next((c,)) * 0.1}
+    return {"scale": normals.next((c,), mul=0.1, shift=1.0),
+            "bias": normals.next((c,), mul=0.1)}
 
 
 def dense_params(normals, cin, cout):
-    return {"w": normals.next((cin, cout)) / math.sqrt(cin),
-            "b": normals.next((cout,)) * 0.1}
+    return {"w": normals.next((cin, cout), div=math.sqrt(cin)),
+            "b": normals.next((cout,), mul=0.1)}
 
 
 def res_params(normals, cin, cout, tch):
@@ -95,11 +97,27 @@ def make_params(normals, s):
             "conv_out": conv_params(normals, 3, c1, s["channels"])}
 
 
-def num_params(s):
-    """Elements in the parameter tree."""
+def init(key, s):
+    """The parameter tree, drawn as one standard-normal vector and scaled."""
     count = Normals()
     make_params(count, s)
-    return count.used
+    return make_params(Normals(jax.random.normal(key, (count.used,))), s)
+
+
+def ravel(tree):
+    """The arrays of a parameter tree as one vector, in the dicts' insertion order (the order
+    make_params draws them and oracle_io writes them; jax.flatten_util.ravel_pytree would sort
+    the keys)."""
+    leaves = []
+
+    def visit(node):
+        for value in node.values():
+            if isinstance(value, dict):
+                visit(value)
+            else:
+                leaves.append(value.reshape(-1))
+    visit(tree)
+    return jnp.concatenate(leaves)
 
 
 def conv(x, p, stride=1):
@@ -170,11 +188,13 @@ def main():
     args = parser.parse_args()
     s = SIZES[args.size]
     k_params, k_images, k_times = jax.random.split(jax.random.key(29), 3)
-    flat = jax.random.normal(k_params, (num_params(s),))
+    params = init(k_params, s)
+    flat = ravel(params)
     x = jax.random.normal(k_images, (s["batch"], s["side"], s["side"], s["channels"]))
     t = jax.random.randint(k_times, (s["batch"],), 0, 1000)
-    forward = jax.jit(lambda flat, x, t: unet(make_params(Normals(flat), s), x, t, s["groups"],
-                                              s["tdim"]))
+    # The forward pass takes the raveled parameters and unravels them (as weft's program does).
+    forward = jax.jit(lambda flat, x, t: unet(make_params(Normals(flat, scaled=False), s), x, t,
+                                              s["groups"], s["tdim"]))
     start = time.perf_counter()
     emb, mid, out = jax.block_until_ready(forward(flat, x, t))
     first = time.perf_counter() - start
@@ -190,7 +210,7 @@ def main():
               f"mean |out| {float(jnp.mean(jnp.abs(out))):.6f}")
         return
     oracle_io.write(os.path.join(os.path.dirname(os.path.abspath(__file__)), "oracle_small.json"),
-                    s, {"images": x, "timesteps": t}, make_params(Normals(flat), s),
+                    s, {"images": x, "timesteps": t}, params,
                     {"embedding": emb, "mid": mid, "out": out})
 
 

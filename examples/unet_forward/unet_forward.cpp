@@ -7,7 +7,7 @@
 // upsamples with image::resize nearest and concatenates the encoder's skip connections along the
 // channels, and group norm, SiLU and a 3x3 conv to the output channels. Its full size (batch 16,
 // 64x64x3, 32/64 channels) is issue 29's small diffusion U-Net forward pass. The parameters are
-// one normal vector, unravelled inside the jitted forward pass (Layout below), as the twin does.
+// one raveled vector, unravelled inside the jitted forward pass (Layout below), as in the twin.
 //
 //   example_unet_forward [--size small|full] [--check examples/unet_forward/oracle_small.json]
 #include <cmath>
@@ -39,10 +39,10 @@ struct Sizes {
   std::int64_t batch, side, channels, c1, c2, groups, tdim;
 };
 
-// The parameter tree flattened (as jax.flatten_util.ravel_pytree would): each array is a slice
-// of one standard-normal vector, in the twin's order (its dicts' insertion order), scaled as
-// (n / div) * mul + shift. One random::normal draws them all, and the forward pass unravels the
-// vector, so no program holds a kernel per parameter just to draw it.
+// The parameter tree raveled: its arrays one after another in the twin's order (its dicts'
+// insertion order), each drawn as standard normals n and scaled as (n / div) * mul + shift. The
+// drawing program makes the whole vector with one random::normal and one elementwise kernel,
+// and the forward pass unravels it with slices, so no program holds a kernel per parameter.
 struct Entry {
   std::string name;  // as the twin's oracle file flattens the tree
   weft::Shape shape;
@@ -107,18 +107,29 @@ Params unravel(const Array& flat, const Layout& layout) {
   Params p;
   for (const Entry& e : layout.entries) {
     const std::int64_t end = e.offset + weft::num_elements(e.shape);
-    const Array n = np::reshape(lax::slice(flat, {e.offset}, {end}), e.shape);
-    p.emplace(e.name, (n / e.div) * e.mul + e.shift);
+    p.emplace(e.name, np::reshape(lax::slice(flat, {e.offset}, {end}), e.shape));
   }
   return p;
 }
 
-// One parameter as unravel makes it, on the host (to check against the twin's).
-weft::HostArray unravel_on_host(const weft::HostArray& flat, const Entry& e) {
-  const auto n = flat.view<float>().subspan(e.offset, weft::num_elements(e.shape));
-  std::vector<float> values;
-  for (float v : n) values.push_back((v / e.div) * e.mul + e.shift);
-  return weft::HostArray::from(e.shape, values);
+// Each element's div, mul and shift (f32[size] each), to scale the drawn vector in one kernel.
+std::vector<Array> scales(const Layout& layout) {
+  std::vector<float> div, mul, shift;
+  for (const Entry& e : layout.entries) {
+    const auto n = std::size_t(weft::num_elements(e.shape));
+    div.insert(div.end(), n, e.div);
+    mul.insert(mul.end(), n, e.mul);
+    shift.insert(shift.end(), n, e.shift);
+  }
+  return {Array::from_vector<float>({layout.size}, div),
+          Array::from_vector<float>({layout.size}, mul),
+          Array::from_vector<float>({layout.size}, shift)};
+}
+
+// One parameter of the raveled vector, on the host.
+weft::HostArray host_param(const weft::HostArray& flat, const Entry& e) {
+  const auto v = flat.view<float>().subspan(e.offset, weft::num_elements(e.shape));
+  return weft::HostArray::from(e.shape, std::vector<float>(v.begin(), v.end()));
 }
 
 Array conv(const Array& x, const Params& p, const std::string& name, std::int64_t stride = 1) {
@@ -192,30 +203,35 @@ int main(int argc, char** argv) {
     // The parameters and data drawn in one traced program: eagerly, each of the random bit
     // generator's ops would be a program of its own to build.
     const Layout params = layout(s);
-    const Array keys = random::split(random::key(29), 3);
-    const std::vector<Array> drawn = weft::jit([&s, &params](const std::vector<Array>& k) {
-      return std::vector<Array>{random::normal(k[0], {params.size}),
-                                random::normal(k[1], {s.batch, s.side, s.side, s.channels}),
-                                random::randint(k[2], {s.batch}, 0, 1000)};
-    })(std::vector<Array>{key_at(keys, 0), key_at(keys, 1), key_at(keys, 2)});
+    // The key split inside it too: eagerly, split and key_at would be a few dozen programs.
+    std::vector<Array> draw_args = scales(params);
+    draw_args.push_back(random::key(29));
+    // (div, mul, shift, key) -> (raveled params, images, timesteps)
+    const std::vector<Array> drawn = weft::jit([&s, &params](const std::vector<Array>& a) {
+      const Array keys = random::split(a[3], 3);
+      const Array n = random::normal(key_at(keys, 0), {params.size});
+      return std::vector<Array>{
+          (n / a[0]) * a[1] + a[2],
+          random::normal(key_at(keys, 1), {s.batch, s.side, s.side, s.channels}),
+          random::randint(key_at(keys, 2), {s.batch}, 0, 1000)};
+    })(draw_args);
     const Array &flat = drawn[0], &x = drawn[1], &t = drawn[2];
 
     // (flat params, images, timesteps) -> (embedding, middle, output)
     auto forward = weft::jit(
         [&](const std::vector<Array>& a) { return unet(unravel(a[0], params), a[1], a[2], s); });
 
-    if (options.size == "full") {
+    if (options.size == "full")
       ex::time_step(
           "unet_forward", [&] { forward(drawn).back().to_host(); }, options.repeats);
-      return 0;
-    }
+    // The mean |output| (the twin's --size full prints it too: the same inputs at every size).
     const std::vector<Array> out = forward(drawn);
     const weft::HostArray result = out[2].to_host();
     double sum = 0;
     for (std::int64_t i = 0; i < result.size(); ++i) sum += std::abs(result.get_f64(i));
-    std::printf("unet_forward small: output %s, mean |out| %.6f\n",
+    std::printf("unet_forward %s: output %s, mean |out| %.6f\n", options.size.c_str(),
                 weft::shape_to_string(out[2].shape()).c_str(), sum / double(result.size()));
-    if (options.check.empty()) return 0;
+    if (options.size == "full" || options.check.empty()) return 0;
     const ex::Oracle oracle = ex::load_oracle(options.check);
     ex::Checker check;
     check.expect("inputs.images", x, oracle.inputs.at("images"));
@@ -227,8 +243,7 @@ int main(int argc, char** argv) {
     }
     const weft::HostArray flat_host = flat.to_host();
     for (const Entry& e : params.entries)
-      check.expect("params." + e.name, unravel_on_host(flat_host, e), oracle.params.at(e.name),
-                   1e-6);
+      check.expect("params." + e.name, host_param(flat_host, e), oracle.params.at(e.name), 1e-6);
     check.expect("embedding", out[0], oracle.expected.at("embedding"));
     check.expect("mid", out[1], oracle.expected.at("mid"));
     check.expect("out", result, oracle.expected.at("out"));
