@@ -19,7 +19,7 @@ shift $(($# < 2 ? $# : 2))
 examples=("$@")
 if [[ ${#examples[@]} -eq 0 ]]; then
   examples=(vae lstm_classifier graph_network volume_render molecular_dynamics decoder
-    cnn_classifier gp_regression)
+    cnn_classifier gp_regression unet_forward)
 fi
 source_dir="$(cd "$(dirname "$0")/.." && pwd)"
 status=0
