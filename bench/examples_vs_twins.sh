@@ -5,7 +5,7 @@
 #   bench/examples_vs_twins.sh BUILD_DIR [REPEATS] [EXAMPLE...]
 #
 # REPEATS (default 5) is the weft example's --repeat; the twins time 5 calls. Without EXAMPLE
-# names all six run (the decoder is slow: pass the others to skip it). Needs python3 with JAX.
+# names all of them run (the decoder is slow: pass the others to skip it). Needs python3 with JAX.
 # Other work on the machine perturbs every figure: the load is printed before each pair.
 set -uo pipefail
 
@@ -18,7 +18,7 @@ repeats="${2:-5}"
 shift $(($# < 2 ? $# : 2))
 examples=("$@")
 if [[ ${#examples[@]} -eq 0 ]]; then
-  examples=(vae lstm_classifier graph_network volume_render molecular_dynamics decoder)
+  examples=(vae lstm_classifier graph_network volume_render molecular_dynamics decoder resnet_pmap)
 fi
 source_dir="$(cd "$(dirname "$0")/.." && pwd)"
 status=0
@@ -35,7 +35,12 @@ for name in "${examples[@]}"; do
   fi
   load="$(cut -d' ' -f1 /proc/loadavg)"
   jax_out="$(python3 "$source_dir/examples/$name/twin.py" --size full 2>&1)" || status=1
-  weft_out="$("$exe" --size full --repeat "$repeats" 2>&1)" || status=1
+  # resnet_pmap is data-parallel over two devices: two PoCL devices unless POCL_DEVICES is set.
+  env_args=()
+  if [[ "$name" == resnet_pmap && -z "${POCL_DEVICES:-}" ]]; then
+    env_args=("POCL_DEVICES=pthread pthread")
+  fi
+  weft_out="$(env "${env_args[@]}" "$exe" --size full --repeat "$repeats" 2>&1)" || status=1
   jax_ms="$(median_of <<<"$jax_out")"
   weft_ms="$(median_of <<<"$weft_out")"
   if [[ -z $jax_ms || -z $weft_ms ]]; then
