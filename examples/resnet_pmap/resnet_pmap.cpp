@@ -104,16 +104,19 @@ Array loss_of(const std::vector<Array>& p, const Array& x, const Array& labels) 
   return -np::mean(np::sum(logp * np::one_hot(labels, 10), {-1}));
 }
 
-// pmean of each of `xs` over the devices, as one pmean of them raveled and concatenated.
-std::vector<Array> average(const std::vector<Array>& xs) {
+// xs raveled and concatenated (jax.flatten_util.ravel_pytree), and back: `unravel(flat, like)`
+// splits a vector into arrays shaped as `like`.
+Array ravel(const std::vector<Array>& xs) {
   std::vector<Array> flat;
   for (const Array& x : xs) flat.push_back(np::reshape(x, {-1}));
-  const Array mean = weft::pmean(np::concatenate(flat), "i");
+  return np::concatenate(flat);
+}
+std::vector<Array> unravel(const Array& flat, const std::vector<Array>& like) {
   std::vector<Array> out;
   std::int64_t start = 0;
-  for (const Array& x : xs) {
-    const std::int64_t n = flat[out.size()].shape()[0];
-    out.push_back(np::reshape(lax::slice(mean, {start}, {start + n}), x.shape()));
+  for (const Array& x : like) {
+    const std::int64_t n = x.size();
+    out.push_back(np::reshape(lax::slice(flat, {start}, {start + n}), x.shape()));
     start += n;
   }
   return out;
@@ -164,29 +167,28 @@ int main(int argc, char** argv) {
     grad_options.argnums.clear();
     for (std::size_t i = 0; i < kParams; ++i) grad_options.argnums.push_back(static_cast<int>(i));
     const weft::ArrayFunction value_and_grad = weft::value_and_grad(loss, grad_options);
-    // One device's part of a step, (params, x, labels) -> (loss, new params): its loss and
-    // gradient, both averaged over the devices, then SGD.
+    // One device's part of a step, (params, x, labels) -> (loss, new params raveled): its loss
+    // and gradients, averaged over the devices in one pmean of them raveled (one collective
+    // where a pmean per gradient would be eleven), then SGD.
     weft::PmapOptions pmap_options;
     pmap_options.axis_name = "i";
     pmap_options.in_axes.assign(kParams, std::nullopt);
     pmap_options.in_axes.push_back(0);
     pmap_options.in_axes.push_back(0);
+    const std::int64_t n_params = ravel(params).size();
     const weft::ArrayFunction step = weft::pmap(
         [&](const std::vector<Array>& a) {
-          // The loss and the gradients averaged in one pmean of them raveled and concatenated
-          // (one collective where a pmean per gradient would be eleven).
-          const std::vector<Array> lg = average(value_and_grad(a));
-          std::vector<Array> out = {lg[0]};
-          for (std::size_t i = 0; i < kParams; ++i) out.push_back(a[i] - lg[1 + i] * kLearningRate);
-          return out;
+          const Array mean = weft::pmean(ravel(value_and_grad(a)), "i");
+          const Array p = ravel({a.begin(), a.begin() + kParams});
+          return std::vector<Array>{lax::reshape(lax::slice(mean, {0}, {1}), {}),
+                                    p - lax::slice(mean, {1}, {1 + n_params}) * kLearningRate};
         },
         pmap_options);
-    // Rows 0 and 1 of each stacked result, in one program (eagerly, each slice would be a
-    // program of its own).
-    const weft::ArrayFunction rows = weft::jit([](const std::vector<Array>& a) {
-      std::vector<Array> out;
-      for (std::int64_t i : {0, 1})
-        for (const Array& v : a) out.push_back(row(v, i));
+    // Device 0's and device 1's parameters from the stacked raveled ones, in one program (eagerly,
+    // each slice would be a program of its own).
+    const weft::ArrayFunction rows = weft::jit([&params](const std::vector<Array>& a) {
+      std::vector<Array> out = unravel(row(a[0], 0), params);
+      for (const Array& p : unravel(row(a[0], 1), params)) out.push_back(p);
       return out;
     });
     std::vector<Array> current = params;
@@ -204,14 +206,12 @@ int main(int argc, char** argv) {
       return 0;
     }
     std::vector<float> losses;
-    std::vector<Array> stacked;  // the last step's parameters, one row per device
-    std::vector<Array> second;   // device 1's row of them
+    std::vector<Array> second;  // device 1's parameters after the last step
     for (std::int64_t i = 0; i < s.steps; ++i) {
       const std::vector<Array> out = step(current);
       losses.push_back(static_cast<float>(out[0].to_host().get_f64(0)));
-      stacked.assign(out.begin() + 1, out.end());
       // Every device holds the same parameters; the next step takes device 0's.
-      second = rows(stacked);
+      second = rows({out[1]});
       for (std::size_t p = 0; p < kParams; ++p) current[p] = second[p];
       second.erase(second.begin(), second.begin() + kParams);
     }
