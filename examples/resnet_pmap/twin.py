@@ -7,11 +7,12 @@ axis). The model: a 3x3 SAME stem convolution with bias and ReLU, one basic bloc
 batch norm, ReLU, 3x3 conv, batch norm, plus the identity shortcut, ReLU), global average pool, a
 dense layer to 10 logits; softmax cross-entropy against one-hot labels. Batch norm uses the
 whole batch's statistics across devices (cross-device batch norm: each device's mean and mean
-square averaged with lax.pmean, as flax.linen.BatchNorm does with an axis_name). jax.pmap over the devices (axis_name "i"; params
-replicated with in_axes None), gradients averaged with lax.pmean, SGD. Also checks that the
-data-parallel step equals the same step on the whole batch on one device. Writes oracle_small.json
-beside this file; `--size full` prints the full-size figures instead (2 x 64 images of 32x32x3,
-32 channels).
+square averaged with lax.pmean, as flax.linen.BatchNorm does with an axis_name). jax.pmap over
+the devices (axis_name "i"; params replicated with in_axes None); as grad inside pmap
+differentiates each device's loss, the loss and gradients are averaged with lax.pmean; SGD. Also
+checks that the data-parallel steps equal the same steps on the whole batch on one device. Writes
+oracle_small.json beside this file; `--size full` prints the full-size figures instead (2 x 64
+images of 32x32x3, 32 channels).
 
     python3 examples/resnet_pmap/twin.py [--size small|full]
 """
