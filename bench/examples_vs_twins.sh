@@ -19,7 +19,7 @@ shift $(($# < 2 ? $# : 2))
 examples=("$@")
 if [[ ${#examples[@]} -eq 0 ]]; then
   examples=(vae lstm_classifier graph_network volume_render molecular_dynamics decoder
-    cnn_classifier gp_regression unet_forward)
+    cnn_classifier gp_regression unet_forward resnet_pmap)
 fi
 source_dir="$(cd "$(dirname "$0")/.." && pwd)"
 status=0
@@ -36,7 +36,12 @@ for name in "${examples[@]}"; do
   fi
   load="$(cut -d' ' -f1 /proc/loadavg)"
   jax_out="$(python3 "$source_dir/examples/$name/twin.py" --size full 2>&1)" || status=1
-  weft_out="$("$exe" --size full --repeat "$repeats" 2>&1)" || status=1
+  # resnet_pmap is data-parallel over two devices: two PoCL devices unless POCL_DEVICES is set.
+  env_args=()
+  if [[ "$name" == resnet_pmap && -z "${POCL_DEVICES:-}" ]]; then
+    env_args=("POCL_DEVICES=pthread pthread")
+  fi
+  weft_out="$(env "${env_args[@]}" "$exe" --size full --repeat "$repeats" 2>&1)" || status=1
   jax_ms="$(median_of <<<"$jax_out")"
   weft_ms="$(median_of <<<"$weft_out")"
   if [[ -z $jax_ms || -z $weft_ms ]]; then
