@@ -1,7 +1,7 @@
 // weft::image::resize and weft::nn::group_norm against JAX (tools/oracles/image_nn.py writes
-// the cases): each runs eagerly and under jit on the default device, and in the reference
-// interpreter on the graph jit traced. Resizes up, down (with and without antialias), by odd
-// factors, of integer images, and their gradients; group norms of one, some and every feature
+// the cases): each runs under jit (the forward ones eagerly too) on the default device, and in the
+// reference interpreter on the graph jit traced. Resizes up, down (with and without antialias), by
+// odd factors, of integer images, and their gradients; group norms of one, some and every feature
 // per group, and their gradients.
 #include <gtest/gtest.h>
 
@@ -72,11 +72,15 @@ class ImageNnOracle : public ::testing::TestWithParam<Case> {};
 TEST_P(ImageNnOracle, MatchesJaxOnDeviceAndInterpreter) {
   const Case& c = GetParam();
   const std::vector<Array> device_args = testing::device_arrays(c.args);
-  const std::vector<Array> eager = run_case_fn(c, device_args);
-  ASSERT_EQ(eager.size(), c.expected.size());
-  for (std::size_t k = 0; k < eager.size(); ++k)
-    EXPECT_EQ(testing::compare_values(eager[k].to_host(), c.expected[k], 2e-5), "")
-        << "eager, result " << k;
+  // Eagerly only the untransformed cases: a transformed one builds a program per op
+  // eagerly (minutes of cold compiles over the file); jit and the interpreter check them.
+  if (c.transform == "none") {
+    const std::vector<Array> eager = run_case_fn(c, device_args);
+    ASSERT_EQ(eager.size(), c.expected.size());
+    for (std::size_t k = 0; k < eager.size(); ++k)
+      EXPECT_EQ(testing::compare_values(eager[k].to_host(), c.expected[k], 2e-5), "")
+          << "eager, result " << k;
+  }
   std::function<std::vector<Array>(const std::vector<Array>&)> fn =
       [&c](const std::vector<Array>& xs) { return run_case_fn(c, xs); };
   auto traced = jit(fn, {.name = "image_nn_case"});
