@@ -237,7 +237,9 @@ Array solve_triangular(const Array& a, const Array& b, int trans, bool lower, bo
 
 Array cho_solve(const std::pair<Array, bool>& c_and_lower, const Array& b,
                 std::source_location loc) {
-  const auto& [c0, lower] = c_and_lower;
+  // Named copies, not a structured binding: clang 15 cannot capture those in a lambda.
+  const Array& c0 = c_and_lower.first;
+  const bool lower = c_and_lower.second;
   return fused("cho_solve", loc, [&] {
     const DType t = promote_types(c0.dtype(), b.dtype());
     const Array c = inexact(c0, t, loc);
