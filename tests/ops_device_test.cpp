@@ -669,6 +669,39 @@ TEST_F(OpsOnDevice, DotRegisterBlockShapes) {
   }
 }
 
+// Dots into C of a few hundred rows or more copy B into contiguous column slabs first (CPU): whole
+// slabs, a last slab of one vector and more columns (N = 57, 100), one whole vector (N = 48),
+// columns past N zero in the copy; a batch; the lhs read transposed; an epilogue.
+TEST_F(OpsOnDevice, DotsPackingBIntoSlabs) {
+  const std::vector<std::array<std::int64_t, 3>> mnk = {
+      {256, 64, 64}, {300, 100, 70}, {257, 48, 65}, {260, 57, 128}};
+  std::vector<HostArray> inputs;
+  for (const auto& [m, n, k] : mnk) {
+    inputs.push_back(rand(DType::F32, {m, k}));
+    inputs.push_back(rand(DType::F32, {k, n}));
+  }
+  inputs.push_back(rand(DType::F32, {2, 264, 80}));
+  inputs.push_back(rand(DType::F32, {2, 80, 72}));
+  inputs.push_back(rand(DType::F32, {64, 280}));  // stored [K, M]
+  inputs.push_back(rand(DType::F32, {64}, -1, 1));
+  auto fn = [&](const V& x) {
+    V out;
+    for (std::size_t i = 0; i < mnk.size(); ++i)
+      out.push_back(lax::dot_general(x[2 * i], x[2 * i + 1], {{1}, {0}, {}, {}}));
+    out.push_back(lax::dot_general(x[8], x[9], {{2}, {1}, {0}, {0}}));
+    out.push_back(lax::dot_general(x[10], x[1], {{0}, {0}, {}, {}}));
+    const Array d = np::matmul(x[0], x[1]);
+    out.push_back(np::tanh(d + lax::broadcast_in_dim(x[11], {256, 64}, {1})));
+    return out;
+  };
+  EXPECT_EQ(check_against_interpreter(fn, inputs, 1e-4, 1e-4), "");
+  if (default_device().name().rfind("cpu:", 0) != 0) return;
+  auto square = jit([](const Array& a, const Array& b) { return np::matmul(a, b); });
+  const CompiledInfo info =
+      square.lower(Array::from_host(inputs[0]), Array::from_host(inputs[1])).compile()->info();
+  EXPECT_NE(info.source.find("_pack("), std::string::npos) << info.source;
+}
+
 // A weight gradient's x^T dy: the lhs stored contracting axis first is read transposed by the
 // dot kernel (f32 and f64), with no transpose kernel before it: narrow results, edge blocks,
 // a batch, an epilogue; integers keep the transpose.
