@@ -15,9 +15,7 @@
 #include <sstream>
 
 #include "codegen/cl_types.h"
-#include "codegen/kernel_context.h"
-#include "weft/ir/op_attrs.h"
-#include "weft/shape.h"
+#include "codegen/conv_cpu_blocking.h"
 
 namespace weft::opencl {
 bool emit_conv_blocked_kernel(KernelContext& ctx, const FusionGroup& group,
@@ -26,22 +24,16 @@ bool emit_conv_blocked_kernel(KernelContext& ctx, const FusionGroup& group,
   const Node& root = g.node(group.root);
   const Node& lhs = g.node(root.inputs[0]);
   const Node& rhs = g.node(root.inputs[1]);
-  const ConvAttrs a = ConvAttrs::read(root.attrs);
-  const std::size_t spatial = a.spatial_rank();
-  if (ctx.caps.is_gpu || root.dtype != DType::F32 || spatial == 0) return false;
-  if (a.feature_group_count != 1 || a.batch_group_count != 1) return false;
-  for (std::int64_t d : a.lhs_dilation)
-    if (d != 1) return false;
-  const std::vector<std::int64_t> ls = row_major_strides(lhs.shape),
-                                  os = row_major_strides(root.shape);
-  const std::vector<std::int64_t> rs = row_major_strides(rhs.shape);
+  const std::optional<CpuConvBlocking> blocking = cpu_conv_blocking(ctx, root);
+  if (!blocking) return false;
+  const ConvAttrs& a = blocking->attrs;
+  const std::size_t spatial = blocking->spatial;
+  const std::vector<std::int64_t>&ls = blocking->ls, &rs = blocking->rs, &os = blocking->os;
+  const int VW = blocking->VW, V = blocking->V;
+  const std::int64_t O = blocking->O, W = blocking->W;
   if (ls[a.lhs_spec[1]] != 1 || os[a.out_spec[1]] != 1) return false;
-  const int VW = ctx.caps.native_float_vector_width >= 16 ? 16 : 8;
-  const std::int64_t O = root.shape[a.out_spec[1]];
   const std::int64_t C = lhs.shape[a.lhs_spec[1]];
-  if (O % VW != 0 || num_elements(root.shape) == 0 || C == 0) return false;
-  const int V = O % (2 * VW) == 0 ? 2 : 1;
-  const std::int64_t W = V * VW;
+  if (C == 0) return false;
   // The row axis: the output's innermost spatial axis; `j` indexes spatial axes.
   std::size_t row = 0;
   for (std::size_t j = 1; j < spatial; ++j)

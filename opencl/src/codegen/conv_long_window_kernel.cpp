@@ -17,9 +17,7 @@
 #include <sstream>
 
 #include "codegen/cl_types.h"
-#include "codegen/kernel_context.h"
-#include "weft/ir/op_attrs.h"
-#include "weft/shape.h"
+#include "codegen/conv_cpu_blocking.h"
 
 namespace weft::opencl {
 namespace {
@@ -33,25 +31,19 @@ bool emit_conv_long_window_kernel(KernelContext& ctx, const FusionGroup& group,
                                   const std::string& name) {
   const Graph& g = ctx.graph();
   const Node& root = g.node(group.root);
-  const Node& lhs = g.node(root.inputs[0]);
   const Node& rhs = g.node(root.inputs[1]);
-  const ConvAttrs a = ConvAttrs::read(root.attrs);
-  const std::size_t spatial = a.spatial_rank();
-  if (ctx.caps.is_gpu || root.dtype != DType::F32 || spatial == 0) return false;
-  if (a.feature_group_count != 1 || a.batch_group_count != 1) return false;
-  for (std::int64_t d : a.lhs_dilation)
-    if (d != 1) return false;
-  const std::vector<std::int64_t> ls = row_major_strides(lhs.shape),
-                                  os = row_major_strides(root.shape);
-  const std::vector<std::int64_t> rs = row_major_strides(rhs.shape);
+  const std::optional<CpuConvBlocking> blocking = cpu_conv_blocking(ctx, root);
+  if (!blocking) return false;
+  const Node& lhs = g.node(root.inputs[0]);
+  const ConvAttrs& a = blocking->attrs;
+  const std::size_t spatial = blocking->spatial;
+  const std::vector<std::int64_t>&ls = blocking->ls, &rs = blocking->rs, &os = blocking->os;
+  const int VW = blocking->VW, V = blocking->V;
+  const std::int64_t O = blocking->O, W = blocking->W;
   if (ls[a.lhs_spec[0]] != 1 || rs[a.rhs_spec[0]] != 1 || os[a.out_spec[1]] != 1) return false;
-  const int VW = ctx.caps.native_float_vector_width >= 16 ? 16 : 8;
-  const std::int64_t O = root.shape[a.out_spec[1]];
   const std::int64_t batch = root.shape[a.out_spec[0]];
   const std::int64_t C = rhs.shape[a.rhs_spec[1]];  // contracted input features
-  if (O % VW != 0 || num_elements(root.shape) == 0 || batch == 0) return false;
-  const int V = O % (2 * VW) == 0 ? 2 : 1;
-  const std::int64_t W = V * VW;
+  if (batch == 0) return false;
   const int R = static_cast<int>(std::min<std::int64_t>(8, batch));
   const std::int64_t batch_blocks = (batch + R - 1) / R, col_blocks = O / W;
   std::int64_t out_positions = 1;
