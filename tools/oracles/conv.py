@@ -184,6 +184,14 @@ def main():
         rhs = normal(3, 4, 3, 2) if axes[1] == 0 else normal(4, 3, 2)
         case("vmap_batch_groups_" + tag, lhs, rhs, layouts=("NCH", "OIH", "NCH"),
              batch_group_count=2, transform="vmap", in_axes=axes)
+    # Output features that do not fill whole vectors (an RGB output's 3; 20 = 16 + 4; 40 = 32 + 8
+    # on AVX-512): the CPU blocked kernel pads its filter copy and stores the last lanes singly.
+    forward_and_grad("blocked_rgb_out", normal(2, 6, 7, 16), normal(3, 3, 16, 3),
+                     layouts=NHWC, padding="SAME")
+    forward_and_grad("blocked_partial_block", normal(2, 5, 9, 8), normal(3, 3, 8, 20),
+                     layouts=NHWC, padding="SAME")
+    case("blocked_partial_pair", normal(1, 4, 10, 8), normal(3, 3, 8, 40), layouts=NHWC,
+         padding="VALID")
     os.makedirs(OUT_DIR, exist_ok=True)
     with open(os.path.join(OUT_DIR, "cases.json"), "w") as f:
         json.dump({"jax_version": jax.__version__, "cases": CASES}, f, separators=(",", ":"))

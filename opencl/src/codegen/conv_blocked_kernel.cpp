@@ -40,7 +40,8 @@ bool emit_conv_blocked_kernel(KernelContext& ctx, const FusionGroup& group,
     if (os[a.out_spec[2 + j]] < os[a.out_spec[2 + row]]) row = j;
   const std::int64_t row_size = root.shape[a.out_spec[2 + row]];
   const int R = static_cast<int>(std::min<std::int64_t>(8, row_size));
-  const std::int64_t row_blocks = (row_size + R - 1) / R, col_blocks = O / W;
+  const std::int64_t row_blocks = (row_size + R - 1) / R, col_blocks = (O + W - 1) / W;
+  const std::int64_t OP = col_blocks * W;  // features in the packed filter, zeros past O
   // The other output positions: batch, then the other spatial axes, as one index.
   std::vector<std::int64_t> outer_axes{a.out_spec[0]};
   std::vector<int> outer_spatial{-1};
@@ -54,7 +55,7 @@ bool emit_conv_blocked_kernel(KernelContext& ctx, const FusionGroup& group,
   const std::int64_t total = outer * row_blocks * col_blocks;
   std::int64_t window = 1;
   for (std::size_t j = 0; j < spatial; ++j) window *= rhs.shape[a.rhs_spec[2 + j]];
-  const std::int64_t packed = window * C * O;
+  const std::int64_t packed = window * C * OP;
   const bool wide = std::max({num_elements(lhs.shape), packed, num_elements(root.shape)}) >=
                     (std::int64_t{1} << 30);
   const std::string I = wide ? "long" : "int";
@@ -63,13 +64,14 @@ bool emit_conv_blocked_kernel(KernelContext& ctx, const FusionGroup& group,
   auto S = [](std::int64_t v) { return std::to_string(v); };
   std::ostringstream& s = ctx.source;
 
-  // The filter as [window positions (row-major over the spatial axes), C, O].
+  // The filter as [window positions (row-major over the spatial axes), C, OP].
   s << "__kernel void " << name << "_pack(__global const float* restrict rhs, "
     << "__global float* restrict packed) {\n"
     << "  const " << I << " at = (" << I << ")get_global_id(0);\n"
     << "  if (at >= " << S(packed) << ") return;\n"
-    << "  const " << I << " o = at % " << S(O) << ", c = (at / " << S(O) << ") % " << S(C) << ";\n"
-    << "  " << I << " w = at / " << S(C * O) << ";\n"
+    << "  const " << I << " o = at % " << S(OP) << ", c = (at / " << S(OP) << ") % " << S(C)
+    << ";\n"
+    << "  " << I << " w = at / " << S(C * OP) << ";\n"
     << "  " << I << " from = o * " << S(rs[a.rhs_spec[0]]) << " + c * " << S(rs[a.rhs_spec[1]])
     << ";\n";
   for (std::size_t j = spatial; j-- > 0;) {
@@ -77,7 +79,8 @@ bool emit_conv_blocked_kernel(KernelContext& ctx, const FusionGroup& group,
     s << "  from += (w % " << S(k) << ") * " << S(rs[a.rhs_spec[2 + j]]) << "; w /= " << S(k)
       << ";\n";
   }
-  s << "  packed[at] = rhs[from];\n}\n\n";
+  s << "  packed[at] = " << (OP == O ? "rhs[from]" : "o < " + S(O) + " ? rhs[from] : 0.0f")
+    << ";\n}\n\n";
   const int packed_buffer = ctx.add_temp(static_cast<std::size_t>(packed) * sizeof(float));
   LaunchPlan pack;
   pack.kernel = name + "_pack";
@@ -140,13 +143,13 @@ bool emit_conv_blocked_kernel(KernelContext& ctx, const FusionGroup& group,
     << " * " << S(a.rhs_dilation[row]) << " - " << S(a.padding_low[row]) << ";\n"
     << indent << "const __global float* base = lhs + " << in_index << " + q0 * "
     << S(ls[a.lhs_spec[2 + row]]) << ";\n"
-    << indent << "const __global float* wrow = packed + (" << window_index << ") * " << S(C * O)
+    << indent << "const __global float* wrow = packed + (" << window_index << ") * " << S(C * OP)
     << " + col * " << S(W) << ";\n";
   auto fmas = [&](const std::string& in, bool checked) {
     s << in << "for (" << I << " c = 0; c < " << S(C) << "; ++c) {\n";
     for (int v = 0; v < V; ++v)
       s << in << "  const " << TV << " b" << v << " = vload" << VW << "(" << v << ", wrow + c * "
-        << S(O) << ");\n";
+        << S(OP) << ");\n";
     for (int i = 0; i < R; ++i) {
       const std::string load = "base[" + S(i * step) + " + c]";
       s << in << "  { const " << TV << " av = (" << TV << ")("
@@ -171,11 +174,24 @@ bool emit_conv_blocked_kernel(KernelContext& ctx, const FusionGroup& group,
     indent.resize(indent.size() - 2);
     s << indent << "}\n";
   }
+  // The last block of features, where they do not fill it, stores its lanes below O one by one.
+  if (OP != O) s << "  const int left = " << S(O) << " - (int)col * " << S(W) << ";\n";
   for (int i = 0; i < R; ++i) {
     s << "  if (" << i << " < rows) {\n";
-    for (int v = 0; v < V; ++v)
-      s << "    vstore" << VW << "(" << acc(i, v) << ", 0, y + out_at + "
-        << S(i * os[a.out_spec[2 + row]] + v * VW) << ");\n";
+    for (int v = 0; v < V; ++v) {
+      const std::string at = "y + out_at + " + S(i * os[a.out_spec[2 + row]] + v * VW);
+      if (OP == O) {
+        s << "    vstore" << VW << "(" << acc(i, v) << ", 0, " << at << ");\n";
+        continue;
+      }
+      s << "    if (left >= " << (v + 1) * VW << ") vstore" << VW << "(" << acc(i, v) << ", 0, "
+        << at << ");\n"
+        << "    else {\n"
+        << "      float lanes[" << VW << "];\n"
+        << "      vstore" << VW << "(" << acc(i, v) << ", 0, lanes);\n"
+        << "      for (int j = 0; j < left - " << v * VW << "; ++j) (" << at << ")[j] = lanes[j];\n"
+        << "    }\n";
+    }
     s << "  }\n";
   }
   s << "}\n\n";

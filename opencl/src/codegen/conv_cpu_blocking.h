@@ -1,7 +1,9 @@
 // What the CPU convolution kernels (conv_blocked_kernel.cpp, conv_long_window_kernel.cpp) share:
 // they apply to f32 convolutions without feature or batch groups and without lhs dilation, with a
-// non-empty result whose output features fill whole vectors, and keep W = V x VW features of
-// each output row in registers (two vectors where the features fill pairs of them). Each kernel
+// non-empty result, and keep W = V x VW output features of each output row in registers (two
+// vectors where the features fill pairs of them). Where the features do not fill whole vectors
+// (an RGB output's 3), VW is the narrowest of 4, 8 and the register width that holds them, or
+// the register width with the last block partly padding; `whole_vectors` says which. Each kernel
 // then checks which axes must be innermost for its own loops.
 #pragma once
 
@@ -18,10 +20,11 @@ struct CpuConvBlocking {
   ConvAttrs attrs;
   std::size_t spatial = 0;               // spatial axes
   std::vector<std::int64_t> ls, rs, os;  // row-major strides of lhs, rhs and the result
-  int VW = 8;                            // floats per vector register
+  int VW = 8;                            // floats per vector
   int V = 1;                             // vectors per block row
   std::int64_t O = 0;                    // output features
   std::int64_t W = 0;                    // features per block: V x VW
+  bool whole_vectors = true;             // O is a multiple of W
 };
 
 inline std::optional<CpuConvBlocking> cpu_conv_blocking(const KernelContext& ctx,
@@ -40,9 +43,11 @@ inline std::optional<CpuConvBlocking> cpu_conv_blocking(const KernelContext& ctx
   b.os = row_major_strides(root.shape);
   b.VW = ctx.caps.native_float_vector_width >= 16 ? 16 : 8;
   b.O = root.shape[a.out_spec[1]];
-  if (b.O % b.VW != 0 || num_elements(root.shape) == 0) return std::nullopt;
+  if (b.O == 0 || num_elements(root.shape) == 0) return std::nullopt;
+  if (b.O < b.VW) b.VW = b.O <= 4 ? 4 : 8;
   b.V = b.O % (2 * b.VW) == 0 ? 2 : 1;
   b.W = b.V * b.VW;
+  b.whole_vectors = b.O % b.W == 0;
   return b;
 }
 

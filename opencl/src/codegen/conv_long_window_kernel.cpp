@@ -40,6 +40,7 @@ bool emit_conv_long_window_kernel(KernelContext& ctx, const FusionGroup& group,
   const std::vector<std::int64_t>&ls = blocking->ls, &rs = blocking->rs, &os = blocking->os;
   const int VW = blocking->VW, V = blocking->V;
   const std::int64_t O = blocking->O, W = blocking->W;
+  if (!blocking->whole_vectors) return false;
   if (ls[a.lhs_spec[0]] != 1 || rs[a.rhs_spec[0]] != 1 || os[a.out_spec[1]] != 1) return false;
   const std::int64_t batch = root.shape[a.out_spec[0]];
   const std::int64_t C = rhs.shape[a.rhs_spec[1]];  // contracted input features
