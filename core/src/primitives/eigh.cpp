@@ -3,7 +3,8 @@
 // primitives of one operand sharing one kernel (own_kernel_family "eigh", as lu's three):
 // `eigh_vectors` (the eigenvectors in columns, [..., n, n]) and `eigh_values` ([..., n]). Only
 // one triangle of the operand is read (`lower`); symmetrizing is lax::eigh's business, as in
-// JAX. With `sort_eigenvalues` the eigenvalues ascend (NaN last) and the vectors follow them.
+// JAX. With `sort_eigenvalues` the eigenvalues ascend (NaN last) and the vectors follow them;
+// each vector's sign is fixed (fix_signs) so that the device and the interpreter agree.
 // The evaluators run cyclic Jacobi rotations in double until no rotation is worth making (the
 // device kernel, opencl/src/codegen/eigh_kernel.cpp, is the parallel form of the same method).
 // The jvp is JAX's _eigh_jvp_rule (non-degenerate perturbation theory).
@@ -107,6 +108,23 @@ void jacobi(std::vector<double>& a, std::vector<double>& v, std::int64_t n, int 
   }
 }
 
+// Each column's first entry within 0.1% of its largest magnitude made positive: the signs are
+// otherwise arbitrary, and the device kernel makes the same choice (an exact tie, as in
+// (1, 1) / sqrt(2), picks the first).
+void fix_signs(std::vector<double>& v, std::int64_t n) {
+  auto at = [&](std::int64_t i, std::int64_t k) -> double& {
+    return v[static_cast<std::size_t>(i * n + k)];
+  };
+  for (std::int64_t k = 0; k < n; ++k) {
+    double largest = 0;
+    for (std::int64_t i = 0; i < n; ++i) largest = std::max(largest, std::abs(at(i, k)));
+    std::int64_t lead = 0;
+    while (lead < n - 1 && std::abs(at(lead, k)) < largest * 0.999) ++lead;
+    if (at(lead, k) < 0)
+      for (std::int64_t i = 0; i < n; ++i) at(i, k) = -at(i, k);
+  }
+}
+
 enum class EighPart { vectors, values };
 
 template <EighPart part>
@@ -128,6 +146,7 @@ Value evaluate_eigh(const Node& node, Operands operands) {
         v[static_cast<std::size_t>(i * n + j)] = i == j ? 1.0 : 0.0;
       }
     jacobi(a, v, n, 60);
+    fix_signs(v, n);
     auto w = [&](std::int64_t k) { return a[static_cast<std::size_t>(k * n + k)]; };
     std::iota(order.begin(), order.end(), std::int64_t{0});
     if (at.sort_eigenvalues)

@@ -5,10 +5,11 @@
 // the work-items compute them (sym.schur2, the same test for a negligible a_pq as the
 // evaluator in core/src/primitives/eigh.cpp), then apply them to rows (J^T A), then to
 // columns (A J, V J), a barrier between the phases. Sweeps end when a whole sweep makes no
-// rotation, or after a cap (30 for f32, 60 for f64). The eigenvalues (the diagonal) are then
-// ranked ascending (NaN last, ties by index) and written with their vectors to the results of
-// the ops that keep them (the group's root, or a side output: one kernel serves both ops of
-// one operand) or to scratch.
+// rotation, or after a cap (30 for f32, 60 for f64). Each vector's sign is then fixed (its first
+// entry within 0.1% of its largest magnitude positive), the eigenvalues (the diagonal) ranked
+// ascending (NaN last, ties by index) and written with their vectors to the results of the ops that
+// keep them (the group's root, or a side output: one kernel serves both ops of one operand) or to
+// scratch.
 #include <algorithm>
 
 #include "codegen/cl_types.h"
@@ -142,6 +143,20 @@ void emit_eigh_kernel(KernelContext& ctx, const FusionGroup& group, const std::s
     << "    barrier(CLK_LOCAL_MEM_FENCE);\n"
     << "    if (!more) break;\n"
     << "  }\n";
+  // Each vector's sign: its first entry within 0.1% of its largest magnitude is positive (as
+  // the evaluator's; an exact tie, as in (1, 1) / sqrt(2), picks the first).
+  s << "  for (int k = lid; k < " << N << "; k += " << W << ") {\n"
+    << "    " << T << " largest = 0;\n"
+    << "    for (int i = 0; i < " << N << "; ++i) largest = fmax(largest, fabs(v[i * " << N
+    << " + k]));\n"
+    << "    int lead = 0;\n"
+    << "    while (lead < " << n - 1 << " && fabs(v[lead * " << N << " + k]) < largest * "
+    << (f64 ? "0.999" : "0.999f") << ") ++lead;\n"
+    << "    if (v[lead * " << N << " + k] < 0)\n"
+    << "      for (int i = 0; i < " << N << "; ++i) v[i * " << N << " + k] = -v[i * " << N
+    << " + k];\n"
+    << "  }\n"
+    << "  barrier(CLK_GLOBAL_MEM_FENCE);\n";
   // Each eigenvalue's place: how many come before it (ascending, NaN last, ties by index).
   if (attrs.sort_eigenvalues)
     s << "  for (int k = lid; k < " << N << "; k += " << W << ") {\n"
