@@ -244,6 +244,35 @@ TEST(EighDevice, UnsortedIsAPermutationOfSorted) {
     EXPECT_NEAR(values[k], sample->expected[1].get_f64(static_cast<std::int64_t>(k)), 1e-9);
 }
 
+// A 129x129 matrix (odd, more pairs than work-items) agrees with the interpreter (both fix the
+// vectors' signs alike) and decomposes; so do matrices with repeated eigenvalues, whose vectors
+// are any basis of each eigenspace: the identity, zeros, and diag(2, 2, 1) rotated.
+TEST(EighDevice, LargeOddAndDegenerateMatricesDecompose) {
+  std::mt19937 rng(43);
+  HostArray large = testing::random_array(DType::F64, {129, 129}, -1, 1, rng);
+  const testing::MultiFn fn = [](const std::vector<Array>& xs) {
+    auto [v, w] = lax::eigh(xs[0]);
+    return std::vector<Array>{v, w};
+  };
+  EXPECT_EQ(testing::check_against_interpreter(fn, {large}, 1e-8, 1e-9), "");
+  HostArray degenerate(DType::F64, {3, 3, 3});
+  const double c = std::cos(0.7), s = std::sin(0.7);
+  const double q[3][3] = {{c, -s, 0}, {s, c, 0}, {0, 0, 1}}, d[3] = {2, 2, 1};
+  for (std::int64_t i = 0; i < 3; ++i)
+    for (std::int64_t j = 0; j < 3; ++j) {
+      double rotated = 0;
+      for (int k = 0; k < 3; ++k) rotated += q[k][i] * d[k] * q[k][j];
+      degenerate.set_f64(i * 3 + j, i == j ? 1.0 : 0.0);
+      degenerate.set_f64(9 + i * 3 + j, 0.0);
+      degenerate.set_f64(18 + i * 3 + j, rotated);
+    }
+  auto decompose = jit(fn, {.name = "eigh_device"});
+  for (const HostArray& x : {large, degenerate}) {
+    const std::vector<Array> out = decompose(testing::device_arrays({x}));
+    EXPECT_EQ(check_decomposition(x, true, true, out[0].to_host(), out[1].to_host(), 1e-10), "");
+  }
+}
+
 TEST(EighErrors, NameTheProblem) {
   std::string e = testing::error_of<ShapeError>([] { lax::eigh(np::zeros({3, 4}, DType::F32)); });
   EXPECT_NE(e.find("eigh"), std::string::npos) << e;
