@@ -428,6 +428,10 @@ inline Graph graph_using(OpKind kind) {
       ValueId a = b.param(f, {2, 3, 3});
       if (kind == OpKind::Cholesky || kind == OpKind::Lu) {
         out = b.op(kind, {a}, f, {2, 3, 3});
+      } else if (kind == OpKind::EighVectors || kind == OpKind::EighValues) {
+        const Attrs eigh = {{"lower", std::int64_t{1}}, {"sort_eigenvalues", std::int64_t{1}}};
+        out = kind == OpKind::EighVectors ? b.op(kind, {a}, f, {2, 3, 3}, eigh)
+                                          : b.op(kind, {a}, f, {2, 3}, eigh);
       } else if (kind == OpKind::LuPivots || kind == OpKind::LuPermutation) {
         out = b.op(kind, {a}, DType::I32, {2, 3});
       } else {

@@ -27,6 +27,15 @@ Array solve_triangular(const Array& a, const Array& b, int trans = 0, bool lower
 // lower (L, A = L L^T) or the upper one (U, A = U^T U): cho_solve({c, lower}, b).
 Array cho_solve(const std::pair<Array, bool>& c_and_lower, const Array& b, WEFT_LOC_PARAM);
 
+// Built on lax::eigh (np_eigh.cpp). jnp.linalg.eigh: the eigenvalues [..., n] (ascending) and
+// the eigenvectors in columns [..., n, n] of the symmetric a, in JAX's order {w, v};
+// `lower` says which triangle is read when `symmetrize_input` is false (JAX's UPLO "L" or
+// "U"), otherwise a becomes (a + a^T) / 2 first.
+std::pair<Array, Array> eigh(const Array& a, bool lower = true, bool symmetrize_input = true,
+                             WEFT_LOC_PARAM);
+// jnp.linalg.eigvalsh: eigh's eigenvalues alone.
+Array eigvalsh(const Array& a, bool lower = true, WEFT_LOC_PARAM);
+
 // Built on lax::lu, as jax.numpy.linalg's are (a square, [..., n, n]).
 // jnp.linalg.solve: x with a x = b, b a vector [n] (or [..., n] with a's batch) or a batch of
 // matrices [..., n, k]; batch axes broadcast.

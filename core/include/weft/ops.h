@@ -228,5 +228,11 @@ Array triangular_solve(const Array& a, const Array& b, const TriangularSolveAttr
 // diagonal with a unit diagonal implied, U on and above), the pivots (i32 [..., min(m, n)]: row i
 // was swapped with row pivots[i]) and the permutation (i32 [..., m]: a[permutation] = L U).
 std::tuple<Array, Array, Array> lu(const Array& a, WEFT_LOC_PARAM);
+// The eigendecomposition of symmetric x [..., n, n] (lax.linalg.eigh, eigh_ops.cpp): the
+// eigenvectors v in columns [..., n, n] and the eigenvalues w [..., n], x v = v diag(w); w
+// ascending with `sort_eigenvalues`. With `symmetrize_input` x becomes (x + x^T) / 2 first;
+// without it only x's lower (`lower`) or upper triangle is read.
+std::pair<Array, Array> eigh(const Array& x, bool lower = true, bool symmetrize_input = true,
+                             bool sort_eigenvalues = true, WEFT_LOC_PARAM);
 
 }  // namespace weft::lax

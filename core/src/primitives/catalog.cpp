@@ -54,9 +54,12 @@ std::vector<Probe> probes_for(const OpInfo& info, DType d) {
                     {d, vec}}};
     }
     case OpClass::Linalg: {
-      // Square matrices; one attribute set for the class (cholesky has none).
+      // Square matrices; one attribute set for the class (cholesky has none; eigh reads lower
+      // and sort_eigenvalues).
       const std::vector<TensorType> operands(static_cast<std::size_t>(n), {d, {2, 2}});
-      return {Probe{operands, TriangularSolveAttrs{}.write(), {d, {2, 2}}}};
+      Attrs attrs = TriangularSolveAttrs{}.write();
+      attrs.set(EighAttrs::kSortEigenvalues, std::int64_t{1});
+      return {Probe{operands, attrs, {d, {2, 2}}}};
     }
     case OpClass::Dot:
       return {Probe{

@@ -94,5 +94,7 @@ void define_conv_primitive(Definitions& defs);
 // Linear algebra (cholesky, triangular_solve; lu).
 void define_linalg_primitives(Definitions& defs);
 void define_lu_primitives(Definitions& defs);
+// The symmetric eigendecomposition (eigh_vectors, eigh_values).
+void define_eigh_primitives(Definitions& defs);
 
 }  // namespace weft::prim

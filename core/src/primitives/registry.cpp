@@ -58,6 +58,7 @@ Table build_table() {
   // Linear algebra.
   define_linalg_primitives(defs);
   define_lu_primitives(defs);
+  define_eigh_primitives(defs);
   Table table;
   std::array<bool, kNumOpKinds> seen{};
   for (Primitive& p : std::move(defs).take()) {

@@ -155,6 +155,9 @@ void emit_triangular_solve_kernel(KernelContext& ctx, const FusionGroup& group,
 // lu, lu_pivots or lu_permutation at `group`'s root: one work-group per matrix, partial
 // pivoting column by column (lu_kernel.cpp).
 void emit_lu_kernel(KernelContext& ctx, const FusionGroup& group, const std::string& name);
+// eigh_vectors or eigh_values at `group`'s root: one work-group per matrix, parallel cyclic
+// Jacobi (eigh_kernel.cpp).
+void emit_eigh_kernel(KernelContext& ctx, const FusionGroup& group, const std::string& name);
 // A LoopKernel step: the scan node `scan` of the block's graph, its carries' Result nodes
 // already holding buffers (loop_in_kernel.cpp).
 void emit_loop_in_kernel(KernelContext& ctx, ValueId scan, const std::string& name);

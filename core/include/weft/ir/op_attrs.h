@@ -546,4 +546,23 @@ struct TriangularSolveAttrs {
   }
 };
 
+// eigh_vectors and eigh_values (lax.linalg.eigh_p): which triangle of the operand is read
+// (`lower`: the lower one, the diagonal included) and whether the eigenvalues (and their vectors
+// with them) come in ascending order (`sort_eigenvalues`; otherwise in the order the
+// decomposition leaves them).
+struct EighAttrs {
+  static constexpr const char* kLower = "lower";
+  static constexpr const char* kSortEigenvalues = "sort_eigenvalues";
+  bool lower = true;
+  bool sort_eigenvalues = true;
+
+  static EighAttrs read(const Attrs& attrs) {
+    return {attrs.get_int(kLower) != 0, attrs.get_int(kSortEigenvalues) != 0};
+  }
+  Attrs write() const {
+    auto flag = [](bool b) { return std::int64_t{b ? 1 : 0}; };
+    return Attrs{{kLower, flag(lower)}, {kSortEigenvalues, flag(sort_eigenvalues)}};
+  }
+};
+
 }  // namespace weft

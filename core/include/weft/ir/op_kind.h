@@ -169,6 +169,11 @@ enum class OpKind : std::uint8_t {
   Lu,
   LuPivots,
   LuPermutation,
+  // Eigendecomposition of a symmetric x [..., n, n] (lax.linalg.eigh's two results, one op each;
+  // core/src/primitives/eigh.cpp; attrs: EighAttrs): the eigenvectors in columns [..., n, n]
+  // and the eigenvalues [..., n], ascending when sort_eigenvalues; one triangle of x is read.
+  EighVectors,
+  EighValues,
   // Ops that exist only in graphs a transformation traces: their rules are their meaning (they
   // hang off Node::custom, or are the pmap collectives'); they are inlined or rewritten before
   // anything compiles (see is_transformation_only).
@@ -211,7 +216,8 @@ enum class OpClass : std::uint8_t {
   Convolution,
   // Windowed reductions and their select_and_* companions: a kernel of their own.
   Window,
-  // Linear algebra over the last two axes (cholesky, triangular_solve, lu): a kernel of their own.
+  // Linear algebra over the last two axes (cholesky, triangular_solve, lu, eigh): a kernel of their
+  // own.
   Linalg,
 };
 

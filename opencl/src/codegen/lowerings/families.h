@@ -101,5 +101,6 @@ void define_gather_scatter_lowerings(Lowerings& table);
 void define_conv_lowerings(Lowerings& table);
 // Linear algebra.
 void define_linalg_lowerings(Lowerings& table);
+void define_eigh_lowerings(Lowerings& table);
 
 }  // namespace weft::opencl::lowerings

@@ -59,6 +59,7 @@ Table build_table() {
   lowerings::define_window_lowerings(entries);
   // Linear algebra.
   lowerings::define_linalg_lowerings(entries);
+  lowerings::define_eigh_lowerings(entries);
   Table table{};
   std::array<bool, kNumOpKinds> seen{};
   for (const Lowering& l : std::move(entries).take()) {
