@@ -5,6 +5,7 @@
 // JAX's figures come from bench/jax_linalg_peer.py (LAPACK potrf, trsm, getrf through XLA's CPU
 // custom calls), run as a child process when python3 can import jax. Goals: cholesky 1024 and
 // triangular_solve with 1024 right-hand sides <= 1.5x JAX's time, lu 1024 <= 2x.
+// `bench_linalg NAME` runs the cases whose name contains NAME (cholesky_1024, lu, ...).
 // Each weft result is checked first against products computed here at sampled positions.
 #include <algorithm>
 #include <cmath>
@@ -125,12 +126,15 @@ struct Case {
   const char* name;   // the JAX peer's name
   const char* title;  // the table's
   std::function<void()> run;
-  double goal;  // weft/JAX time; 0: no goal
+  std::function<void()> check;  // fails the benchmark when the result is wrong
+  double goal;                  // weft/JAX time; 0: no goal
 };
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  // An argument runs only the cases whose name contains it (JAX's peer still runs all).
+  const std::string filter = argc > 1 ? argv[1] : "";
   std::printf("weft device: %s\n", weft::bench::device_line().c_str());
   std::mt19937 rng(31);
   auto cholesky = weft::jit(
@@ -158,37 +162,48 @@ int main() {
   const Array G1024 = Array::from_vector<float>({1024, 1024}, g1024);
   const Array G64 = Array::from_vector<float>({64, 64, 64}, g64);
 
-  check_cholesky(a1024, cholesky(Args{A1024}).at(0).to_vector<float>(), 1, 1024, rng);
-  check_cholesky(a2048, cholesky(Args{A2048}).at(0).to_vector<float>(), 1, 2048, rng);
-  check_cholesky(a64, cholesky(Args{A64}).at(0).to_vector<float>(), 64, 64, rng);
-  check_solve(l1024, b1, solve(Args{L, B1}).at(0).to_vector<float>(), 1024, 1, rng);
-  check_solve(l1024, b1024, solve(Args{L, B1024}).at(0).to_vector<float>(), 1024, 1024, rng);
-  for (const auto& [a, g, batch, n] :
-       {std::tuple{&g1024, &G1024, 1, 1024}, std::tuple{&g64, &G64, 64, 64}}) {
-    const std::vector<Array> out = lu(Args{*g});
-    check_lu(*a, out.at(0).to_vector<float>(), out.at(2).to_vector<std::int32_t>(), batch, n, rng);
-  }
-
   auto wait = [](const std::vector<Array>& out) {
     for (const Array& o : out) o.block_until_ready();
   };
-  const std::vector<Case> cases = {
-      {"cholesky_1024", "cholesky f32 1024", [&] { wait(cholesky(Args{A1024})); }, 1.5},
-      {"cholesky_2048", "cholesky f32 2048", [&] { wait(cholesky(Args{A2048})); }, 0},
-      {"cholesky_batch64x64", "cholesky f32 64 x 64x64", [&] { wait(cholesky(Args{A64})); }, 0},
+  auto check_lu_of = [&](const std::vector<float>& a, const Array& g, std::int64_t batch,
+                         std::int64_t n) {
+    const std::vector<Array> out = lu(Args{g});
+    check_lu(a, out.at(0).to_vector<float>(), out.at(2).to_vector<std::int32_t>(), batch, n, rng);
+  };
+  const std::vector<Case> all = {
+      {"cholesky_1024", "cholesky f32 1024", [&] { wait(cholesky(Args{A1024})); },
+       [&] { check_cholesky(a1024, cholesky(Args{A1024}).at(0).to_vector<float>(), 1, 1024, rng); },
+       1.5},
+      {"cholesky_2048", "cholesky f32 2048", [&] { wait(cholesky(Args{A2048})); },
+       [&] { check_cholesky(a2048, cholesky(Args{A2048}).at(0).to_vector<float>(), 1, 2048, rng); },
+       0},
+      {"cholesky_batch64x64", "cholesky f32 64 x 64x64", [&] { wait(cholesky(Args{A64})); },
+       [&] { check_cholesky(a64, cholesky(Args{A64}).at(0).to_vector<float>(), 64, 64, rng); }, 0},
       {"triangular_solve_1024_1", "triangular_solve 1024, 1 rhs",
        [&] {
          wait(solve(Args{L, B1}));
+       },
+       [&] {
+         check_solve(l1024, b1, solve(Args{L, B1}).at(0).to_vector<float>(), 1024, 1, rng);
        },
        0},
       {"triangular_solve_1024_1024", "triangular_solve 1024, 1024 rhs",
        [&] {
          wait(solve(Args{L, B1024}));
        },
+       [&] {
+         check_solve(l1024, b1024, solve(Args{L, B1024}).at(0).to_vector<float>(), 1024, 1024, rng);
+       },
        1.5},
-      {"lu_1024", "lu f32 1024", [&] { wait(lu(Args{G1024})); }, 2.0},
-      {"lu_batch64x64", "lu f32 64 x 64x64", [&] { wait(lu(Args{G64})); }, 0},
+      {"lu_1024", "lu f32 1024", [&] { wait(lu(Args{G1024})); },
+       [&] { check_lu_of(g1024, G1024, 1, 1024); }, 2.0},
+      {"lu_batch64x64", "lu f32 64 x 64x64", [&] { wait(lu(Args{G64})); },
+       [&] { check_lu_of(g64, G64, 64, 64); }, 0},
   };
+  std::vector<Case> cases;
+  for (const Case& c : all)
+    if (std::string(c.name).find(filter) != std::string::npos) cases.push_back(c);
+  for (const Case& c : cases) c.check();
   std::vector<std::function<void()>> runs;
   for (const Case& c : cases) runs.push_back(c.run);
   const auto samples = weft::bench::time_interleaved(runs, 2, kRounds);

@@ -44,10 +44,11 @@ RTOL = {"f32": 2e-4, "f64": 1e-9}
 rng = np.random.default_rng(29)
 
 
-def value(v):
+def value(v, f32=False):
     if isinstance(v, (int, np.integer)):
         return int(v)
-    v = float(v)
+    # f32 values as the shortest decimal that reads back as the same f32 (half the text).
+    v = float(str(np.float32(v))) if f32 and math.isfinite(v) else float(v)
     if math.isnan(v):
         return "nan"
     if math.isinf(v):
@@ -58,7 +59,7 @@ def value(v):
 def spec(a):
     a = np.asarray(a)
     return {"dtype": WEFT_NAMES[a.dtype], "shape": list(a.shape),
-            "values": [value(v) for v in a.reshape(-1).tolist()]}
+            "values": [value(v, a.dtype == np.float32) for v in a.reshape(-1).tolist()]}
 
 
 def spd(shape, dtype):
@@ -314,6 +315,19 @@ for n in (2, 3, 5):
     add(f"det_f64_n{n}", "det", [uniform((2, n, n), np.float64)])
     add(f"det_f64_grad_n{n}", "det", [uniform((n, n), np.float64) + np.eye(n),
                                       np.array(1.5)], transform="grad", argnums=[0])
+
+# ---- sizes that take the blocked kernels' paths ---------------------------------------------
+# triangular_solve: tiles of 32 and 16 right-hand sides and single ones (f32), of 16 and 8
+# (f64), rows not a multiple of the 8-row block, both sides, substitution upwards and downwards.
+add("triangular_solve_f32_left_lower_n100_rhs50", "triangular_solve",
+    [triangular((100, 100), np.float32, True), uniform((100, 50), np.float32)],
+    tri_attrs(True, True))
+add("triangular_solve_f32_right_upper_transpose_n37_rhs45", "triangular_solve",
+    [triangular((37, 37), np.float32, False), uniform((45, 37), np.float32)],
+    tri_attrs(False, False, True))
+add("triangular_solve_f64_right_lower_transpose_unit_rhs25", "triangular_solve",
+    [triangular((2, 12, 12), np.float64, True, True), uniform((2, 25, 12), np.float64)],
+    tri_attrs(False, True, True, True))
 
 os.makedirs(OUT_DIR, exist_ok=True)
 with open(os.path.join(OUT_DIR, "cases.json"), "w") as out:

@@ -148,8 +148,8 @@ void emit_select_scatter_kernel(KernelContext& ctx, const FusionGroup& group,
 // Linear algebra. The cholesky at `group`'s root: one work-group per matrix, column by column
 // (cholesky_kernel.cpp).
 void emit_cholesky_kernel(KernelContext& ctx, const FusionGroup& group, const std::string& name);
-// The triangular_solve at `group`'s root: one work-item per right-hand side, substituting
-// along the triangle (triangular_solve_kernel.cpp).
+// The triangular_solve at `group`'s root: each work-item substitutes a tile of right-hand sides
+// through the triangle in register blocks of 8 rows (triangular_solve_kernel.cpp).
 void emit_triangular_solve_kernel(KernelContext& ctx, const FusionGroup& group,
                                   const std::string& name);
 // lu, lu_pivots or lu_permutation at `group`'s root: one work-group per matrix, partial
