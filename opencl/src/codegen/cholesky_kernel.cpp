@@ -1,20 +1,22 @@
 // cholesky: right-looking and blocked, as LAPACK's potrf, in the result buffer. A first launch
 // copies the operand's lower triangle (zeros above); then, per block column of NB columns:
-//   diag:   one work-group per matrix factors the NB x NB diagonal block in local memory, column
-//           by column (a pivot <= 0 marks the matrix as not positive definite, as JAX's CPU
-//           potrf does; a NaN pivot goes on as NaN);
+//   diag:   the NB x NB diagonal block is factored, on CPUs by one work-item per matrix (rows
+//           as dot products, Crout), on GPUs by one work-group in local memory, column by column
+//           (a pivot <= 0 marks the matrix as not positive definite, as JAX's CPU potrf does; a
+//           NaN pivot goes on as NaN);
 //   panel:  the rows below it solve against the block's transpose, each work-item a group of
-//           LW rows (16 lanes on CPUs); they also write the panel transposed into a scratch
-//           buffer, so that the next step reads its rows as vectors;
+//           rows (on CPUs two vectors of 16 rows as lanes); they also write the panel transposed
+//           into a scratch buffer, so that the update reads its rows as vectors;
 //   update: the trailing lower triangle loses the panel's outer product (a SYRK), each
 //           work-item an 8 x W tile blocked in registers as the CPU dot kernel's (W = 32 floats),
 //           tiles wholly above the diagonal returning at once, tiles across it storing only
 //           their lower part.
 // The launches of every step are the same kernels: the step lives on the device, in a small
 // state buffer (per matrix: the blocks done, and whether it failed) that `diag` advances, so
-// the program holds five kernels whatever n is. A last launch writes NaN over the lower
+// the program holds four kernels whatever n is. The last `diag` writes NaN over the lower
 // triangle of a failed matrix, as JAX's CPU result. Each launch is sized to its step's work.
 #include <algorithm>
+#include <map>
 
 #include "codegen/cl_types.h"
 #include "codegen/kernel_context.h"
@@ -92,7 +94,7 @@ void emit_cholesky_kernel(KernelContext& ctx, const FusionGroup& group, const st
       << "  for (int l = 0; l < " << VW << "; ++l) total += lanes[l];\n"
       << "  for (; k < len; ++k) total = fma(a[k], b[k], total);\n"
       << "  return total;\n}\n"
-      << "__kernel void " << name << "_diag(__global " << T
+      << "__kernel void " << name << "(__global " << T
       << "* restrict y, __global int* restrict state) {\n"
       << "  const " << I << " e = (" << I << ")get_global_id(0);\n"
       << "  if (e >= " << batch << ") return;\n"
@@ -116,11 +118,14 @@ void emit_cholesky_kernel(KernelContext& ctx, const FusionGroup& group, const st
       << "  }\n"
       << "  state[2 * e] = k + 1;\n"
       << "  state[2 * e + 1] = failed;\n"
+      << "  if (failed && k0 + b == " << N << ")\n"
+      << "    for (int i = 0; i < " << N << "; ++i)\n"
+      << "      for (int j = 0; j <= i; ++j) Y[i * " << N << " + j] = (" << T << ")NAN;\n"
       << "}\n\n";
   } else {
     // GPUs: one work-group per matrix, column by column in local memory.
     s << "__kernel __attribute__((reqd_work_group_size(" << WG << ", 1, 1)))\nvoid " << name
-      << "_diag(__global " << T << "* restrict y, __global int* restrict state) {\n"
+      << "(__global " << T << "* restrict y, __global int* restrict state) {\n"
       << "  __local " << T << " blk[" << NB * NB << "];\n"
       << "  __local int failed;\n"
       << "  const " << I << " e = get_group_id(0);\n"
@@ -162,7 +167,11 @@ void emit_cholesky_kernel(KernelContext& ctx, const FusionGroup& group, const st
       << "  if (lid == 0) {\n"
       << "    state[2 * e] = k + 1;\n"
       << "    state[2 * e + 1] = failed;\n"
-      << "  }\n}\n\n";
+      << "  }\n"
+      << "  if (failed && k0 + b == " << N << ")\n"
+      << "    for (int at = lid; at < " << NN << "; at += " << WG << ")\n"
+      << "      if (at % " << N << " <= at / " << N << ") Y[at] = (" << T << ")NAN;\n"
+      << "}\n\n";
   }
 
   // ---- panel: rows s0 + r0 .. + PR of the trailing part, each solving x L_kk^T = a, in PV
@@ -276,19 +285,23 @@ void emit_cholesky_kernel(KernelContext& ctx, const FusionGroup& group, const st
   }
   s << "  }\n}\n\n";
 
-  // ---- finish: NaN over a failed matrix's lower triangle, one work-item per row.
-  s << "__kernel void " << name << "(__global " << T
-    << "* restrict y, __global const int* restrict state) {\n"
-    << "  const " << I << " gid = (" << I << ")get_global_id(0);\n"
-    << "  if (gid >= " << S(batch * n) << " || !state[2 * (gid / " << N << ") + 1]) return;\n"
-    << "  const " << I << " i = gid % " << N << ";\n"
-    << "  for (" << I << " j = 0; j <= i; ++j) y[gid * " << N << " + j] = (" << T << ")NAN;\n"
-    << "}\n\n";
-
   const int x = ctx.buffer_of.at(root.inputs[0]), y = ctx.buffer_of.at(group.root);
   const int state = ctx.add_temp(static_cast<std::size_t>(2 * batch) * sizeof(std::int32_t));
   const int pt =
       steps > 1 ? ctx.add_temp(static_cast<std::size_t>(batch * NB * PW) * dtype_size(t)) : -1;
+  // Each kernel keeps the local size of its first (widest) launch: PoCL builds a kernel's
+  // code per local size, and the steps' shrinking launches would each have built their own.
+  std::map<std::string, std::size_t> local_sizes;
+  auto size_fixed_local = [&](LaunchPlan& l, std::int64_t items) {
+    const auto found = local_sizes.find(l.kernel);
+    if (found == local_sizes.end()) {
+      size_blocked_launch(ctx, l, items);
+      local_sizes.emplace(l.kernel, l.local_size);
+    } else {
+      l.local_size = found->second;
+      l.global_size = round_up(static_cast<std::size_t>(items), l.local_size);
+    }
+  };
   auto launch = [&](const std::string& kernel, std::vector<int> args, std::int64_t items,
                     std::int64_t local) {
     LaunchPlan l;
@@ -302,20 +315,19 @@ void emit_cholesky_kernel(KernelContext& ctx, const FusionGroup& group, const st
       l.local_size = static_cast<std::size_t>(local);
       l.global_size = static_cast<std::size_t>(items * local);
     } else {
-      size_blocked_launch(ctx, l, items);
+      size_fixed_local(l, items);
     }
     ctx.add_launch(std::move(l));
   };
   launch(name + "_init", {x, y, state}, batch * n, 0);
   for (std::int64_t k = 0; k < steps; ++k) {
-    launch(name + "_diag", {y, state}, batch, gpu ? WG : 0);
+    launch(name, {y, state}, batch, gpu ? WG : 0);
     const std::int64_t tail = n - std::min(n, (k + 1) * NB);
     if (tail == 0) continue;
     launch(name + "_panel", {y, pt, state}, batch * ((tail + PR - 1) / PR), 0);
     launch(name + "_update", {y, pt, state}, batch * ((tail + R - 1) / R) * ((tail + W - 1) / W),
            0);
   }
-  launch(name, {y, state}, batch * n, 0);
 }
 
 }  // namespace weft::opencl

@@ -12,11 +12,12 @@
 //           work-item an 8 x W tile blocked in registers as the CPU dot kernel's (W = 32 floats);
 //           tiles across the right edge go element by element.
 // The launches of every step are the same kernels: the step lives on the device, in a state
-// buffer that `panel` advances, so the program holds five kernels whatever the size. A last
-// launch turns the pivots into the permutation. The factors, the pivots and the permutation
+// buffer that `panel` advances, so the program holds four kernels whatever the size. The last
+// `panel` turns the pivots into the permutation. The factors, the pivots and the permutation
 // each go to the result of the op that keeps them (the group's root or a side output: one
 // kernel serves all three ops of one operand) or to a scratch buffer.
 #include <algorithm>
+#include <map>
 
 #include "codegen/cl_types.h"
 #include "codegen/kernel_context.h"
@@ -70,8 +71,9 @@ void emit_lu_kernel(KernelContext& ctx, const FusionGroup& group, const std::str
     << "}\n\n";
 
   // ---- panel: one work-item per matrix.
-  s << "__kernel void " << name << "_panel(__global " << T
-    << "* restrict f, __global int* restrict pivots, __global int* restrict state) {\n"
+  s << "__kernel void " << name << "(__global " << T
+    << "* restrict f, __global int* restrict pivots, __global int* restrict state, "
+    << "__global int* restrict permutation) {\n"
     << "  const " << I << " e = (" << I << ")get_global_id(0);\n"
     << "  if (e >= " << batch << ") return;\n"
     << "  __global " << T << "* A = f + e * " << MN << ";\n"
@@ -110,6 +112,15 @@ void emit_lu_kernel(KernelContext& ctx, const FusionGroup& group, const std::str
     << "    }\n"
     << "  }\n"
     << "  state[e] = step + 1;\n"
+    << "  if (end < " << K << ") return;\n"
+    << "  // The last block: the permutation from all the pivots.\n"
+    << "  __global int* perm = permutation + e * " << M << ";\n"
+    << "  for (int i = 0; i < " << M << "; ++i) perm[i] = i;\n"
+    << "  for (int j = 0; j < " << K << "; ++j) {\n"
+    << "    const int swapped = perm[j];\n"
+    << "    perm[j] = perm[piv[j]];\n"
+    << "    perm[piv[j]] = swapped;\n"
+    << "  }\n"
     << "}\n\n";
 
   // The step's block, from entry 0's count of blocks done (every entry has the same).
@@ -224,21 +235,6 @@ void emit_lu_kernel(KernelContext& ctx, const FusionGroup& group, const std::str
     << "  }\n"
     << "}\n\n";
 
-  // ---- the permutation of each matrix from its pivots.
-  s << "__kernel void " << name << "(__global int* restrict pivots, __global int* restrict "
-    << "permutation) {\n"
-    << "  const " << I << " e = (" << I << ")get_global_id(0);\n"
-    << "  if (e >= " << batch << ") return;\n"
-    << "  __global const int* piv = pivots + e * " << K << ";\n"
-    << "  __global int* perm = permutation + e * " << M << ";\n"
-    << "  for (int i = 0; i < " << M << "; ++i) perm[i] = i;\n"
-    << "  for (int j = 0; j < " << K << "; ++j) {\n"
-    << "    const int swapped = perm[j];\n"
-    << "    perm[j] = perm[piv[j]];\n"
-    << "    perm[piv[j]] = swapped;\n"
-    << "  }\n"
-    << "}\n\n";
-
   // The group's root and its side outputs (the other ops of the family on this operand; see
   // share_own_kernels in compile/fusion.cpp) each take their part; the rest goes to scratch.
   auto buffer = [&](OpKind kind, std::size_t bytes) {
@@ -255,6 +251,19 @@ void emit_lu_kernel(KernelContext& ctx, const FusionGroup& group, const std::str
   const int permutation =
       buffer(OpKind::LuPermutation, count * static_cast<std::size_t>(m) * sizeof(std::int32_t));
   const int state = ctx.add_temp(count * sizeof(std::int32_t));
+  // Each kernel keeps the local size of its first (widest) launch: PoCL builds a kernel's
+  // code per local size, and the steps' shrinking launches would each have built their own.
+  std::map<std::string, std::size_t> local_sizes;
+  auto size_fixed_local = [&](LaunchPlan& l, std::int64_t items) {
+    const auto found = local_sizes.find(l.kernel);
+    if (found == local_sizes.end()) {
+      size_blocked_launch(ctx, l, items);
+      local_sizes.emplace(l.kernel, l.local_size);
+    } else {
+      l.local_size = found->second;
+      l.global_size = round_up(static_cast<std::size_t>(items), l.local_size);
+    }
+  };
   auto launch = [&](const std::string& kernel, std::vector<int> args, std::int64_t items) {
     LaunchPlan l;
     l.kernel = kernel;
@@ -263,20 +272,19 @@ void emit_lu_kernel(KernelContext& ctx, const FusionGroup& group, const std::str
     l.writes = args;
     if (args[0] == x) l.writes.erase(l.writes.begin());
     l.args = std::move(args);
-    size_blocked_launch(ctx, l, items);
+    size_fixed_local(l, items);
     ctx.add_launch(std::move(l));
   };
   launch(name + "_init", {x, factors, state}, batch * m);
   for (std::int64_t step = 0; step < steps; ++step) {
     const std::int64_t k0 = step * NB, s0 = std::min(k0 + NB, k);
-    launch(name + "_panel", {factors, pivots, state}, batch);
+    launch(name, {factors, pivots, state, permutation}, batch);
     const std::int64_t tiles = (k0 + W - 1) / W + (n - s0 + W - 1) / W;
     if (tiles > 0) launch(name + "_rows", {factors, pivots, state}, batch * tiles);
     if (m > s0 && n > s0)
       launch(name + "_update", {factors, pivots, state},
              batch * ((m - s0 + R - 1) / R) * ((n - s0 + W - 1) / W));
   }
-  launch(name, {pivots, permutation}, batch);
 }
 
 }  // namespace weft::opencl
