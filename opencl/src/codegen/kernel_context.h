@@ -145,15 +145,16 @@ bool emit_conv_long_window_kernel(KernelContext& ctx, const FusionGroup& group,
 void emit_window_kernel(KernelContext& ctx, const FusionGroup& group, const std::string& name);
 void emit_select_scatter_kernel(KernelContext& ctx, const FusionGroup& group,
                                 const std::string& name);
-// Linear algebra. The cholesky at `group`'s root: one work-group per matrix, column by column
-// (cholesky_kernel.cpp).
+// Linear algebra, each blocked and right-looking in launches per block column whose step lives
+// on the device. The cholesky at `group`'s root: diagonal block, panel solve, register-blocked
+// SYRK of the trailing triangle (cholesky_kernel.cpp).
 void emit_cholesky_kernel(KernelContext& ctx, const FusionGroup& group, const std::string& name);
 // The triangular_solve at `group`'s root: each work-item substitutes a tile of right-hand sides
 // through the triangle in register blocks of 8 rows (triangular_solve_kernel.cpp).
 void emit_triangular_solve_kernel(KernelContext& ctx, const FusionGroup& group,
                                   const std::string& name);
-// lu, lu_pivots or lu_permutation at `group`'s root: one work-group per matrix, partial
-// pivoting column by column (lu_kernel.cpp).
+// lu, lu_pivots or lu_permutation at `group`'s root: panel with partial pivoting, row swaps and
+// the unit-lower solve, register-blocked GEMM of the trailing matrix (lu_kernel.cpp).
 void emit_lu_kernel(KernelContext& ctx, const FusionGroup& group, const std::string& name);
 // A LoopKernel step: the scan node `scan` of the block's graph, its carries' Result nodes
 // already holding buffers (loop_in_kernel.cpp).
