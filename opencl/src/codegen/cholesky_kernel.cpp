@@ -16,7 +16,6 @@
 // the program holds four kernels whatever n is. The last `diag` writes NaN over the lower
 // triangle of a failed matrix, as JAX's CPU result. Each launch is sized to its step's work.
 #include <algorithm>
-#include <map>
 
 #include "codegen/cl_types.h"
 #include "codegen/kernel_context.h"
@@ -289,19 +288,7 @@ void emit_cholesky_kernel(KernelContext& ctx, const FusionGroup& group, const st
   const int state = ctx.add_temp(static_cast<std::size_t>(2 * batch) * sizeof(std::int32_t));
   const int pt =
       steps > 1 ? ctx.add_temp(static_cast<std::size_t>(batch * NB * PW) * dtype_size(t)) : -1;
-  // Each kernel keeps the local size of its first (widest) launch: PoCL builds a kernel's
-  // code per local size, and the steps' shrinking launches would each have built their own.
-  std::map<std::string, std::size_t> local_sizes;
-  auto size_fixed_local = [&](LaunchPlan& l, std::int64_t items) {
-    const auto found = local_sizes.find(l.kernel);
-    if (found == local_sizes.end()) {
-      size_blocked_launch(ctx, l, items);
-      local_sizes.emplace(l.kernel, l.local_size);
-    } else {
-      l.local_size = found->second;
-      l.global_size = round_up(static_cast<std::size_t>(items), l.local_size);
-    }
-  };
+  // `local`: work-items per group on CPUs (size_step_launch).
   auto launch = [&](const std::string& kernel, std::vector<int> args, std::int64_t items,
                     std::int64_t local) {
     LaunchPlan l;
@@ -311,22 +298,23 @@ void emit_cholesky_kernel(KernelContext& ctx, const FusionGroup& group, const st
     l.writes = args;
     if (args[0] == x) l.writes.erase(l.writes.begin());
     l.args = std::move(args);
-    if (local > 0) {
-      l.local_size = static_cast<std::size_t>(local);
-      l.global_size = static_cast<std::size_t>(items * local);
-    } else {
-      size_fixed_local(l, items);
-    }
+    size_step_launch(ctx, l, items, static_cast<std::size_t>(local));
     ctx.add_launch(std::move(l));
   };
-  launch(name + "_init", {x, y, state}, batch * n, 0);
+  launch(name + "_init", {x, y, state}, batch * n, 16);
   for (std::int64_t k = 0; k < steps; ++k) {
-    launch(name, {y, state}, batch, gpu ? WG : 0);
+    if (gpu) {  // one work-group per matrix
+      launch(name, {y, state}, 0, 0);
+      ctx.block.steps.back().launch.local_size = static_cast<std::size_t>(WG);
+      ctx.block.steps.back().launch.global_size = static_cast<std::size_t>(batch * WG);
+    } else {
+      launch(name, {y, state}, batch, 1);
+    }
     const std::int64_t tail = n - std::min(n, (k + 1) * NB);
     if (tail == 0) continue;
-    launch(name + "_panel", {y, pt, state}, batch * ((tail + PR - 1) / PR), 0);
+    launch(name + "_panel", {y, pt, state}, batch * ((tail + PR - 1) / PR), 1);
     launch(name + "_update", {y, pt, state}, batch * ((tail + R - 1) / R) * ((tail + W - 1) / W),
-           0);
+           4);
   }
 }
 

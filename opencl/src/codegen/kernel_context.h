@@ -65,6 +65,12 @@ std::size_t round_up(std::size_t n, std::size_t multiple);
 // convolutions): work-groups of up to 16, fewer where that leaves a CPU thread without two groups
 // to run (an MLP's last dot has 8 blocks; in one group of 16 one core did all of them).
 void size_blocked_launch(const KernelContext& ctx, LaunchPlan& launch, std::int64_t work_items);
+// The sizes of one launch of a kernel that a blocked factorization launches once per step,
+// with heavy work-items (a tile, a group of rows): on CPUs `cpu_local` work-items per group
+// whatever the step (PoCL builds a kernel's code per local size, and small groups keep both
+// cores busy as the steps' launches shrink); elsewhere the driver's choice.
+void size_step_launch(const KernelContext& ctx, LaunchPlan& launch, std::int64_t work_items,
+                      std::size_t cpu_local);
 // An emitter that reads the group's input buffers as kernel arguments a0, a1, ... (and
 // stores its side outputs into side0, ...): phase_emitter with positional_args.
 ExprEmitter group_emitter(const KernelContext& ctx, const FusionGroup& group,

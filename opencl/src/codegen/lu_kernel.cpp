@@ -17,7 +17,6 @@
 // each go to the result of the op that keeps them (the group's root or a side output: one
 // kernel serves all three ops of one operand) or to a scratch buffer.
 #include <algorithm>
-#include <map>
 
 #include "codegen/cl_types.h"
 #include "codegen/kernel_context.h"
@@ -79,8 +78,71 @@ void emit_lu_kernel(KernelContext& ctx, const FusionGroup& group, const std::str
     << "  __global " << T << "* A = f + e * " << MN << ";\n"
     << "  __global int* piv = pivots + e * " << K << ";\n"
     << "  const int step = state[e];\n"
-    << "  const int k0 = step * " << NB << ", end = min(k0 + " << NB << ", " << K << ");\n"
-    << "  for (int j = k0; j < end; ++j) {\n"
+    << "  const int k0 = step * " << NB << ", end = min(k0 + " << NB << ", " << K << ");\n";
+  if (VW > 1) {
+    // CPUs, where the block's columns lie within the rows: each row of the block is PV vectors.
+    // Per column, every row below loses the pivot row's tail (its lanes past the column, within
+    // the block) in vector FMAs, and the next column's pivot is sought in the same pass.
+    const int PV = static_cast<int>(NB / VW);
+    const std::string IV = (t == DType::F64 ? "long" : "int") + L;
+    std::string lanes = "(" + IV + ")(";
+    for (int l = 0; l < VW; ++l) lanes += (l ? ", " : "") + S(l);
+    lanes += ")";
+    auto row_vectors = [&](const std::string& indent, const std::string& body) {
+      std::string out;
+      for (int q = 0; q < PV; ++q) {
+        std::string b = body;
+        for (std::size_t at; (at = b.find('#')) != std::string::npos;) b.replace(at, 1, S(q));
+        out += indent + b + "\n";
+      }
+      return out;
+    };
+    s << "  if (k0 + " << NB << " <= " << N << ") {\n"
+      << "    const " << IV << " lane = " << lanes << ";\n"
+      << "    int p = k0;\n"
+      << "    " << T << " best = fabs(A[k0 * " << N << " + k0]);\n"
+      << "    for (int i = k0 + 1; i < " << M << "; ++i) {\n"
+      << "      const " << T << " v = fabs(A[i * " << N << " + k0]);\n"
+      << "      if (v > best) {\n"
+      << "        best = v;\n"
+      << "        p = i;\n"
+      << "      }\n"
+      << "    }\n"
+      << "    for (int j = k0; j < end; ++j) {\n"
+      << "      piv[j] = p;\n"
+      << "      __global " << T << "* rj = A + j * " << N << " + k0;\n"
+      << "      if (p != j) {\n"
+      << "        __global " << T << "* rp = A + p * " << N << " + k0;\n"
+      << row_vectors("        ", "{ const " + TV + " a = vload" + L + "(#, rj), b = vload" + L +
+                                     "(#, rp); const " + IV + " in = lane + # * " + L +
+                                     " < end - k0; vstore" + L + "(select(a, b, in), #, rj); " +
+                                     "vstore" + L + "(select(b, a, in), #, rp); }")
+      << "      }\n"
+      << "      const " << T << " pivot = rj[j - k0];\n"
+      << row_vectors("      ", "const " + TV + " tail# = select((" + TV + ")(0), vload" + L +
+                                   "(#, rj), lane + # * " + L + " > j - k0 && lane + # * " + L +
+                                   " < end - k0);")
+      << "      int next = j + 1;\n"
+      << "      " << T << " next_best = 0;\n"
+      << "      for (int i = j + 1; i < " << M << "; ++i) {\n"
+      << "        __global " << T << "* ri = A + i * " << N << " + k0;\n"
+      << "        " << T << " l = ri[j - k0];\n"
+      << "        if (pivot != 0) l /= pivot;\n"
+      << "        const " << TV << " m = (" << TV << ")(-l);\n"
+      << row_vectors("        ", "vstore" + L + "(fma(m, tail#, vload" + L + "(#, ri)), #, ri);")
+      << "        ri[j - k0] = l;\n"
+      << "        const " << T << " v = fabs(ri[j + 1 - k0]);\n"
+      << "        if (i == j + 1) next_best = v;\n"
+      << "        else if (v > next_best) {\n"
+      << "          next_best = v;\n"
+      << "          next = i;\n"
+      << "        }\n"
+      << "      }\n"
+      << "      p = next;\n"
+      << "    }\n"
+      << "  } else\n";
+  }
+  s << "  for (int j = k0; j < end; ++j) {\n"
     << "    int p = j;\n"
     << "    " << T << " best = fabs(A[j * " << N << " + j]);\n"
     << "    for (int i = j + 1; i < " << M << "; ++i) {\n"
@@ -251,20 +313,9 @@ void emit_lu_kernel(KernelContext& ctx, const FusionGroup& group, const std::str
   const int permutation =
       buffer(OpKind::LuPermutation, count * static_cast<std::size_t>(m) * sizeof(std::int32_t));
   const int state = ctx.add_temp(count * sizeof(std::int32_t));
-  // Each kernel keeps the local size of its first (widest) launch: PoCL builds a kernel's
-  // code per local size, and the steps' shrinking launches would each have built their own.
-  std::map<std::string, std::size_t> local_sizes;
-  auto size_fixed_local = [&](LaunchPlan& l, std::int64_t items) {
-    const auto found = local_sizes.find(l.kernel);
-    if (found == local_sizes.end()) {
-      size_blocked_launch(ctx, l, items);
-      local_sizes.emplace(l.kernel, l.local_size);
-    } else {
-      l.local_size = found->second;
-      l.global_size = round_up(static_cast<std::size_t>(items), l.local_size);
-    }
-  };
-  auto launch = [&](const std::string& kernel, std::vector<int> args, std::int64_t items) {
+  // `local`: work-items per group on CPUs (size_step_launch).
+  auto launch = [&](const std::string& kernel, std::vector<int> args, std::int64_t items,
+                    std::size_t local) {
     LaunchPlan l;
     l.kernel = kernel;
     // Every launch writes what it takes but the operand: the runtime orders a buffer's
@@ -272,18 +323,18 @@ void emit_lu_kernel(KernelContext& ctx, const FusionGroup& group, const std::str
     l.writes = args;
     if (args[0] == x) l.writes.erase(l.writes.begin());
     l.args = std::move(args);
-    size_fixed_local(l, items);
+    size_step_launch(ctx, l, items, local);
     ctx.add_launch(std::move(l));
   };
-  launch(name + "_init", {x, factors, state}, batch * m);
+  launch(name + "_init", {x, factors, state}, batch * m, 16);
   for (std::int64_t step = 0; step < steps; ++step) {
     const std::int64_t k0 = step * NB, s0 = std::min(k0 + NB, k);
-    launch(name, {factors, pivots, state, permutation}, batch);
+    launch(name, {factors, pivots, state, permutation}, batch, 1);
     const std::int64_t tiles = (k0 + W - 1) / W + (n - s0 + W - 1) / W;
-    if (tiles > 0) launch(name + "_rows", {factors, pivots, state}, batch * tiles);
+    if (tiles > 0) launch(name + "_rows", {factors, pivots, state}, batch * tiles, 2);
     if (m > s0 && n > s0)
       launch(name + "_update", {factors, pivots, state},
-             batch * ((m - s0 + R - 1) / R) * ((n - s0 + W - 1) / W));
+             batch * ((m - s0 + R - 1) / R) * ((n - s0 + W - 1) / W), 4);
   }
 }
 
