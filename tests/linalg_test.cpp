@@ -275,13 +275,13 @@ TEST(LinalgDevice, LuPartsShareOneKernel) {
             1);
 }
 
-// Edge shapes of the blocked kernels against the interpreter: one-row and one-column lu, a
-// block of 8 rows plus one, 17 right-hand sides (a tile of 16 and a single one in f64) on the
-// right side, 1x1 matrices (one not positive definite), and a lu whose last block column holds
-// one column.
+// Edge shapes of the blocked kernels against the interpreter: wide (columns right of the last
+// block) and one-column lu, a block of 8 rows plus one, 17 right-hand sides (a tile of 16 and a
+// single one in f64) on the right side, 1x1 matrices (one not positive definite), and a lu whose
+// last block column holds one column.
 TEST(LinalgDevice, EdgeShapesMatchTheInterpreter) {
   std::mt19937 rng(45);
-  std::vector<HostArray> inputs = {testing::random_array(DType::F64, {1, 40}, -1, 1, rng),
+  std::vector<HostArray> inputs = {testing::random_array(DType::F64, {40, 75}, -1, 1, rng),
                                    testing::random_array(DType::F64, {40, 1}, -1, 1, rng),
                                    testing::random_array(DType::F64, {2, 9, 9}, -1, 1, rng),
                                    testing::random_array(DType::F64, {2, 17, 9}, -1, 1, rng),
