@@ -35,9 +35,11 @@ void emit_cholesky_kernel(KernelContext& ctx, const FusionGroup& group, const st
   const std::int64_t batch = num_elements(root.shape) / (n * n);
   const DType t = root.dtype;
   const bool gpu = ctx.caps.is_gpu;
-  // The block: 64 columns, fewer where local memory would not hold the block twice over.
+  // The block: 64 columns, on GPUs fewer where local memory (which holds the diagonal block)
+  // would not hold it twice over.
   std::int64_t NB = 64;
-  while (NB > 8 && static_cast<std::size_t>(NB * NB) * dtype_size(t) * 2 > ctx.caps.local_mem_bytes)
+  while (gpu && NB > 8 &&
+         static_cast<std::size_t>(NB * NB) * dtype_size(t) * 2 > ctx.caps.local_mem_bytes)
     NB /= 2;
   const std::int64_t WG =
       std::min<std::int64_t>(NB, static_cast<std::int64_t>(ctx.caps.max_work_group_size));
