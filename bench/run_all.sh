@@ -19,7 +19,7 @@ mkdir -p "$log_dir"
 
 benches=(bench_dispatch bench_fused_chain bench_select_tril bench_reduce_sum bench_sgemm
   bench_control_flow bench_effects bench_telemetry bench_transforms bench_pmap bench_vs_jax
-  bench_random bench_primitives bench_conv bench_cache_startup bench_cache_lookup bench_large_program)
+  bench_random bench_primitives bench_conv bench_linalg bench_cache_startup bench_cache_lookup bench_large_program)
 status=0
 summary="$log_dir/summary.tsv"
 : >"$summary"

@@ -67,5 +67,40 @@ TEST(GpuCodegenPaths, ReductionsDotsAndLoops) {
   EXPECT_EQ(check_gpu_plan(fn, inputs, 1e-4, 1e-2), "");
 }
 
+// The linear algebra kernels' GPU paths (cholesky's diagonal block in one work-group's local
+// memory, single lanes elsewhere, lu's scalar panel), at sizes that take several blocks with
+// remainders, and batches.
+TEST(GpuCodegenPaths, BlockedLinearAlgebra) {
+  std::mt19937 rng(8);
+  std::vector<HostArray> inputs{
+      testing::random_array(DType::F32, {100, 100}, -1, 1, rng),
+      testing::random_array(DType::F64, {2, 70, 70}, -1, 1, rng),
+      testing::random_array(DType::F32, {75, 75}, -1, 1, rng),
+      testing::random_array(DType::F64, {2, 40, 70}, -1, 1, rng),
+      testing::random_array(DType::F32, {75, 40}, -1, 1, rng),
+  };
+  auto fn = [](const V& x) {
+    // Symmetric positive definite: x x^T + n I.
+    const Array a = np::matmul(x[0], np::transpose(x[0])) + np::eye(100) * 100.0;
+    const Array b =
+        np::matmul(x[1], np::transpose(x[1], {0, 2, 1})) + np::eye(70, DType::F64) * 70.0;
+    const Array l = lax::cholesky(a);
+    auto [factors, pivots, permutation] = lax::lu(x[2]);
+    auto [wide, wide_pivots, wide_permutation] = lax::lu(x[3]);
+    const Array triangle = np::tril(x[2]) + np::eye(75) * 3.0;
+    return V{l,
+             lax::cholesky(b),
+             factors,
+             pivots,
+             permutation,
+             wide,
+             wide_permutation,
+             lax::triangular_solve(triangle, x[4], {.left_side = true, .lower = true}),
+             lax::triangular_solve(triangle, np::transpose(x[4]),
+                                   {.left_side = false, .lower = true, .transpose_a = true})};
+  };
+  EXPECT_EQ(check_gpu_plan(fn, inputs, 1e-4, 1e-3), "");
+}
+
 }  // namespace
 }  // namespace weft

@@ -275,6 +275,43 @@ TEST(LinalgDevice, LuPartsShareOneKernel) {
             1);
 }
 
+// Edge shapes of the blocked kernels against the interpreter: wide (columns right of the last
+// block) and one-column lu, a block of 8 rows plus one, 17 right-hand sides (a tile of 16 and a
+// single one in f64) on the right side, 1x1 matrices (one not positive definite), and a lu whose
+// last block column holds one column.
+TEST(LinalgDevice, EdgeShapesMatchTheInterpreter) {
+  std::mt19937 rng(45);
+  std::vector<HostArray> inputs = {testing::random_array(DType::F64, {40, 75}, -1, 1, rng),
+                                   testing::random_array(DType::F64, {40, 1}, -1, 1, rng),
+                                   testing::random_array(DType::F64, {2, 9, 9}, -1, 1, rng),
+                                   testing::random_array(DType::F64, {2, 17, 9}, -1, 1, rng),
+                                   testing::random_array(DType::F32, {3, 1, 1}, -1, 1, rng),
+                                   testing::random_array(DType::F32, {33, 33}, -1, 1, rng)};
+  inputs[4].set_f64(0, 2.0);
+  inputs[4].set_f64(1, -1.0);
+  const auto fn = [](const std::vector<Array>& xs) {
+    auto [wide, wide_pivots, wide_permutation] = lax::lu(xs[0]);
+    auto [tall, tall_pivots, tall_permutation] = lax::lu(xs[1]);
+    auto [square, square_pivots, square_permutation] = lax::lu(xs[5]);
+    const Array triangle = xs[2] + np::eye(9, DType::F64) * 4.0;
+    return std::vector<Array>{
+        wide,
+        wide_permutation,
+        tall,
+        tall_pivots,
+        tall_permutation,
+        square,
+        square_permutation,
+        lax::triangular_solve(triangle, xs[3], {.left_side = false, .lower = true}),
+        lax::triangular_solve(triangle, xs[3],
+                              {.left_side = false, .lower = false, .transpose_a = true}),
+        lax::triangular_solve(triangle, lax::transpose(xs[3], {0, 2, 1}),
+                              {.left_side = true, .lower = false, .unit_diagonal = true}),
+        lax::cholesky(xs[4])};
+  };
+  EXPECT_EQ(testing::check_against_interpreter(fn, inputs, 1e-5, 1e-5), "");
+}
+
 // ---- errors name the op, the shapes and what to do ----------------------------------------
 
 Array zeros(DType dtype, const Shape& shape) {

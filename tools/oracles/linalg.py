@@ -44,10 +44,11 @@ RTOL = {"f32": 2e-4, "f64": 1e-9}
 rng = np.random.default_rng(29)
 
 
-def value(v):
+def value(v, f32=False):
     if isinstance(v, (int, np.integer)):
         return int(v)
-    v = float(v)
+    # f32 values as the shortest decimal that reads back as the same f32 (half the text).
+    v = float(str(np.float32(v))) if f32 and math.isfinite(v) else float(v)
     if math.isnan(v):
         return "nan"
     if math.isinf(v):
@@ -58,7 +59,7 @@ def value(v):
 def spec(a):
     a = np.asarray(a)
     return {"dtype": WEFT_NAMES[a.dtype], "shape": list(a.shape),
-            "values": [value(v) for v in a.reshape(-1).tolist()]}
+            "values": [value(v, a.dtype == np.float32) for v in a.reshape(-1).tolist()]}
 
 
 def spd(shape, dtype):
@@ -314,6 +315,36 @@ for n in (2, 3, 5):
     add(f"det_f64_n{n}", "det", [uniform((2, n, n), np.float64)])
     add(f"det_f64_grad_n{n}", "det", [uniform((n, n), np.float64) + np.eye(n),
                                       np.array(1.5)], transform="grad", argnums=[0])
+
+# ---- sizes that take the blocked kernels' paths ---------------------------------------------
+# triangular_solve: tiles of 32 and 16 right-hand sides and single ones (f32), of 16 and 8
+# (f64), rows not a multiple of the 8-row block, both sides, substitution upwards and downwards.
+add("triangular_solve_f32_left_lower_n100_rhs50", "triangular_solve",
+    [triangular((100, 100), np.float32, True), uniform((100, 50), np.float32)],
+    tri_attrs(True, True))
+add("triangular_solve_f32_right_upper_transpose_n37_rhs45", "triangular_solve",
+    [triangular((37, 37), np.float32, False), uniform((45, 37), np.float32)],
+    tri_attrs(False, False, True))
+add("triangular_solve_f64_right_lower_transpose_unit_rhs25", "triangular_solve",
+    [triangular((2, 12, 12), np.float64, True, True), uniform((2, 25, 12), np.float64)],
+    tri_attrs(False, True, True, True))
+
+# cholesky: blocks of 64 (32 where local memory is small) with a remainder, a batch of f64 in
+# which one matrix fails in its second block and one carries a NaN into later blocks, and a
+# gradient (whose solves have 72 right-hand sides on both sides).
+add("cholesky_f32_n100", "cholesky", [spd((100, 100), np.float32)])
+blocked_not_pd = spd((3, 66, 66), np.float64)
+blocked_not_pd[1, 65, 65] = -100
+blocked_not_pd[2, 60, 5] = np.nan
+add("cholesky_f64_batch_n66_not_positive_definite", "cholesky", [blocked_not_pd])
+add("cholesky_f32_grad_n72", "cholesky", [spd((72, 72), np.float32), uniform((72, 72), np.float32)],
+    transform="grad", argnums=[0], rtol=1e-3)
+# lu: blocks of 32 with edges, and a tall batch whose first matrix has a zero column (singular
+# at the block's fifth column). (linalg_test's EdgeShapesMatchTheInterpreter has a wide one.)
+add("lu_f32_n100", "lu", [uniform((100, 100), np.float32)])
+tall = uniform((2, 70, 36), np.float64)
+tall[0, :, 36 - 32 + 4] = 0
+add("lu_f64_tall_batch_singular", "lu", [tall])
 
 os.makedirs(OUT_DIR, exist_ok=True)
 with open(os.path.join(OUT_DIR, "cases.json"), "w") as out:

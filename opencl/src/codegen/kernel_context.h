@@ -65,6 +65,12 @@ std::size_t round_up(std::size_t n, std::size_t multiple);
 // convolutions): work-groups of up to 16, fewer where that leaves a CPU thread without two groups
 // to run (an MLP's last dot has 8 blocks; in one group of 16 one core did all of them).
 void size_blocked_launch(const KernelContext& ctx, LaunchPlan& launch, std::int64_t work_items);
+// The sizes of one launch of a kernel that a blocked factorization launches once per step,
+// with heavy work-items (a tile, a group of rows): on CPUs `cpu_local` work-items per group
+// whatever the step (PoCL builds a kernel's code per local size, and small groups keep both
+// cores busy as the steps' launches shrink); elsewhere the driver's choice.
+void size_step_launch(const KernelContext& ctx, LaunchPlan& launch, std::int64_t work_items,
+                      std::size_t cpu_local);
 // An emitter that reads the group's input buffers as kernel arguments a0, a1, ... (and
 // stores its side outputs into side0, ...): phase_emitter with positional_args.
 ExprEmitter group_emitter(const KernelContext& ctx, const FusionGroup& group,
@@ -145,15 +151,16 @@ bool emit_conv_long_window_kernel(KernelContext& ctx, const FusionGroup& group,
 void emit_window_kernel(KernelContext& ctx, const FusionGroup& group, const std::string& name);
 void emit_select_scatter_kernel(KernelContext& ctx, const FusionGroup& group,
                                 const std::string& name);
-// Linear algebra. The cholesky at `group`'s root: one work-group per matrix, column by column
-// (cholesky_kernel.cpp).
+// Linear algebra, each blocked and right-looking in launches per block column whose step lives
+// on the device. The cholesky at `group`'s root: diagonal block, panel solve, register-blocked
+// SYRK of the trailing triangle (cholesky_kernel.cpp).
 void emit_cholesky_kernel(KernelContext& ctx, const FusionGroup& group, const std::string& name);
-// The triangular_solve at `group`'s root: one work-item per right-hand side, substituting
-// along the triangle (triangular_solve_kernel.cpp).
+// The triangular_solve at `group`'s root: each work-item substitutes a tile of right-hand sides
+// through the triangle in register blocks of 8 rows (triangular_solve_kernel.cpp).
 void emit_triangular_solve_kernel(KernelContext& ctx, const FusionGroup& group,
                                   const std::string& name);
-// lu, lu_pivots or lu_permutation at `group`'s root: one work-group per matrix, partial
-// pivoting column by column (lu_kernel.cpp).
+// lu, lu_pivots or lu_permutation at `group`'s root: panel with partial pivoting, row swaps and
+// the unit-lower solve, register-blocked GEMM of the trailing matrix (lu_kernel.cpp).
 void emit_lu_kernel(KernelContext& ctx, const FusionGroup& group, const std::string& name);
 // eigh_vectors or eigh_values at `group`'s root: one work-group per matrix, parallel cyclic
 // Jacobi (eigh_kernel.cpp).

@@ -24,6 +24,18 @@ void size_blocked_launch(const KernelContext& ctx, LaunchPlan& launch, std::int6
       work_items <= 0 ? 0 : round_up(static_cast<std::size_t>(work_items), launch.local_size);
 }
 
+void size_step_launch(const KernelContext& ctx, LaunchPlan& launch, std::int64_t work_items,
+                      std::size_t cpu_local) {
+  const auto items = static_cast<std::size_t>(std::max<std::int64_t>(0, work_items));
+  if (ctx.caps.is_gpu) {
+    launch.local_size = 0;
+    launch.global_size = items;
+    return;
+  }
+  launch.local_size = std::clamp<std::size_t>(cpu_local, 1, ctx.caps.max_work_group_size);
+  launch.global_size = round_up(items, launch.local_size);
+}
+
 std::string index_type_for(const KernelContext& ctx, const FusionGroup& group) {
   std::int64_t largest = 0;
   for (ValueId m : group.members)
