@@ -217,12 +217,6 @@ Tangent jvp_values(const Node& n, std::span<const Array> primals, std::span<cons
   return eigh_tangents(*tangents[0], v, w, loc).values;
 }
 
-// The leading batch axis joins the others.
-Batched batch_leading(const Node& n, std::span<const Batched> operands, std::int64_t batch_size,
-                      const std::string&, const std::source_location& loc) {
-  return rebind_batched(n, operands, batch_size, n.attrs, loc);
-}
-
 Primitive eigh_part(OpKind kind, std::string_view name) {
   Primitive p = row(kind, name, OpClass::Linalg, 1);
   p.info.own_kernel = true;
@@ -230,7 +224,7 @@ Primitive eigh_part(OpKind kind, std::string_view name) {
   p.info.jax_names = "eigh";
   p.info.own_kernel_family = "eigh";
   p.transpose = none<TransposeRule>("has no transpose rule: eigh is not linear in its operand");
-  p.batch = rule_from(batch_leading);
+  p.batch = rule_from(batch_as_leading_axis);
   return p;
 }
 

@@ -190,12 +190,6 @@ Tangent jvp_cholesky(const Node&, std::span<const Array>, std::span<const Tangen
   return batch_matmul(l, phi, loc);
 }
 
-// The leading batch axis joins the others.
-Batched batch_leading(const Node& n, std::span<const Batched> operands, std::int64_t batch_size,
-                      const std::string&, const std::source_location& loc) {
-  return rebind_batched(n, operands, batch_size, n.attrs, loc);
-}
-
 // ---- triangular_solve's rules --------------------------------------------------------------
 
 // JAX's _triangular_solve_jvp_rule_a for a's tangent, plus the solve of b's tangent (linear).
@@ -284,7 +278,7 @@ void define_linalg_primitives(Definitions& defs) {
   cholesky.jvp = rule_from(jvp_cholesky);
   cholesky.transpose =
       none<TransposeRule>("has no transpose rule: cholesky is not linear in its operand");
-  cholesky.batch = rule_from(batch_leading);
+  cholesky.batch = rule_from(batch_as_leading_axis);
   defs.add(std::move(cholesky));
 
   Primitive solve = linalg(OpKind::TriangularSolve, "triangular_solve", 2);

@@ -178,12 +178,6 @@ Tangent jvp_positions(const Node&, std::span<const Array>, std::span<const Tange
   return std::nullopt;
 }
 
-// The leading batch axis joins the others.
-Batched batch_leading(const Node& n, std::span<const Batched> operands, std::int64_t batch_size,
-                      const std::string&, const std::source_location& loc) {
-  return rebind_batched(n, operands, batch_size, n.attrs, loc);
-}
-
 Primitive lu_part(OpKind kind, std::string_view name) {
   Primitive p = row(kind, name, OpClass::Linalg, 1);
   p.info.own_kernel = true;
@@ -191,7 +185,7 @@ Primitive lu_part(OpKind kind, std::string_view name) {
   p.info.jax_names = "lu";
   p.info.own_kernel_family = "lu";
   p.transpose = none<TransposeRule>("has no transpose rule: lu is not linear in its operand");
-  p.batch = rule_from(batch_leading);
+  p.batch = rule_from(batch_as_leading_axis);
   return p;
 }
 

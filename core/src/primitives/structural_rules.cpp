@@ -107,4 +107,10 @@ Batched rebind_batched(const Node& n, std::span<const Batched> operands, std::in
   return {detail::bind(n.op, all, attrs, {n.dtype, with_leading(batch_size, n.shape)}, loc), true};
 }
 
+Batched batch_as_leading_axis(const Node& n, std::span<const Batched> operands,
+                              std::int64_t batch_size, const std::string&,
+                              const std::source_location& loc) {
+  return rebind_batched(n, operands, batch_size, n.attrs, loc);
+}
+
 }  // namespace weft::prim

@@ -56,5 +56,10 @@ Array axis_to_front(const Array& x, std::int64_t from, const std::source_locatio
 // The node bound again under `attrs` on its operands, each given a leading batch axis.
 Batched rebind_batched(const Node& n, std::span<const Batched> operands, std::int64_t batch_size,
                        const Attrs& attrs, const std::source_location& loc);
+// The batching rule of ops whose leading axes are batch axes (cholesky, lu, eigh): the new
+// batch axis joins them in front, and the node is bound again as it was.
+Batched batch_as_leading_axis(const Node& n, std::span<const Batched> operands,
+                              std::int64_t batch_size, const std::string& api,
+                              const std::source_location& loc);
 
 }  // namespace weft::prim
