@@ -1,9 +1,10 @@
-// conv_general_dilated against JAX (tools/oracles/conv.py writes the cases): each case runs under
-// jit (the forward ones eagerly too) on the default device, and in the reference interpreter on
-// the graph jit traced. Cases cover 1-D, 2-D and 3-D convolutions in NCHW, NHWC and mixed layouts,
-// strides, SAME/SAME_LOWER/VALID/explicit and negative padding, lhs and rhs dilation, depthwise
-// and grouped convolutions, batch groups, f64 and i32; the gradients of each (both transposes,
-// as JAX derives them) and vmap over either operand or both.
+// conv_general_dilated against JAX (tools/oracles/conv.py writes the cases): every case runs under
+// jit on the default device (all cases as one program), and in the reference interpreter on the
+// graph jit traced; the first forward case of each dtype also runs eagerly. Cases cover 1-D, 2-D
+// and 3-D convolutions in NCHW, NHWC and mixed layouts, strides, SAME/SAME_LOWER/VALID/explicit and
+// negative padding, lhs and rhs dilation, depthwise and grouped convolutions, batch groups, f64 and
+// i32; the gradients of each (both transposes, as JAX derives them) and vmap over either operand or
+// both.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -11,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "support/oracle_cases.h"
 #include "support/oracle_json.h"
 #include "support/test_devices.h"
 #include "weft/interp/interpreter.h"
@@ -104,34 +106,30 @@ double tolerance(const HostArray& want) {
 
 class ConvOracle : public ::testing::TestWithParam<Case> {};
 
+// Every case in one jit program (the first check builds it), on the device and in the
+// interpreter; eagerly, only the first untransformed case of each dtype.
+testing::OracleTable& oracle_table() {
+  static testing::OracleTable table = [] {
+    std::vector<testing::OracleCase> cases;
+    for (const Case& c : loaded().cases)
+      cases.push_back({.name = c.name,
+                       .eager_group = c.transform == "none"
+                                          ? "conv " + std::string(dtype_name(c.expected[0].dtype()))
+                                          : "",
+                       .args = c.args,
+                       .expected = c.expected,
+                       .fn = [&c](const std::vector<Array>& xs) { return run_case_fn(c, xs); },
+                       .compare =
+                           [](const HostArray& got, const HostArray& want) {
+                             return testing::compare_values(got, want, tolerance(want));
+                           }});
+    return testing::OracleTable(std::move(cases), "conv_cases");
+  }();
+  return table;
+}
+
 TEST_P(ConvOracle, MatchesJaxOnDeviceAndInterpreter) {
-  const Case& c = GetParam();
-  const std::vector<Array> device_args = testing::device_arrays(c.args);
-  // Eagerly only the untransformed cases: a transformed one builds a program per op
-  // eagerly (minutes of cold compiles over the file); jit and the interpreter check them.
-  if (c.transform == "none") {
-    const std::vector<Array> eager = run_case_fn(c, device_args);
-    ASSERT_EQ(eager.size(), c.expected.size());
-    for (std::size_t k = 0; k < eager.size(); ++k)
-      EXPECT_EQ(
-          testing::compare_values(eager[k].to_host(), c.expected[k], tolerance(c.expected[k])), "")
-          << "eager, result " << k;
-  }
-  std::function<std::vector<Array>(const std::vector<Array>&)> fn =
-      [&c](const std::vector<Array>& xs) { return run_case_fn(c, xs); };
-  auto traced = jit(fn, {.name = "conv_case"});
-  const std::vector<Array> jitted = traced(device_args);
-  for (std::size_t k = 0; k < jitted.size(); ++k)
-    EXPECT_EQ(testing::compare_values(jitted[k].to_host(), c.expected[k], tolerance(c.expected[k])),
-              "")
-        << "jit, result " << k;
-  const Lowered lowered = traced.lower(device_args);
-  const std::vector<HostArray> interpreted = interpret(lowered.graph(), c.args);
-  ASSERT_EQ(interpreted.size(), c.expected.size());
-  for (std::size_t k = 0; k < interpreted.size(); ++k)
-    EXPECT_EQ(testing::compare_values(interpreted[k], c.expected[k], tolerance(c.expected[k])), "")
-        << "interpreter, result " << k << " on\n"
-        << lowered.as_text();
+  oracle_table().expect_case(GetParam().name);
 }
 
 TEST(ConvOracleFile, Loads) {

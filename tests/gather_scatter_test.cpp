@@ -1,9 +1,9 @@
-// Gather and the scatters against JAX (tools/oracles/gather_scatter.py writes the cases):
-// each case runs under jit (the forward ones eagerly too) on the default device, and in the
-// reference interpreter on the graph jit traced; the results must be JAX's (NaN where JAX has NaN).
-// Cases cover embedding lookups in every index mode, windows, take_along_axis through
-// batching axes, scatters with colliding and stray indices, segment sums, gradients (gather's
-// is a scatter_add) and vmap.
+// Gather and the scatters against JAX (tools/oracles/gather_scatter.py writes the cases): every
+// case runs under jit (all cases as one program; the first forward case of each op eagerly too) on
+// the default device, and in the reference interpreter on the graph jit traced; the results must be
+// JAX's (NaN where JAX has NaN). Cases cover embedding lookups in every index mode, windows,
+// take_along_axis through batching axes, scatters with colliding and stray indices, segment sums,
+// gradients (gather's is a scatter_add) and vmap.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "support/device_check.h"
+#include "support/oracle_cases.h"
 #include "support/oracle_json.h"
 #include "weft/interp/interpreter.h"
 #include "weft/opencl/device.h"
@@ -115,38 +116,33 @@ std::vector<Array> run_case_fn(const Case& c, const std::vector<Array>& xs) {
 
 class GatherScatterOracle : public ::testing::TestWithParam<Case> {};
 
-TEST_P(GatherScatterOracle, MatchesJaxOnDeviceAndInterpreter) {
-  const Case& c = GetParam();
-  std::vector<Array> device_args;
-  for (const HostArray& h : c.args) device_args.push_back(Array::from_host(h));
-  // Eagerly only the untransformed cases: a transformed one builds a program per op
-  // eagerly (minutes of cold compiles over the file); jit and the interpreter check them.
-  if (c.transform == "none") {
-    const std::vector<Array> eager = run_case_fn(c, device_args);
-    ASSERT_EQ(eager.size(), c.expected.size());
-    for (std::size_t k = 0; k < eager.size(); ++k)
-      EXPECT_EQ(testing::compare_values_nonfinite(eager[k].to_host(), c.expected[k], 1e-5), "")
-          << "eager, result " << k;
-  }
-  std::function<std::vector<Array>(const std::vector<Array>&)> fn =
-      [&c](const std::vector<Array>& xs) { return run_case_fn(c, xs); };
-  auto traced = jit(fn, {.name = "gather_scatter_case"});
-  const std::vector<Array> jitted = traced(device_args);
-  for (std::size_t k = 0; k < jitted.size(); ++k)
-    EXPECT_EQ(testing::compare_values_nonfinite(jitted[k].to_host(), c.expected[k], 1e-5), "")
-        << "jit, result " << k;
-  const Lowered lowered = traced.lower(device_args);
-  const std::vector<HostArray> interpreted = interpret(lowered.graph(), c.args);
-  ASSERT_EQ(interpreted.size(), c.expected.size());
-  for (std::size_t k = 0; k < interpreted.size(); ++k)
-    EXPECT_EQ(testing::compare_values_nonfinite(interpreted[k], c.expected[k], 1e-5), "")
-        << "interpreter, result " << k << " on\n"
-        << lowered.as_text();
-}
-
 const testing::LoadedCases<Case>& loaded() {
   static const auto cases = testing::load_or_explain(load_cases);
   return cases;
+}
+
+// Every case in one jit program (the first check builds it), on the device and in the
+// interpreter; eagerly, only the first untransformed case of each op.
+testing::OracleTable& oracle_table() {
+  static testing::OracleTable table = [] {
+    std::vector<testing::OracleCase> cases;
+    for (const Case& c : loaded().cases)
+      cases.push_back({.name = c.name,
+                       .eager_group = c.transform == "none" ? c.op : "",
+                       .args = c.args,
+                       .expected = c.expected,
+                       .fn = [&c](const std::vector<Array>& xs) { return run_case_fn(c, xs); },
+                       .compare =
+                           [](const HostArray& got, const HostArray& want) {
+                             return testing::compare_values_nonfinite(got, want, 1e-5);
+                           }});
+    return testing::OracleTable(std::move(cases), "gather_scatter_cases");
+  }();
+  return table;
+}
+
+TEST_P(GatherScatterOracle, MatchesJaxOnDeviceAndInterpreter) {
+  oracle_table().expect_case(GetParam().name);
 }
 
 TEST(GatherScatterOracleFile, Loads) {
@@ -452,35 +448,36 @@ Array apply_np(const NpCase& c, const std::vector<Array>& xs) {
   throw std::runtime_error("unknown numpy function " + c.fn);
 }
 
-class NpIndexingOracle : public ::testing::TestWithParam<NpCase> {};
-
-TEST_P(NpIndexingOracle, MatchesJaxOnDeviceAndInterpreter) {
-  const NpCase& c = GetParam();
-  std::vector<Array> device_args;
-  for (const HostArray& h : c.args) device_args.push_back(Array::from_host(h));
-  EXPECT_EQ(testing::compare_values_nonfinite(apply_np(c, device_args).to_host(), c.expected, 1e-5),
-            "")
-      << "eager";
-  std::function<std::vector<Array>(const std::vector<Array>&)> fn =
-      [&c](const std::vector<Array>& xs) { return std::vector<Array>{apply_np(c, xs)}; };
-  auto traced = jit(fn, {.name = "np_indexing_case"});
-  EXPECT_EQ(testing::compare_values_nonfinite(traced(device_args)[0].to_host(), c.expected, 1e-5),
-            "")
-      << "jit";
-  const Lowered lowered = traced.lower(device_args);
-  // Arrays the function closed over (repeat's known counts) follow the arguments.
-  std::vector<HostArray> inputs = c.args;
-  for (const Array& captured : lowered.captured()) inputs.push_back(captured.to_host());
-  const std::vector<HostArray> interpreted = interpret(lowered.graph(), inputs);
-  ASSERT_EQ(interpreted.size(), 1u);
-  EXPECT_EQ(testing::compare_values_nonfinite(interpreted[0], c.expected, 1e-5), "")
-      << "interpreter on\n"
-      << lowered.as_text();
-}
-
 const testing::LoadedCases<NpCase>& loaded_np() {
   static const auto cases = testing::load_or_explain(load_np_cases);
   return cases;
+}
+
+// Every case in one jit program (the first check builds it), on the device and in the
+// interpreter; eagerly, only the first case of each function.
+testing::OracleTable& np_oracle_table() {
+  static testing::OracleTable table = [] {
+    std::vector<testing::OracleCase> cases;
+    for (const NpCase& c : loaded_np().cases)
+      cases.push_back(
+          {.name = c.name,
+           .eager_group = c.fn,
+           .args = c.args,
+           .expected = {c.expected},
+           .fn = [&c](const std::vector<Array>& xs) { return std::vector<Array>{apply_np(c, xs)}; },
+           .compare =
+               [](const HostArray& got, const HostArray& want) {
+                 return testing::compare_values_nonfinite(got, want, 1e-5);
+               }});
+    return testing::OracleTable(std::move(cases), "np_indexing_cases");
+  }();
+  return table;
+}
+
+class NpIndexingOracle : public ::testing::TestWithParam<NpCase> {};
+
+TEST_P(NpIndexingOracle, MatchesJaxOnDeviceAndInterpreter) {
+  np_oracle_table().expect_case(GetParam().name);
 }
 
 TEST(NpIndexingOracleFile, Loads) {

@@ -1,8 +1,8 @@
-// weft::image::resize and weft::nn::group_norm against JAX (tools/oracles/image_nn.py writes
-// the cases): each runs under jit (the forward ones eagerly too) on the default device, and in the
-// reference interpreter on the graph jit traced. Resizes up, down (with and without antialias), by
-// odd factors, of integer images, and their gradients; group norms of one, some and every feature
-// per group, and their gradients.
+// weft::image::resize and weft::nn::group_norm against JAX (tools/oracles/image_nn.py writes the
+// cases): each runs under jit (all cases as one program; the first forward case of each function
+// eagerly too) on the default device, and in the reference interpreter on the graph jit traced.
+// Resizes up, down (with and without antialias), by odd factors, of integer images, and their
+// gradients; group norms of one, some and every feature per group, and their gradients.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "support/oracle_cases.h"
 #include "support/oracle_json.h"
 #include "weft/interp/interpreter.h"
 #include "weft/transforms/grad.h"
@@ -69,35 +70,28 @@ std::vector<Array> run_case_fn(const Case& c, const std::vector<Array>& xs) {
 
 class ImageNnOracle : public ::testing::TestWithParam<Case> {};
 
+// Every case in one jit program (the first check builds it), on the device and in the
+// interpreter; eagerly, only the first untransformed case of each function.
+testing::OracleTable& oracle_table() {
+  static testing::OracleTable table = [] {
+    std::vector<testing::OracleCase> cases;
+    for (const Case& c : loaded().cases)
+      cases.push_back({.name = c.name,
+                       .eager_group = c.transform == "none" ? c.fn : "",
+                       .args = c.args,
+                       .expected = c.expected,
+                       .fn = [&c](const std::vector<Array>& xs) { return run_case_fn(c, xs); },
+                       .compare =
+                           [](const HostArray& got, const HostArray& want) {
+                             return testing::compare_values(got, want, 2e-5);
+                           }});
+    return testing::OracleTable(std::move(cases), "image_nn_cases");
+  }();
+  return table;
+}
+
 TEST_P(ImageNnOracle, MatchesJaxOnDeviceAndInterpreter) {
-  const Case& c = GetParam();
-  const std::vector<Array> device_args = testing::device_arrays(c.args);
-  // Eagerly only the untransformed cases: a transformed one builds a program per op
-  // eagerly (minutes of cold compiles over the file); jit and the interpreter check them.
-  if (c.transform == "none") {
-    const std::vector<Array> eager = run_case_fn(c, device_args);
-    ASSERT_EQ(eager.size(), c.expected.size());
-    for (std::size_t k = 0; k < eager.size(); ++k)
-      EXPECT_EQ(testing::compare_values(eager[k].to_host(), c.expected[k], 2e-5), "")
-          << "eager, result " << k;
-  }
-  std::function<std::vector<Array>(const std::vector<Array>&)> fn =
-      [&c](const std::vector<Array>& xs) { return run_case_fn(c, xs); };
-  auto traced = jit(fn, {.name = "image_nn_case"});
-  const std::vector<Array> jitted = traced(device_args);
-  for (std::size_t k = 0; k < jitted.size(); ++k)
-    EXPECT_EQ(testing::compare_values(jitted[k].to_host(), c.expected[k], 2e-5), "")
-        << "jit, result " << k;
-  const Lowered lowered = traced.lower(device_args);
-  // resize's weights and indices are constants the traced function closes over.
-  std::vector<HostArray> inputs = c.args;
-  for (const Array& captured : lowered.captured()) inputs.push_back(captured.to_host());
-  const std::vector<HostArray> interpreted = interpret(lowered.graph(), inputs);
-  ASSERT_EQ(interpreted.size(), c.expected.size());
-  for (std::size_t k = 0; k < interpreted.size(); ++k)
-    EXPECT_EQ(testing::compare_values(interpreted[k], c.expected[k], 2e-5), "")
-        << "interpreter, result " << k << " on\n"
-        << lowered.as_text();
+  oracle_table().expect_case(GetParam().name);
 }
 
 TEST(ImageNnOracleFile, Loads) {

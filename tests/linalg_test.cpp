@@ -1,12 +1,12 @@
 // Linear algebra against JAX (tools/oracles/linalg.py writes the cases): cholesky and
 // triangular_solve and lu as jax.lax.linalg, and the numpy layer's cholesky, solve_triangular,
-// cho_solve, solve, inv, slogdet and det. Each case runs under jit (the forward ones eagerly too)
-// on the default device, and in the reference interpreter on the graph jit traced; the results must
-// be JAX's within the case's tolerance (NaN where JAX has NaN). Cases cover n = 1, 3, 33, batches,
-// f32 and f64, a matrix that is not positive definite, every triangular_solve variant, lu (square,
-// wide, tall, singular, a pivot tie) and solve, inv, slogdet and det on it, gradients, jvp and
-// vmap. A 200x200 cholesky and its solves check against the interpreter and by reconstruction;
-// errors name the op.
+// cho_solve, solve, inv, slogdet and det. Every case runs under jit (all cases as one program; the
+// first forward case of each op eagerly too) on the default device, and in the reference
+// interpreter on the graph jit traced; the results must be JAX's within the case's tolerance (NaN
+// where JAX has NaN). Cases cover n = 1, 3, 33, batches, f32 and f64, a matrix that is not positive
+// definite, every triangular_solve variant, lu (square, wide, tall, singular, a pivot tie) and
+// solve, inv, slogdet and det on it, gradients, jvp and vmap. A 200x200 cholesky and its solves
+// check against the interpreter and by reconstruction; errors name the op.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "support/device_check.h"
+#include "support/oracle_cases.h"
 #include "support/oracle_json.h"
 #include "weft/interp/interpreter.h"
 #include "weft/transforms/grad.h"
@@ -133,38 +134,33 @@ std::vector<Array> run_case_fn(const Case& c, const std::vector<Array>& xs) {
 
 class LinalgOracle : public ::testing::TestWithParam<Case> {};
 
-TEST_P(LinalgOracle, MatchesJaxOnDeviceAndInterpreter) {
-  const Case& c = GetParam();
-  const std::vector<Array> device_args = testing::device_arrays(c.args);
-  // Eagerly only the untransformed cases: a transformed one builds a program per op
-  // eagerly (minutes of cold compiles over the file); jit and the interpreter check them.
-  if (c.transform == "none") {
-    const std::vector<Array> eager = run_case_fn(c, device_args);
-    ASSERT_EQ(eager.size(), c.expected.size());
-    for (std::size_t k = 0; k < eager.size(); ++k)
-      EXPECT_EQ(testing::compare_values_nonfinite(eager[k].to_host(), c.expected[k], c.rtol), "")
-          << "eager, result " << k;
-  }
-  std::function<std::vector<Array>(const std::vector<Array>&)> fn =
-      [&c](const std::vector<Array>& xs) { return run_case_fn(c, xs); };
-  auto traced = jit(fn, {.name = "linalg_case"});
-  const std::vector<Array> jitted = traced(device_args);
-  ASSERT_EQ(jitted.size(), c.expected.size());
-  for (std::size_t k = 0; k < jitted.size(); ++k)
-    EXPECT_EQ(testing::compare_values_nonfinite(jitted[k].to_host(), c.expected[k], c.rtol), "")
-        << "jit, result " << k;
-  const Lowered lowered = traced.lower(device_args);
-  const std::vector<HostArray> interpreted = interpret(lowered.graph(), c.args);
-  ASSERT_EQ(interpreted.size(), c.expected.size());
-  for (std::size_t k = 0; k < interpreted.size(); ++k)
-    EXPECT_EQ(testing::compare_values_nonfinite(interpreted[k], c.expected[k], c.rtol), "")
-        << "interpreter, result " << k << " on\n"
-        << lowered.as_text();
-}
-
 const testing::LoadedCases<Case>& loaded() {
   static const auto cases = testing::load_or_explain(load_cases);
   return cases;
+}
+
+// Every case in one jit program (the first check builds it), on the device and in the
+// interpreter; eagerly, only the first untransformed case of each op.
+testing::OracleTable& oracle_table() {
+  static testing::OracleTable table = [] {
+    std::vector<testing::OracleCase> cases;
+    for (const Case& c : loaded().cases)
+      cases.push_back({.name = c.name,
+                       .eager_group = c.transform == "none" ? c.op : "",
+                       .args = c.args,
+                       .expected = c.expected,
+                       .fn = [&c](const std::vector<Array>& xs) { return run_case_fn(c, xs); },
+                       .compare =
+                           [rtol = c.rtol](const HostArray& got, const HostArray& want) {
+                             return testing::compare_values_nonfinite(got, want, rtol);
+                           }});
+    return testing::OracleTable(std::move(cases), "linalg_cases");
+  }();
+  return table;
+}
+
+TEST_P(LinalgOracle, MatchesJaxOnDeviceAndInterpreter) {
+  oracle_table().expect_case(GetParam().name);
 }
 
 TEST(LinalgOracleFile, Loads) {

@@ -1,8 +1,9 @@
 // weft::random against jax.random results committed as JSON (tools/oracles/random.py writes
-// tests/data/random_oracle/): every case runs eagerly on the device, under jit on the device,
-// and in the reference interpreter on the graph jit traced. Random bits and integers must be
-// JAX's exactly; floats within the case's ulps (see kErfInvUlps for normal's). Key
-// arrays with leading dimensions are JAX's vmap over keys; a fori_loop splits its key inside.
+// tests/data/random_oracle/): every case runs under jit on the device and in the reference
+// interpreter on the graph jit traced (a file's cases as one program), and the first case of each
+// function eagerly. Random bits and integers must be JAX's exactly; floats within the case's ulps
+// (see kErfInvUlps for normal's). Key arrays with leading dimensions are JAX's vmap over keys; a
+// fori_loop splits its key inside.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -15,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "support/oracle_cases.h"
 #include "weft/interp/interpreter.h"
 #include "weft/random_key_array.h"
 #include "weft/transforms/pmap.h"
@@ -207,42 +209,34 @@ double case_ulps(const json& c) {
   return fn == "normal" || fn == "truncated_normal" ? std::max(ulps, kErfInvUlps) : ulps;
 }
 
-// The graph's inputs: the key, then the arrays the function closed over (categorical's logits).
-std::vector<HostArray> with_captured(const HostArray& key, const Lowered& lowered) {
-  std::vector<HostArray> inputs{key};
-  for (const Array& a : lowered.captured()) inputs.push_back(a.to_host());
-  return inputs;
-}
-
+// Every case of the file in one jit program, on the device and in the interpreter; eagerly the
+// first case of each function on each key rank (batched keys are vmap's path).
 void run_file(const std::string& file) {
   const json cases = load(file);
-  ASSERT_FALSE(cases.empty()) << file;
+  std::vector<testing::OracleCase> table;
   for (const json& c : cases) {
-    const std::string name = c.at("name");
-    SCOPED_TRACE(file + ": case " + name);
     const std::string fn = c.at("fn");
-    const json& params = c.at("params");
+    const json params = c.at("params");
     const HostArray key = from_oracle(c.at("key"));
-    const HostArray expected = from_oracle(c.at("expected"));
     const double ulps = case_ulps(c);
     const double absolute = fn == "gumbel"       ? kGumbelAbsolute
                             : fn == "gumbel_f64" ? kGumbelF64Absolute
                                                  : 0;
-    EXPECT_EQ(
-        difference(sample(fn, params, Array::from_host(key)).to_host(), expected, ulps, absolute),
-        "")
-        << "eager";
-    auto traced = jit(
-        [&](const std::vector<Array>& xs) { return std::vector<Array>{sample(fn, params, xs[0])}; },
-        {.name = "random_case"});
-    const std::vector<Array> args{Array::from_host(key)};
-    EXPECT_EQ(difference(traced(args).at(0).to_host(), expected, ulps, absolute), "") << "jit";
-    const Lowered lowered = traced.lower(args);
-    const std::vector<HostArray> interpreted =
-        interpret(lowered.graph(), with_captured(key, lowered));
-    ASSERT_EQ(interpreted.size(), 1u);
-    EXPECT_EQ(difference(interpreted[0], expected, ulps, absolute), "") << "interpreter";
+    table.push_back({.name = file + ": " + c.at("name").get<std::string>(),
+                     .eager_group = fn + " " + params.value("dtype", "") + " key rank " +
+                                    std::to_string(key.shape().size()),
+                     .args = {key},
+                     .expected = {from_oracle(c.at("expected"))},
+                     .fn =
+                         [fn, params](const std::vector<Array>& xs) {
+                           return std::vector<Array>{sample(fn, params, xs[0])};
+                         },
+                     .compare =
+                         [ulps, absolute](const HostArray& got, const HostArray& want) {
+                           return difference(got, want, ulps, absolute);
+                         }});
   }
+  testing::expect_oracle_cases(table, "random_cases");
 }
 
 TEST(Random, KeysFromSeedsMatchJax) {
@@ -267,39 +261,24 @@ TEST(Random, SamplersMatchJax) {
 }
 
 // The sort-based samplers build sort kernels: every case runs in one jit program (checked on the
-// device and in the interpreter) rather than three programs each; one case also runs eagerly.
+// device and in the interpreter), and only the first case also runs eagerly.
 TEST(Random, PermutationShuffleAndChoiceMatchJax) {
-  const json cases = load("permutation.json");
-  ASSERT_FALSE(cases.empty());
-  std::vector<HostArray> keys;
-  for (const json& c : cases) keys.push_back(from_oracle(c.at("key")));
-  auto all = [&cases](const std::vector<Array>& xs) {
-    std::vector<Array> outs;
-    for (std::size_t i = 0; i < cases.size(); ++i)
-      outs.push_back(sample(cases[i].at("fn"), cases[i].at("params"), xs[i]));
-    return outs;
-  };
-  auto traced = jit(all, {.name = "random_permutation_cases"});
-  std::vector<Array> args;
-  for (const HostArray& k : keys) args.push_back(Array::from_host(k));
-  const std::vector<Array> on_device = traced(args);
-  const Lowered lowered = traced.lower(args);
-  std::vector<HostArray> inputs = keys;
-  for (const Array& a : lowered.captured()) inputs.push_back(a.to_host());
-  const std::vector<HostArray> interpreted = interpret(lowered.graph(), inputs);
-  ASSERT_EQ(on_device.size(), cases.size());
-  ASSERT_EQ(interpreted.size(), cases.size());
-  for (std::size_t i = 0; i < cases.size(); ++i) {
-    SCOPED_TRACE("permutation.json: case " + cases[i].at("name").get<std::string>());
-    const HostArray expected = from_oracle(cases[i].at("expected"));
-    EXPECT_EQ(difference(on_device[i].to_host(), expected, 0), "") << "jit";
-    EXPECT_EQ(difference(interpreted[i], expected, 0), "") << "interpreter";
+  std::vector<testing::OracleCase> table;
+  for (const json& c : load("permutation.json")) {
+    const std::string fn = c.at("fn");
+    const json params = c.at("params");
+    table.push_back({.name = "permutation.json: " + c.at("name").get<std::string>(),
+                     .eager_group = "the first case",
+                     .args = {from_oracle(c.at("key"))},
+                     .expected = {from_oracle(c.at("expected"))},
+                     .fn =
+                         [fn, params](const std::vector<Array>& xs) {
+                           return std::vector<Array>{sample(fn, params, xs[0])};
+                         },
+                     .compare = [](const HostArray& got,
+                                   const HostArray& want) { return difference(got, want, 0); }});
   }
-  const json& first = cases.at(0);
-  EXPECT_EQ(difference(sample(first.at("fn"), first.at("params"), args[0]).to_host(),
-                       from_oracle(first.at("expected")), 0),
-            "")
-      << "eager";
+  testing::expect_oracle_cases(table, "random_permutation_cases");
 }
 
 TEST(Random, ChoiceRefusalsExplainThemselves) {

@@ -1,6 +1,7 @@
-// Cumulative ops, rev and sorting against JAX (tools/oracles/scans_sort.py writes the cases):
-// each case runs under jit on the default device and in the reference interpreter, plain,
-// under grad, or under vmap. Long device scans are also checked against a loop computed here.
+// Cumulative ops, rev and sorting against JAX (tools/oracles/scans_sort.py writes the cases): each
+// case runs under jit on the default device (the cases of one op as one program) and in the
+// reference interpreter, plain, under grad, or under vmap. Long device scans are also checked
+// against a loop computed here.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include "support/device_check.h"
+#include "support/oracle_cases.h"
 #include "support/oracle_json.h"
 #include "weft/interp/interpreter.h"
 #include "weft/ir/op_attrs.h"
@@ -184,30 +186,23 @@ ArrayFunction function_of(const Case& c) {
   throw std::runtime_error("scans_sort_test: unknown transform " + c.transform);
 }
 
-void run_case(const Case& c) {
-  SCOPED_TRACE("case " + c.name);
-  auto traced = jit(function_of(c), {.name = "scans_sort_case"});
-  std::vector<Array> args;
-  for (const HostArray& h : c.inputs) args.push_back(Array::from_host(h));
-  const std::vector<Array> on_device = traced(args);
-  ASSERT_EQ(on_device.size(), 1u);
-  EXPECT_EQ(compare_values(on_device[0].to_host(), c.expected, c.rtol), "") << "device";
-  const Lowered lowered = traced.lower(args);
-  const std::vector<HostArray> interpreted = interpret(lowered.graph(), c.inputs);
-  ASSERT_EQ(interpreted.size(), 1u);
-  EXPECT_EQ(compare_values(interpreted[0], c.expected, c.rtol), "") << "interpreter on\n"
-                                                                    << lowered.as_text();
-}
-
+// The cases whose names start with `prefix`, as one jit program on the device and in the
+// interpreter (a program per case cost a PoCL build each).
 void run_cases_with_prefix(const std::string& prefix) {
   ASSERT_EQ(loaded().error, "");
-  int ran = 0;
+  std::vector<testing::OracleCase> table;
   for (const Case& c : loaded().cases)
-    if (c.name.rfind(prefix, 0) == 0) {
-      run_case(c);
-      ++ran;
-    }
-  EXPECT_GT(ran, 0) << "no case named " << prefix << "...";
+    if (c.name.rfind(prefix, 0) == 0)
+      table.push_back({.name = c.name,
+                       .eager_group = "",
+                       .args = c.inputs,
+                       .expected = {c.expected},
+                       .fn = function_of(c),
+                       .compare = [rtol = c.rtol](const HostArray& got, const HostArray& want) {
+                         return compare_values(got, want, rtol);
+                       }});
+  ASSERT_FALSE(table.empty()) << "no case named " << prefix << "...";
+  testing::expect_oracle_cases(table, "scans_sort_" + prefix + "_cases");
 }
 
 TEST(ScansSort, CumsumFollowsJax) {

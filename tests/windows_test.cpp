@@ -1,10 +1,11 @@
 // The windowed reductions, their select_and_* derivatives and pooling against JAX
-// (tools/oracles/windows.py writes the cases): each case runs under jit (the forward ones eagerly
-// too) on the default device, and in the reference interpreter on the graph jit traced; the results
-// must be JAX's (NaN where JAX has NaN). Cases cover 1-D to 3-D windows (NHWC and NCHW), strides,
-// padding (negative too), base and window dilation, ties, -inf and NaN, integer, f16 and f64
-// operands, gradients (through select_and_scatter_add), jvp (through select_and_gather_add),
-// vmap, and flax's max_pool and avg_pool.
+// (tools/oracles/windows.py writes the cases): every case runs under jit (all cases as one program;
+// the first forward case of each op eagerly too) on the default device, and in the reference
+// interpreter on the graph jit traced; the results must be JAX's (NaN where JAX has NaN). Cases
+// cover 1-D to 3-D windows (NHWC and NCHW), strides, padding (negative too), base and window
+// dilation, ties, -inf and NaN, integer, f16 and f64 operands, gradients (through
+// select_and_scatter_add), jvp (through select_and_gather_add), vmap, and flax's max_pool and
+// avg_pool.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -14,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "support/oracle_cases.h"
 #include "support/oracle_json.h"
 #include "support/transform_check.h"
 #include "weft/interp/interpreter.h"
@@ -159,38 +161,33 @@ std::vector<Array> run_case_fn(const Case& c, const std::vector<Array>& xs) {
 
 class WindowsOracle : public ::testing::TestWithParam<Case> {};
 
-TEST_P(WindowsOracle, MatchesJaxOnDeviceAndInterpreter) {
-  const Case& c = GetParam();
-  std::vector<Array> device_args;
-  for (const HostArray& h : c.args) device_args.push_back(Array::from_host(h));
-  // Eagerly only the untransformed cases: a transformed one builds a program per op
-  // eagerly (minutes of cold compiles over the file); jit and the interpreter check them.
-  if (c.transform == "none") {
-    const std::vector<Array> eager = run_case_fn(c, device_args);
-    ASSERT_EQ(eager.size(), c.expected.size());
-    for (std::size_t k = 0; k < eager.size(); ++k)
-      EXPECT_EQ(testing::compare_values_nonfinite(eager[k].to_host(), c.expected[k], 1e-5), "")
-          << "eager, result " << k;
-  }
-  std::function<std::vector<Array>(const std::vector<Array>&)> fn =
-      [&c](const std::vector<Array>& xs) { return run_case_fn(c, xs); };
-  auto traced = jit(fn, {.name = "windows_case"});
-  const std::vector<Array> jitted = traced(device_args);
-  for (std::size_t k = 0; k < jitted.size(); ++k)
-    EXPECT_EQ(testing::compare_values_nonfinite(jitted[k].to_host(), c.expected[k], 1e-5), "")
-        << "jit, result " << k;
-  const Lowered lowered = traced.lower(device_args);
-  const std::vector<HostArray> interpreted = interpret(lowered.graph(), c.args);
-  ASSERT_EQ(interpreted.size(), c.expected.size());
-  for (std::size_t k = 0; k < interpreted.size(); ++k)
-    EXPECT_EQ(testing::compare_values_nonfinite(interpreted[k], c.expected[k], 1e-5), "")
-        << "interpreter, result " << k << " on\n"
-        << lowered.as_text();
-}
-
 const testing::LoadedCases<Case>& loaded() {
   static const auto cases = testing::load_or_explain(load_cases);
   return cases;
+}
+
+// Every case in one jit program (the first check builds it), on the device and in the
+// interpreter; eagerly, only the first untransformed case of each op.
+testing::OracleTable& oracle_table() {
+  static testing::OracleTable table = [] {
+    std::vector<testing::OracleCase> cases;
+    for (const Case& c : loaded().cases)
+      cases.push_back({.name = c.name,
+                       .eager_group = c.transform == "none" ? c.op : "",
+                       .args = c.args,
+                       .expected = c.expected,
+                       .fn = [&c](const std::vector<Array>& xs) { return run_case_fn(c, xs); },
+                       .compare =
+                           [](const HostArray& got, const HostArray& want) {
+                             return testing::compare_values_nonfinite(got, want, 1e-5);
+                           }});
+    return testing::OracleTable(std::move(cases), "windows_cases");
+  }();
+  return table;
+}
+
+TEST_P(WindowsOracle, MatchesJaxOnDeviceAndInterpreter) {
+  oracle_table().expect_case(GetParam().name);
 }
 
 TEST(WindowsOracleFile, Loads) {
