@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "support/device_check.h"
+#include "support/oracle_cases.h"
 #include "support/oracle_json.h"
 #include "weft/interp/interpreter.h"
 #include "weft/transforms/grad.h"
@@ -187,28 +188,44 @@ void expect_matches(const Case& c, const std::vector<HostArray>& got, const std:
 
 class EighOracle : public ::testing::TestWithParam<Case> {};
 
-TEST_P(EighOracle, MatchesJaxOnDeviceAndInterpreter) {
-  const Case& c = GetParam();
-  const std::vector<Array> device_args = testing::device_arrays(c.args);
-  std::function<std::vector<Array>(const std::vector<Array>&)> fn =
-      [&c](const std::vector<Array>& xs) { return run_case_fn(c, xs); };
-  auto traced = jit(fn, {.name = "eigh_case"});
-  std::vector<HostArray> jitted;
-  for (const Array& y : traced(device_args)) jitted.push_back(y.to_host());
-  expect_matches(c, jitted, "jit");
-  const Lowered lowered = traced.lower(device_args);
-  expect_matches(c, interpret(lowered.graph(), c.args), "interpreter");
-  // Eagerly one case: every eager op is a program of its own to compile.
-  if (c.name == "eigh_f32_batch") {
-    std::vector<HostArray> eager;
-    for (const Array& y : run_case_fn(c, device_args)) eager.push_back(y.to_host());
-    expect_matches(c, eager, "eager");
-  }
-}
-
 const testing::LoadedCases<Case>& loaded() {
   static const auto cases = testing::load_or_explain(load_cases);
   return cases;
+}
+
+// Every case in one jit program (the first check builds it), on the device and in the
+// interpreter; each case then compares its own results (eigenvectors normalised).
+const testing::OracleRun& oracle_run() {
+  static const testing::OracleRun run = [] {
+    std::vector<testing::OracleCase> cases;
+    for (const Case& c : loaded().cases)
+      cases.push_back({.name = c.name,
+                       .eager_group = "",  // eagerly: one case, checked below
+                       .args = c.args,
+                       .expected = c.expected,
+                       .fn = [&c](const std::vector<Array>& xs) { return run_case_fn(c, xs); },
+                       .compare = {}});  // expect_matches compares
+    return testing::run_oracle_cases(cases, "eigh_cases");
+  }();
+  return run;
+}
+
+TEST_P(EighOracle, MatchesJaxOnDeviceAndInterpreter) {
+  const Case& c = GetParam();
+  const testing::OracleRun& run = oracle_run();
+  ASSERT_EQ(run.error, "");
+  std::size_t i = 0;
+  while (i < loaded().cases.size() && loaded().cases[i].name != c.name) ++i;
+  ASSERT_LT(i, loaded().cases.size());
+  expect_matches(c, run.jitted.at(i), "jit");
+  expect_matches(c, run.interpreted.at(i), "interpreter");
+  // Eagerly one case: every eager op is a program of its own to compile.
+  if (c.name == "eigh_f32_batch") {
+    std::vector<HostArray> eager;
+    for (const Array& y : run_case_fn(c, testing::device_arrays(c.args)))
+      eager.push_back(y.to_host());
+    expect_matches(c, eager, "eager");
+  }
 }
 
 TEST(EighOracleFile, Loads) {
