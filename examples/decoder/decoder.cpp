@@ -141,12 +141,18 @@ int main(int argc, char** argv) {
   const Sizes s =
       options.size == "small" ? Sizes{64, 16, 32, 12, 3, 5} : Sizes{32000, 512, 2048, 128, 8, 20};
   try {
-    const Array keys = random::split(random::key(4), 3);
-    const std::vector<Array> params = init(key_at(keys, 0), s);
-    const Array prompt = random::randint(key_at(keys, 1), {s.prompt}, 0, s.vocab);
-    std::vector<Array> args = params;
-    args.push_back(prompt);
-    args.push_back(key_at(keys, 2));
+    // The parameters and prompt drawn in one traced program: eagerly, each op of the key split
+    // and of each sampler would be a program of its own to build.
+    // key -> (parameters, prompt, the sampling key)
+    const std::vector<Array> args = weft::jit([&s](const std::vector<Array>& a) {
+      const Array keys = random::split(a[0], 3);
+      std::vector<Array> out = init(key_at(keys, 0), s);
+      out.push_back(random::randint(key_at(keys, 1), {s.prompt}, 0, s.vocab));
+      out.push_back(key_at(keys, 2));
+      return out;
+    })(std::vector<Array>{random::key(4)});
+    const std::vector<Array> params(args.begin(), args.end() - 2);
+    const Array& prompt = args[params.size()];
     auto run = weft::jit([&](const std::vector<Array>& a) { return generate(a, s); });
 
     if (options.size == "full") {
@@ -160,10 +166,14 @@ int main(int argc, char** argv) {
     for (std::int64_t i = 0; i < s.max_len; ++i) std::printf(" %lld", (long long)tokens.get_i64(i));
     std::printf("\n");
     if (options.check.empty()) return 0;
-    const Array zero = lax::constant(0, DType::I32);
-    const Array empty = np::zeros({s.max_len, s.model}, DType::BF16);
-    const Array first_logits =
-        step_logits(params, element(prompt, zero), zero, empty, empty).logits;
+    // The first step's logits, traced too: (parameters, prompt) -> logits.
+    const std::size_t count = params.size();
+    const Array first_logits = weft::jit([&s, count](const std::vector<Array>& a) {
+      const Array zero = lax::constant(0, DType::I32);
+      const Array empty = np::zeros({s.max_len, s.model}, DType::BF16);
+      const std::vector<Array> p(a.begin(), a.begin() + static_cast<std::ptrdiff_t>(count));
+      return std::vector<Array>{step_logits(p, element(a[count], zero), zero, empty, empty).logits};
+    })(std::vector<Array>(args.begin(), args.end() - 1))[0];
 
     const ex::Oracle oracle = ex::load_oracle(options.check);
     ex::Checker check;

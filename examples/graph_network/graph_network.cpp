@@ -85,17 +85,30 @@ int main(int argc, char** argv) {
   const Sizes s =
       options.size == "small" ? Sizes{24, 64, 8, 16, 3} : Sizes{10000, 100000, 32, 64, 3};
   try {
-    const Array keys = random::split(random::key(1), 6);
-    const Params params = init(key_at(keys, 0), s.features, s.hidden);
-    const Array nodes = random::normal(key_at(keys, 1), {s.nodes, s.features});
-    const Array edges = random::normal(key_at(keys, 2), {s.edges, s.features});
-    const Array senders = random::randint(key_at(keys, 3), {s.edges}, 0, s.nodes);
-    const Array receivers = random::randint(key_at(keys, 4), {s.edges}, 0, s.nodes);
-    const Array targets = random::normal(key_at(keys, 5), {s.nodes});
-
-    std::vector<std::string> names;
-    for (const auto& [name, value] : params) names.push_back(name);
+    // The parameters and data drawn in one traced program: eagerly, each op of the key split and
+    // of each sampler would be a program of its own to build.
+    std::vector<std::string> names;  // the parameters', in name order (the tree's)
+    // key -> (parameters in name order, nodes, edges, senders, receivers, targets)
+    const std::vector<Array> drawn = weft::jit([&s, &names](const std::vector<Array>& a) {
+      const Array keys = random::split(a[0], 6);
+      std::vector<Array> out;
+      names.clear();
+      for (const auto& [name, value] : init(key_at(keys, 0), s.features, s.hidden)) {
+        names.push_back(name);
+        out.push_back(value);
+      }
+      out.insert(out.end(), {random::normal(key_at(keys, 1), {s.nodes, s.features}),
+                             random::normal(key_at(keys, 2), {s.edges, s.features}),
+                             random::randint(key_at(keys, 3), {s.edges}, 0, s.nodes),
+                             random::randint(key_at(keys, 4), {s.edges}, 0, s.nodes),
+                             random::normal(key_at(keys, 5), {s.nodes})});
+      return out;
+    })(std::vector<Array>{random::key(1)});
     const std::size_t count = names.size();
+    Params params;
+    for (std::size_t i = 0; i < count; ++i) params[names[i]] = drawn[i];
+    const Array &nodes = drawn[count], &edges = drawn[count + 1], &senders = drawn[count + 2],
+                &receivers = drawn[count + 3], &targets = drawn[count + 4];
     // (parameters in name order, nodes, edges, senders, receivers, targets) -> loss.
     auto loss = [names, count](const std::vector<Array>& a) -> std::vector<Array> {
       Params p;
@@ -144,8 +157,13 @@ int main(int argc, char** argv) {
                    1e-6);
     for (std::size_t p = 0; p < count; ++p)
       check.expect("params." + names[p], args[p], oracle.params.at(names[p]), 1e-6);
-    check.expect("prediction", forward(params, nodes, edges, senders, receivers),
-                 oracle.expected.at("prediction"));
+    // The first parameters' prediction, traced too.
+    const Array prediction = weft::jit([&names, count](const std::vector<Array>& a) {
+      Params p;
+      for (std::size_t i = 0; i < count; ++i) p[names[i]] = a[i];
+      return std::vector<Array>{forward(p, a[count], a[count + 1], a[count + 2], a[count + 3])};
+    })(args)[0];
+    check.expect("prediction", prediction, oracle.expected.at("prediction"));
     check.expect("losses", Array::from_vector<float>({s.steps}, losses),
                  oracle.expected.at("losses"));
     for (std::size_t p = 0; p < count; ++p)

@@ -87,10 +87,18 @@ int main(int argc, char** argv) {
   const Sizes s =
       options.size == "small" ? Sizes{50, 8, 12, 3, 4, 6, 3} : Sizes{20000, 128, 256, 4, 64, 64, 3};
   try {
-    const Array keys = random::split(random::key(2), 3);
-    const std::vector<Array> params = init(key_at(keys, 0), s);
-    const Array tokens = random::randint(key_at(keys, 1), {s.batch, s.length}, 0, s.vocab);
-    const Array labels = random::randint(key_at(keys, 2), {s.batch}, 0, s.classes);
+    // The parameters and data drawn in one traced program: eagerly, each op of the key split and
+    // of each sampler would be a program of its own to build.
+    // key -> (six parameters, tokens, labels)
+    const std::vector<Array> drawn = weft::jit([&s](const std::vector<Array>& a) {
+      const Array keys = random::split(a[0], 3);
+      std::vector<Array> out = init(key_at(keys, 0), s);
+      out.push_back(random::randint(key_at(keys, 1), {s.batch, s.length}, 0, s.vocab));
+      out.push_back(random::randint(key_at(keys, 2), {s.batch}, 0, s.classes));
+      return out;
+    })(std::vector<Array>{random::key(2)});
+    const std::vector<Array> params(drawn.begin(), drawn.begin() + 6);
+    const Array &tokens = drawn[6], &labels = drawn[7];
 
     auto loss = [](const std::vector<Array>& a) -> std::vector<Array> {
       return {loss_of({a[0], a[1], a[2], a[3], a[4], a[5]}, a[6], a[7])};
@@ -129,7 +137,11 @@ int main(int argc, char** argv) {
     check.expect("inputs.labels", labels, oracle.inputs.at("labels"));
     for (std::size_t p = 0; p < 6; ++p)
       check.expect("params." + kNames[p], params[p], oracle.params.at(kNames[p]), 1e-6);
-    check.expect("logits", logits_of(params, tokens), oracle.expected.at("logits"));
+    // The first parameters' logits, traced too.
+    const Array logits = weft::jit([](const std::vector<Array>& a) {
+      return std::vector<Array>{logits_of({a[0], a[1], a[2], a[3], a[4], a[5]}, a[6])};
+    })(args)[0];
+    check.expect("logits", logits, oracle.expected.at("logits"));
     check.expect("losses", Array::from_vector<float>({s.steps}, losses),
                  oracle.expected.at("losses"));
     for (std::size_t p = 0; p < 6; ++p)

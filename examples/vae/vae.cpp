@@ -99,9 +99,18 @@ int main(int argc, char** argv) {
       ex::parse_options(argc, argv, "A VAE trained on synthetic images (examples/README.md).");
   const Sizes s = options.size == "small" ? Sizes{8, 8, 16, 2, 3} : Sizes{28, 128, 256, 16, 3};
   try {
-    const Array keys = random::split(random::key(3), 3);
-    const std::vector<Array> params = init(key_at(keys, 0), s);
-    const Array x = images(key_at(keys, 1), s.batch, s.side);
+    // The parameters and images drawn in one traced program: eagerly, each op of the key split
+    // and of each sampler would be a program of its own to build.
+    // key -> (ten parameters, images, the steps' first key)
+    const std::vector<Array> drawn = weft::jit([&s](const std::vector<Array>& a) {
+      const Array keys = random::split(a[0], 3);
+      std::vector<Array> out = init(key_at(keys, 0), s);
+      out.push_back(images(key_at(keys, 1), s.batch, s.side));
+      out.push_back(key_at(keys, 2));
+      return out;
+    })(std::vector<Array>{random::key(3)});
+    const std::vector<Array> params(drawn.begin(), drawn.begin() + 10);
+    const Array& x = drawn[10];
     const std::vector<std::string> names = param_names();
 
     auto loss = [](const std::vector<Array>& a) -> std::vector<Array> {
@@ -123,7 +132,7 @@ int main(int argc, char** argv) {
     });
     std::vector<Array> current = params;
     current.push_back(x);
-    current.push_back(key_at(keys, 2));
+    current.push_back(drawn[11]);
 
     if (options.size == "full") {
       ex::time_step(

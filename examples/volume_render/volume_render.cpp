@@ -88,11 +88,19 @@ int main(int argc, char** argv) {
       argc, argv, "A NeRF-style volume renderer and one training step (examples/README.md).");
   const Sizes sizes = options.size == "small" ? Sizes{64, 16, 32} : Sizes{4096, 64, 64};
   try {
-    const Array keys = random::split(random::key(0), 4);
-    const std::vector<Array> params = init(key_at(keys, 0), sizes.hidden);
-    const auto [origins, dirs] = rays(key_at(keys, 1), sizes.rays);
-    const Array target = random::uniform(key_at(keys, 2), {sizes.rays, 3});
-    const Array sample_key = key_at(keys, 3);
+    // The parameters and data drawn in one traced program: eagerly, each op of the key split and
+    // of each sampler would be a program of its own to build.
+    // key -> (w1, b1, w2, b2, origins, dirs, target, sample key)
+    const std::vector<Array> drawn = weft::jit([&sizes](const std::vector<Array>& a) {
+      const Array keys = random::split(a[0], 4);
+      std::vector<Array> out = init(key_at(keys, 0), sizes.hidden);
+      const auto [origins, dirs] = rays(key_at(keys, 1), sizes.rays);
+      out.insert(out.end(), {origins, dirs, random::uniform(key_at(keys, 2), {sizes.rays, 3}),
+                             key_at(keys, 3)});
+      return out;
+    })(std::vector<Array>{random::key(0)});
+    const std::vector<Array> params(drawn.begin(), drawn.begin() + 4);
+    const Array &origins = drawn[4], &dirs = drawn[5], &target = drawn[6], &sample_key = drawn[7];
     const std::int64_t samples = sizes.samples;
 
     // (w1, b1, w2, b2, origins, dirs, key, target) -> loss, the four gradients.
@@ -117,7 +125,12 @@ int main(int argc, char** argv) {
       return 0;
     }
     const std::vector<Array> out = step(args);
-    const auto [color, depth] = render(params, origins, dirs, sample_key, samples);
+    // (w1, b1, w2, b2, origins, dirs, key) -> (colour, depth), traced too.
+    const std::vector<Array> rendered = weft::jit([samples](const std::vector<Array>& a) {
+      const auto [color, depth] = render({a[0], a[1], a[2], a[3]}, a[4], a[5], a[6], samples);
+      return std::vector<Array>{color, depth};
+    })(std::vector<Array>(args.begin(), args.begin() + 7));
+    const Array &color = rendered[0], &depth = rendered[1];
     std::printf("volume_render small: %lld rays, %lld samples, loss %.6f\n",
                 static_cast<long long>(sizes.rays), static_cast<long long>(samples),
                 out[0].to_host().get_f64(0));
