@@ -813,6 +813,26 @@ TEST_F(OpsOnDevice, DotEpiloguesRunInTheDotKernel) {
   EXPECT_EQ(separate.kernels[1].kind, "loop");
 }
 
+// Wide dots with a long K run in blocks of 8 columns: their epilogue calls the math library's
+// 8-lane functions (tanh, exp through sigmoid, erf), which must be defined in the program.
+TEST_F(OpsOnDevice, DotEpiloguesCallEightLaneMathFunctions) {
+  const std::vector<HostArray> inputs = {rand(DType::F32, {64, 784}, -1, 1),
+                                         rand(DType::F32, {784, 256}, -0.05, 0.05),
+                                         rand(DType::F32, {256}, -1, 1)};
+  const std::vector<std::function<Array(const Array&)>> epilogues = {
+      [](const Array& h) { return np::tanh(h); },
+      [](const Array& h) { return np::sigmoid(h); },
+      [](const Array& h) { return np::erf(h * 0.70710678f); },
+      [](const Array& h) { return np::exp(h * 0.5f); }};
+  for (std::size_t e = 0; e < epilogues.size(); ++e) {
+    auto fn = [&](const V& x) {
+      const Array d = np::matmul(x[0], x[1]);
+      return V{epilogues[e](d + lax::broadcast_in_dim(x[2], d.shape(), {1}))};
+    };
+    EXPECT_EQ(check_against_interpreter(fn, inputs, 1e-4, 1e-4), "") << "epilogue " << e;
+  }
+}
+
 // A weight gradient's accumulation (acc + X^T dY) after other dots in node order still runs in
 // its dot's kernel: the schedule moves it right after the dot (CPU devices).
 TEST_F(OpsOnDevice, DotConsumerAfterOtherDotsBecomesItsEpilogue) {

@@ -10,13 +10,16 @@
 #include "codegen_fingerprint.h"
 #include "plan_serialization.h"
 #include "runtime/fork_guard.h"
+#include "tiering/tier_policy.h"
 #include "weft/cache/process_cache.h"
 #include "weft/error.h"
+#include "weft/interp/cost.h"
 #include "weft/ir/text.h"
 #include "weft/log.h"
 #include "weft/opencl/codegen.h"
 #include "weft/opencl/device.h"
 #include "weft/opencl/executable.h"
+#include "weft/opencl/tiering.h"
 #include "weft/telemetry/telemetry.h"
 
 namespace weft::opencl {
@@ -167,7 +170,7 @@ std::shared_ptr<Executable> OpenCLDevice::compile(const Graph& graph) {
   // Compiled outside the lock, as in build_program.
   std::shared_ptr<OpenCLExecutable> executable = compile_with_cache(graph, compile_id);
   if (!executable) {
-    executable = std::make_shared<OpenCLExecutable>(*this, plan_program(graph, caps()));
+    executable = build_or_defer(graph, plan_program(graph, caps()));
     executable->set_compile_facts(graph.params.size(), graph.name);
     executable->set_cache_outcome("off", {});
   }
@@ -254,7 +257,7 @@ std::shared_ptr<OpenCLExecutable> OpenCLDevice::compile_with_cache(const Graph& 
     }
   }
 
-  auto executable = std::make_shared<OpenCLExecutable>(*this, std::move(plan));
+  auto executable = build_or_defer(graph, std::move(plan));
   executable->set_compile_facts(graph.params.size(), graph.name);
   executable->set_compile_time(lookup_seconds, std::nullopt);
   const bool cached = found.status != cache::LookupStatus::error;
@@ -265,13 +268,33 @@ std::shared_ptr<OpenCLExecutable> OpenCLDevice::compile_with_cache(const Graph& 
     write->components = std::move(components);
     write->key = key;
     write->metadata = detail::serialize_plan(executable->plan());
-    write->program = ClProgram::retain(executable->program());
+    // A deferred build fills in its program and adds its build time when it finishes.
+    if (executable->built()) write->program = ClProgram::retain(executable->program());
     write->device = id_;
     write->device_label = label();
     write->build_seconds = executable->info().compile_seconds();
     executable->store_after_first_run(std::move(write));
   }
   return executable;
+}
+
+std::shared_ptr<OpenCLExecutable> OpenCLDevice::build_or_defer(const Graph& graph,
+                                                               ProgramPlan plan) {
+  const Tiering mode = tiering();
+  if (mode != Tiering::off) {
+    InterpretationEstimate estimate = estimate_interpretation(graph);
+    if (estimate.possible) {
+      auto policy = std::make_unique<detail::TierPolicy>(mode, std::move(estimate),
+                                                         plan.info.kernels.size());
+      // A first call the interpreter would take longer over than the build waits for it: build
+      // now, as without tiering.
+      if (mode == Tiering::interpreter ||
+          policy->expected_interpret_seconds() <= policy->expected_build_seconds())
+        return std::make_shared<OpenCLExecutable>(*this, std::move(plan), graph,
+                                                  std::move(policy));
+    }
+  }
+  return std::make_shared<OpenCLExecutable>(*this, std::move(plan));
 }
 
 }  // namespace weft::opencl

@@ -1,6 +1,7 @@
 // Platform and device discovery: one context per platform, one queue per device, and the
 // gpu:N / cpu:N / acc:N names.
 #include "discovery.h"
+#include "tiering/background_builds.h"
 
 #include "runtime/host_tasks.h"
 
@@ -311,6 +312,8 @@ void drain_queues_at_exit() {
   // A child forked after the driver started has none of its threads, nor weft's: nothing runs
   // there to wait for, and the driver would hang.
   if (detail::forked_after_driver_start()) return;
+  // Programs not built yet are not waited for: only the build under way finishes.
+  detail::stop_background_builds();
   // std::exit called from inside a callback: the threads that wait for that callback (the one
   // that dispatched it, a run on a runtime thread, outer callbacks) can never finish, so none is
   // waited for or joined; they end with the process. No queued command waits on a callback, so

@@ -23,7 +23,7 @@ every float is f32. Integer and bool inputs are not differentiated (JAX closes o
 where JAX would use float0 (their tangents and cotangents, the tangent of an integer output,
 the cotangent fed to one) the JSON holds zeros of the value's own dtype, weft's convention.
 Inputs avoid points where a derivative is undefined or JAX picks a convention (ties of
-max/min and reduce_max/min, zero for abs and sign, non-positive x for log, sqrt and pow).
+max/min and reduce_max/min, zero for sign, non-positive x for log, sqrt and pow).
 """
 
 import json
@@ -333,6 +333,11 @@ case("dynamic_update_slice_batched_starts", "dynamic_update_slice",
       Arg((), ints(0, 5))])
 case("pad_batched_value", "pad", [Arg((3, 2), uniform(-2, 2)), Arg((), uniform(-2, 2))],
      {"low": [1, -1], "high": [0, 2], "interior": [1, 0]})
+
+# abs at zero: JAX's rule passes the tangent through where x >= 0 (derivative 1 at 0 and -0).
+case("abs_at_zero", "abs",
+     [Arg((5,), lambda s: np.broadcast_to(np.array([0.0, -0.0, 1.5, -2.0, 0.0], np.float32), s)
+          .copy())], jit=True)
 
 
 # --- running JAX -----------------------------------------------------------------------------

@@ -40,8 +40,9 @@ void define_unary_primitives(Definitions& defs) {
     static std::int64_t on_int(DType t, std::int64_t x) {
       return x < 0 && t != DType::U64 ? interp::wrap_to(t, U64{0} - static_cast<U64>(x)) : x;
     }
+    // JAX's rule: the tangent where x >= 0 (zero included), its negation elsewhere (NaN too).
     static Tangent jvp(const Array& x, const Array& t, const Array&, const Loc& loc) {
-      return mul(t, sign(x, loc), loc);
+      return select(ge(x, full(x, 0, loc), loc), t, neg(t, loc), loc);
     }
   };
   defs.add(numeric_unary<Abs>(OpKind::Abs, "abs"));

@@ -48,11 +48,15 @@ constexpr const char* kExpNormal = R"($CORE
 // any() over 16 lanes: PoCL's any() tests the lanes one by one, each with its own branch, which
 // cost more than the exp it guards. Narrowed to 16 bytes (m >> 31 keeps any() meaning "sign bit
 // set") and read as two longs, LLVM turns a comparison's mask into vpmovm2b + vptest.
-constexpr const char* kAny16 = R"(static int weft_any16(int16 m) {
-  const long2 bytes = as_long2(convert_char16(m >> 31));
-  return (bytes.x | bytes.y) != 0;
+// any() of a mask's lanes (each 0 or -1), narrowed to one byte per lane and tested as one
+// integer: 16 lanes are two longs (vpmovm2b + vptest on AVX-512), 8 one long, 4 one int.
+std::string any_definition(int width) {
+  const std::string n = std::to_string(width);
+  const std::string whole = width == 16 ? "long2" : width == 8 ? "long" : width == 4 ? "int" : "short";
+  const std::string test = width == 16 ? "(bytes.x | bytes.y) != 0" : "bytes != 0";
+  return "static int weft_any" + n + "(int" + n + " m) {\n  const " + whole + " bytes = as_" +
+         whole + "(convert_char" + n + "(m >> 31));\n  return " + test + ";\n}\n";
 }
-)";
 
 // Functions that no op calls directly, only other functions.
 const std::vector<MathFunction>& helpers() {
@@ -120,7 +124,8 @@ std::string instantiate(const MathFunction& f, int width) {
   for (std::size_t at = text.find("$ANY("); at != std::string::npos; at = text.find("$ANY(")) {
     const std::size_t close = text.find(')', at);
     const std::string arg = text.substr(at + 5, close - at - 5);
-    text.replace(at, close - at + 1, width == 1 ? "(" + arg + ")" : "weft_any16(" + arg + ")");
+    text.replace(at, close - at + 1,
+                 width == 1 ? "(" + arg + ")" : "weft_any" + n + "(" + arg + ")");
   }
   replace_all(text, "$F", "float" + n);
   replace_all(text, "$I", "int" + n);
@@ -132,6 +137,9 @@ std::string instantiate(const MathFunction& f, int width) {
 }  // namespace
 
 std::string MathFunctions::call(const MathFunction& f, int width, const std::string& arg) {
+  if (width != 1 && width != 2 && width != 4 && width != 8 && width != 16)
+    throw std::logic_error("math library: " + std::string(f.name) + " called " +
+                           std::to_string(width) + " lanes wide (1, 2, 4, 8 or 16 only)");
   used_.insert({f.name, width});
   return "weft_" + std::string(f.name) + "_" + suffix(width) + "(" + arg + ")";
 }
@@ -146,12 +154,17 @@ std::string MathFunctions::definitions() const {
     if (!needed.insert(item).second) continue;
     for (const char* callee : find(item.first).calls) work.push_back({callee, item.second});
   }
+  std::set<int> widths;
+  for (const auto& item : needed) widths.insert(item.second);
   std::string out;
   for (const MathFunction* f : definition_order())
-    for (int width : {1, 16})
+    for (int width : widths)
       if (needed.count({f->name, width})) out += instantiate(*f, width);
-  if (out.find("weft_any16(") != std::string::npos) out = std::string(kAny16) + out;
-  return out;
+  std::string any;
+  for (int width : widths)
+    if (width > 1 && out.find("weft_any" + std::to_string(width) + "(") != std::string::npos)
+      any += any_definition(width);
+  return any + out;
 }
 
 }  // namespace weft::opencl

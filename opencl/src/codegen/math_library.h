@@ -15,8 +15,8 @@
 namespace weft::opencl {
 
 // One function, written once for any width: in `body`, $F is the float type (float, float16),
-// $I the int type of the same width, $N the width suffix of conversions ("" or "16"), $S the
-// name suffix (f32, f32x16), $ANY(c) whether any lane of c is set and $CORE exp's reduction
+// $I the int type of the same width, $N the width suffix of conversions ("", "8", "16"), $S
+// the name suffix (f32, f32x8, f32x16), $ANY(c) whether any lane of c is set and $CORE exp's reduction
 // and polynomial (math_library.cpp). Comparisons give 1 per true scalar and -1 per true lane,
 // and select() takes either, so selects replace every branch; only sin/cos keep one, around
 // the driver's call for huge arguments. The body sees its argument as `x`.
@@ -28,7 +28,7 @@ struct MathFunction {
 
 class MathFunctions {
  public:
-  // A call of `f` on `arg`, `width` lanes wide (1 or 16); records it for definitions().
+  // A call of `f` on `arg`, `width` lanes wide (1, 2, 4, 8 or 16); records it for definitions().
   std::string call(const MathFunction& f, int width, const std::string& arg);
   // The OpenCL C definitions of every function called so far and those they call, in an order
   // that defines each before its first use. Empty when none was called.

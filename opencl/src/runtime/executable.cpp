@@ -6,8 +6,11 @@
 #include "runtime/device_runtime.h"
 #include "runtime/fork_guard.h"
 #include "runtime/host_tasks.h"
+#include "runtime/interpreted_run.h"
 #include "runtime/pocl_grid_order.h"
 #include "runtime/run_telemetry.h"
+#include "tiering/background_builds.h"
+#include "tiering/tier_policy.h"
 
 #include <algorithm>
 #include <chrono>
@@ -42,9 +45,36 @@ bool contains(const std::vector<int>& values, int value) {
 
 }  // namespace
 
+namespace {
+
+// Where a call ran (last_ran_on).
+enum class RanOn : int { nothing, device, interpreter_build_not_started, interpreter_build_pending,
+                         interpreter_build_failed, interpreter_only };
+
+std::string_view describe(RanOn ran_on) {
+  switch (ran_on) {
+    case RanOn::nothing:
+      return "nothing yet";
+    case RanOn::device:
+      return "device";
+    case RanOn::interpreter_build_not_started:
+      return "interpreter (build not started)";
+    case RanOn::interpreter_build_pending:
+      return "interpreter (build pending)";
+    case RanOn::interpreter_build_failed:
+      return "interpreter (build failed)";
+    case RanOn::interpreter_only:
+      return "interpreter (WEFT_TIERED=interpreter)";
+  }
+  return "device";
+}
+
+}  // namespace
+
 OpenCLExecutable::OpenCLExecutable(OpenCLDevice& device, ProgramPlan plan)
     : device_(&device), plan_(std::move(plan)) {
   validate_plan();
+  index_plan();
   auto start = std::chrono::steady_clock::now();
   program_ = device.build_program(plan_.source, plan_.build_options);
   create_kernels();
@@ -55,10 +85,133 @@ OpenCLExecutable::OpenCLExecutable(OpenCLDevice& device, ProgramPlan plan)
 OpenCLExecutable::OpenCLExecutable(OpenCLDevice& device, ProgramPlan plan, ClProgram program)
     : device_(&device), plan_(std::move(plan)), program_(std::move(program)) {
   validate_plan();
+  index_plan();
   create_kernels();
 }
 
+OpenCLExecutable::OpenCLExecutable(OpenCLDevice& device, ProgramPlan plan, Graph graph,
+                                   std::unique_ptr<detail::TierPolicy> policy)
+    : device_(&device), plan_(std::move(plan)), graph_(std::move(graph)),
+      policy_(std::move(policy)), built_(false) {
+  validate_plan();
+  index_plan();
+}
+
 OpenCLExecutable::~OpenCLExecutable() = default;
+
+std::string OpenCLExecutable::last_ran_on() const {
+  if (!policy_) return "device";
+  return std::string(describe(static_cast<RanOn>(last_ran_on_.load(std::memory_order_relaxed))));
+}
+
+void OpenCLExecutable::build_now() {
+  std::unique_lock lock(build_mutex_);
+  build_done_.wait(lock, [&] { return built_.load(std::memory_order_relaxed) || !building_; });
+  if (built_.load(std::memory_order_relaxed)) return;
+  if (build_error_) std::rethrow_exception(build_error_);
+  building_ = true;
+  lock.unlock();
+  std::exception_ptr error;
+  try {
+    build_program_and_kernels();
+  } catch (...) {
+    error = std::current_exception();
+  }
+  lock.lock();
+  building_ = false;
+  if (error)
+    build_error_ = error;
+  else
+    built_.store(true, std::memory_order_release);
+  build_done_.notify_all();
+  if (error) std::rethrow_exception(error);
+}
+
+void OpenCLExecutable::build_program_and_kernels() {
+  const std::int64_t start_ns = telemetry::enabled() ? telemetry::now_ns() : 0;
+  const auto start = std::chrono::steady_clock::now();
+  program_ = device_->build_program(plan_.source, plan_.build_options);
+  create_kernels();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  {
+    std::lock_guard lock(run_mutex_);
+    if (cache_write_) {
+      cache_write_->program = ClProgram::retain(program_.get());
+      cache_write_->build_seconds += seconds;
+    }
+  }
+  if (start_ns) {
+    // The deferred build, on the thread that ran it (the background builder's row, or the
+    // caller's when a call could not wait).
+    telemetry::Span span;
+    span.id = telemetry::next_id();
+    span.kind = telemetry::SpanKind::compile;
+    span.track = telemetry::this_thread_track();
+    span.name = function_name_;
+    span.start_ns = start_ns;
+    span.end_ns = telemetry::now_ns();
+    span.args = {{"device", device_->name()},
+                 {"cache", plan_.info.cache_status},
+                 {"key", plan_.info.cache_key},
+                 {"program", std::to_string(telemetry_program().id)},
+                 {"kernels", std::to_string(plan_.info.kernels.size())},
+                 {"tier", "deferred build"}};
+    telemetry::emit(std::move(span));
+  }
+}
+
+void OpenCLExecutable::build_in_background() {
+  try {
+    build_now();
+  } catch (const std::exception& e) {
+    log::warning("runtime", "building " + function_name_ + " for " + device_->label() +
+                                " in the background failed: " + e.what() +
+                                "; its calls go on running on the reference interpreter");
+  }
+}
+
+std::optional<std::vector<std::shared_ptr<Buffer>>> OpenCLExecutable::run_before_built(
+    std::span<const std::shared_ptr<Buffer>> inputs) {
+  bool build_started = false;
+  {
+    std::lock_guard lock(build_mutex_);
+    build_started = build_scheduled_ || building_ || build_error_;
+  }
+  const detail::TierPolicy::Next next = policy_->next_call(build_started);
+  if (next == detail::TierPolicy::Next::device) {
+    build_now();
+    return std::nullopt;
+  }
+  if (next == detail::TierPolicy::Next::interpret_then_build) {
+    {
+      std::lock_guard lock(build_mutex_);
+      build_scheduled_ = true;
+    }
+    detail::schedule_background_build(weak_from_this());
+  }
+  RanOn ran_on = RanOn::interpreter_build_not_started;
+  if (policy_->interpreter_only()) ran_on = RanOn::interpreter_only;
+  {
+    std::lock_guard lock(build_mutex_);
+    if (build_error_)
+      ran_on = RanOn::interpreter_build_failed;
+    else if (build_scheduled_ || building_)
+      ran_on = RanOn::interpreter_build_pending;
+  }
+  std::optional<detail::DispatchRecord> record;
+  if (telemetry::enabled()) {
+    record.emplace(*this);
+    record->set_ran_on(std::string(describe(ran_on)));
+  }
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<std::shared_ptr<Buffer>> outputs =
+      detail::run_on_interpreter(*device_, *graph_, inputs);
+  policy_->interpreted(
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  last_ran_on_.store(static_cast<int>(ran_on), std::memory_order_relaxed);
+  return outputs;
+}
 
 void OpenCLExecutable::store_after_first_run(std::unique_ptr<detail::CacheWrite> write) {
   std::lock_guard lock(run_mutex_);
@@ -70,12 +223,22 @@ void OpenCLExecutable::set_cache_outcome(std::string status, std::string key) {
   plan_.info.cache_key = std::move(key);
 }
 
-void OpenCLExecutable::create_kernels() {
-  OpenCLDevice& device = *device_;
+void OpenCLExecutable::index_plan() {
   for (const BufferPlan& buffer : plan_.buffers)
     if (buffer.role == Role::Input)
       num_inputs_ = std::max(num_inputs_, static_cast<std::size_t>(buffer.index) + 1);
   num_inputs_ = std::max(num_inputs_, static_cast<std::size_t>(plan_.num_params));
+  if (plan_.info.source.empty()) plan_.info.source = plan_.source;
+  needs_host_values_ = detail::needs_host_values(plan_);
+  has_host_steps_ = detail::has_host_steps(plan_);
+  token_inputs_.assign(num_inputs_, false);
+  for (const BufferPlan& buffer : plan_.buffers)
+    if (buffer.role == Role::Input && buffer.token)
+      token_inputs_[static_cast<std::size_t>(buffer.index)] = true;
+}
+
+void OpenCLExecutable::create_kernels() {
+  OpenCLDevice& device = *device_;
   std::unordered_map<std::string, cl_kernel> by_name;
   std::unordered_map<std::string, detail::KernelGridOrder*> order_by_name;
   const bool ordered =
@@ -106,13 +269,6 @@ void OpenCLExecutable::create_kernels() {
     }
     launch_kernel_.emplace(launch, found->second);
   }
-  if (plan_.info.source.empty()) plan_.info.source = plan_.source;
-  needs_host_values_ = detail::needs_host_values(plan_);
-  has_host_steps_ = detail::has_host_steps(plan_);
-  token_inputs_.assign(num_inputs_, false);
-  for (const BufferPlan& buffer : plan_.buffers)
-    if (buffer.role == Role::Input && buffer.token)
-      token_inputs_[static_cast<std::size_t>(buffer.index)] = true;
 }
 
 namespace {
@@ -287,6 +443,10 @@ std::vector<std::shared_ptr<Buffer>> OpenCLExecutable::run(
   }
 
   detail::arm_exit_drain();
+  if (!built()) {
+    if (auto outputs = run_before_built(inputs)) return std::move(*outputs);
+  }
+  if (policy_) last_ran_on_.store(static_cast<int>(RanOn::device), std::memory_order_relaxed);
   std::optional<detail::DispatchRecord> record;
   if (telemetry::enabled()) record.emplace(*this);
   // Everything below touches the kernels' argument state.

@@ -166,6 +166,7 @@ DispatchRecord::~DispatchRecord() {
   span.end_ns = telemetry::now_ns();
   span.args = {{"device", run_.device}, {"program", std::to_string(run_.program)}};
   if (!location_.empty()) span.args.emplace_back("location", location_);
+  if (!ran_on_.empty()) span.args.emplace_back("ran_on", ran_on_);
   if (std::uncaught_exceptions() > uncaught_) span.args.emplace_back("status", "failed");
   try {
     telemetry::emit(std::move(span));

@@ -42,11 +42,14 @@ class DispatchRecord {
   DispatchRecord(const DispatchRecord&) = delete;
   DispatchRecord& operator=(const DispatchRecord&) = delete;
   RunTelemetry& run() { return run_; }
+  // A call tiered execution ran on the interpreter: "interpreter (build pending)" and the
+  // like, the dispatch's "ran_on" argument (the kernels' calls have none).
+  void set_ran_on(std::string ran_on) { ran_on_ = std::move(ran_on); }
 
  private:
   RunTelemetry run_;
   std::int64_t start_ns_;
-  std::string function_, location_;
+  std::string function_, location_, ran_on_;
   int uncaught_;
 };
 

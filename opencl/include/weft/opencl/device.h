@@ -109,6 +109,9 @@ class OpenCLDevice final : public Device {
   // telemetry of its lookup.
   std::shared_ptr<OpenCLExecutable> compile_with_cache(const Graph& graph,
                                                        telemetry::Id compile_id);
+  // An executable for `plan`, built now, or with its build deferred while its first calls run
+  // on the interpreter (tiered execution, weft/opencl/tiering.h).
+  std::shared_ptr<OpenCLExecutable> build_or_defer(const Graph& graph, ProgramPlan plan);
 
   DeviceInfo info_;
   cl_device_id id_;

@@ -4,7 +4,10 @@
 
 #include <CL/cl.h>
 
+#include <atomic>
+#include <condition_variable>
 #include <cstddef>
+#include <exception>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -27,6 +30,7 @@ namespace detail {
 struct CacheWrite;
 struct RunTelemetry;
 class KernelGridOrder;
+class TierPolicy;
 }  // namespace detail
 
 class OpenCLExecutable final : public Executable,
@@ -40,6 +44,11 @@ class OpenCLExecutable final : public Executable,
   OpenCLExecutable(OpenCLDevice& device, ProgramPlan plan);
   // The same with a program already built (from a cached binary) instead of plan.source.
   OpenCLExecutable(OpenCLDevice& device, ProgramPlan plan, ClProgram program);
+  // Tiered execution (weft/opencl/tiering.h): nothing is built yet. `policy` decides where
+  // each call runs until the kernels are built: on the interpreter, which runs `graph` (the
+  // graph the plan was made from), or on the kernels, built then.
+  OpenCLExecutable(OpenCLDevice& device, ProgramPlan plan, Graph graph,
+                   std::unique_ptr<detail::TierPolicy> policy);
   ~OpenCLExecutable() override;
 
   // Validates the inputs (count, device, byte sizes), enqueues every launch and returns the
@@ -47,10 +56,26 @@ class OpenCLExecutable final : public Executable,
   std::vector<std::shared_ptr<Buffer>> run(
       std::span<const std::shared_ptr<Buffer>> inputs) override;
   const CompiledInfo& info() const override { return plan_.info; }
+  // Where the latest call ran: "device", or, while tiered execution runs the calls on the
+  // reference interpreter until the kernels are built, "interpreter (build pending)" and the
+  // like (weft/opencl/tiering.h).
+  std::string last_ran_on() const;
 
   OpenCLDevice& device() const { return *device_; }
   const ProgramPlan& plan() const { return plan_; }
-  cl_program program() const { return program_.get(); }
+  // The built program (built now when tiered execution has not built it yet).
+  cl_program program() {
+    build_now();
+    return program_.get();
+  }
+  // Whether the kernels are built (always, unless tiered execution defers the build).
+  bool built() const { return built_.load(std::memory_order_acquire); }
+  // Builds the program and its kernels if they are not yet, or waits for the build under way.
+  // Throws what the build threw (BuildError, OutOfMemoryError), now and on later calls.
+  void build_now();
+  // The background builder's call: build_now, logging a failure instead of throwing it (the
+  // calls then go on on the interpreter).
+  void build_in_background();
   std::size_t num_inputs() const { return num_inputs_; }
   // For the runtime: each launch's kernel, and the lock over the kernels' arguments.
   const std::unordered_map<const LaunchPlan*, cl_kernel>& launch_kernels() const {
@@ -95,7 +120,15 @@ class OpenCLExecutable final : public Executable,
   // Binds the graph's callback table; throws InvalidArgumentError when a host step names a
   // slot the table does not have.
   void set_callbacks(std::vector<std::shared_ptr<const HostCallback>> callbacks);
+  // What run() needs from the plan alone: input count, token inputs, host steps.
+  void index_plan();
   void create_kernels();
+  // Builds plan_.source and creates the kernels (build_now's work).
+  void build_program_and_kernels();
+  // A call while the kernels are not built: runs it on the interpreter when the tier policy
+  // says so (nullopt: run the kernels, built by then).
+  std::optional<std::vector<std::shared_ptr<Buffer>>> run_before_built(
+      std::span<const std::shared_ptr<Buffer>> inputs);
   void validate_plan() const;
   // Runs with while or cond steps: the outputs are made now and filled by the device's
   // runtime thread, which reads predicates as the device computes them.
@@ -120,6 +153,17 @@ class OpenCLExecutable final : public Executable,
   std::string function_name_;
   std::once_flag telemetry_once_;
   TelemetryProgram telemetry_program_;
+
+  // Tiered execution; policy_ is null when the program was built at construction.
+  std::optional<Graph> graph_;
+  std::unique_ptr<detail::TierPolicy> policy_;
+  std::atomic<bool> built_{true};
+  std::mutex build_mutex_;
+  std::condition_variable build_done_;
+  bool building_ = false;          // under build_mutex_
+  bool build_scheduled_ = false;   // under build_mutex_
+  std::exception_ptr build_error_;  // under build_mutex_
+  std::atomic<int> last_ran_on_{0};  // a RanOn (executable.cpp)
 };
 
 }  // namespace weft::opencl

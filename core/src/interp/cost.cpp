@@ -1,0 +1,163 @@
+#include "weft/interp/cost.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "weft/ir/op_attrs.h"
+#include "weft/ir/op_kind.h"
+#include "weft/shape.h"
+
+namespace weft {
+
+namespace {
+
+double elements(const Shape& shape) {
+  return static_cast<double>(num_elements(shape));
+}
+
+double operand_elements(const Graph& graph, const Node& node, std::size_t k) {
+  return k < node.inputs.size() ? elements(graph.node(node.inputs[k]).shape) : 0;
+}
+
+// The cost of one node that is not a control op, in element operations.
+double node_cost(const Graph& graph, const Node& node) {
+  const double out = elements(node.shape);
+  switch (node.op) {
+    case OpKind::Parameter:
+    case OpKind::Constant:
+    case OpKind::Result:
+    case OpKind::AfterAll:
+    case OpKind::Reshape:
+      return 0;
+    case OpKind::ReduceSum:
+    case OpKind::ReduceProd:
+    case OpKind::ReduceMax:
+    case OpKind::ReduceMin:
+    case OpKind::ArgMax:
+    case OpKind::ArgMin:
+      return operand_elements(graph, node, 0);
+    case OpKind::DotGeneral: {
+      const DotGeneralAttrs attrs = DotGeneralAttrs::read(node.attrs);
+      const Shape& lhs = graph.node(node.inputs[0]).shape;
+      double contracted = 1;
+      for (std::int64_t d : attrs.lhs_contracting)
+        if (d >= 0 && static_cast<std::size_t>(d) < lhs.size())
+          contracted *= static_cast<double>(lhs[static_cast<std::size_t>(d)]);
+      return out * contracted;
+    }
+    case OpKind::ConvGeneralDilated: {
+      const ConvAttrs attrs = ConvAttrs::read(node.attrs);
+      const Shape& rhs = graph.node(node.inputs[1]).shape;
+      double out_features = 1;
+      if (!attrs.rhs_spec.empty() && attrs.rhs_spec[0] >= 0 &&
+          static_cast<std::size_t>(attrs.rhs_spec[0]) < rhs.size())
+        out_features = std::max<double>(1, rhs[static_cast<std::size_t>(attrs.rhs_spec[0])]);
+      return out * elements(rhs) / out_features;
+    }
+    case OpKind::ReduceWindowSum:
+    case OpKind::ReduceWindowMax:
+    case OpKind::ReduceWindowMin: {
+      double window = 1;
+      for (std::int64_t w : WindowAttrs::read(node.attrs).window_dimensions)
+        window *= static_cast<double>(std::max<std::int64_t>(w, 1));
+      return out * window;
+    }
+    case OpKind::SelectAndGatherAdd:
+    case OpKind::SelectAndScatterAdd:
+      return 4 * (out + operand_elements(graph, node, 0));
+    case OpKind::Sort:
+    case OpKind::Argsort:
+    case OpKind::TopK:
+    case OpKind::TopKIndices: {
+      const double n = std::max(operand_elements(graph, node, 0), out);
+      return n * std::max(1.0, std::log2(std::max(n, 2.0)));
+    }
+    case OpKind::Cholesky:
+    case OpKind::Lu:
+    case OpKind::LuPivots:
+    case OpKind::LuPermutation:
+    case OpKind::TriangularSolve: {
+      const Shape& a = graph.node(node.inputs[0]).shape;
+      const double n = a.empty() ? 1 : static_cast<double>(a.back());
+      return std::max(out, elements(a)) * n;
+    }
+    case OpKind::EighVectors:
+    case OpKind::EighValues: {
+      const Shape& a = graph.node(node.inputs[0]).shape;
+      const double n = a.empty() ? 1 : static_cast<double>(a.back());
+      return 20 * elements(a) * n;  // sweeps of Jacobi rotations
+    }
+    default:
+      // Elementwise, layout, gathers, scatters, scans along an axis: about one step per
+      // element written (or read, when more are read).
+      return std::max(out, node.inputs.empty() ? 0.0 : operand_elements(graph, node, 0));
+  }
+}
+
+void add_graph(const Graph& graph, double times, InterpretationEstimate& estimate);
+
+void add_control(const Node& node, double times, InterpretationEstimate& estimate) {
+  switch (node.op) {
+    case OpKind::Scan: {
+      const double length = static_cast<double>(std::max<std::int64_t>(
+          ScanAttrs::read(node.attrs).length, 0));
+      for (const Graph& region : node.regions) add_graph(region, times * length, estimate);
+      return;
+    }
+    case OpKind::While:
+      estimate.has_while = true;
+      for (const Graph& region : node.regions)
+        add_graph(region, times * kAssumedWhileTrips, estimate);
+      return;
+    case OpKind::Cond: {
+      // The dearest branch.
+      double dearest = 0;
+      for (const Graph& region : node.regions) {
+        InterpretationEstimate branch;
+        add_graph(region, times, branch);
+        dearest = std::max(dearest, branch.element_ops);
+        estimate.has_while |= branch.has_while;
+        if (!branch.possible && estimate.possible) {
+          estimate.possible = false;
+          estimate.why_not = branch.why_not;
+        }
+      }
+      estimate.element_ops += dearest;
+      return;
+    }
+    default:
+      // Custom ops and checkpoints run their regions once.
+      for (const Graph& region : node.regions) add_graph(region, times, estimate);
+      return;
+  }
+}
+
+void add_graph(const Graph& graph, double times, InterpretationEstimate& estimate) {
+  for (const Node& node : graph.nodes) {
+    const bool collective = node.op == OpKind::Psum || node.op == OpKind::Pmean ||
+                            node.op == OpKind::Pmax || node.op == OpKind::AllGather ||
+                            node.op == OpKind::AxisIndex;
+    if (node.op == OpKind::HostCall || collective) {
+      if (estimate.possible) {
+        estimate.possible = false;
+        estimate.why_not = std::string(op_name(node.op)) + " at " + node.origin.describe();
+      }
+      continue;
+    }
+    if (!node.regions.empty()) {
+      add_control(node, times, estimate);
+      continue;
+    }
+    estimate.element_ops += times * node_cost(graph, node);
+  }
+}
+
+}  // namespace
+
+InterpretationEstimate estimate_interpretation(const Graph& graph) {
+  InterpretationEstimate estimate;
+  add_graph(graph, 1, estimate);
+  return estimate;
+}
+
+}  // namespace weft
