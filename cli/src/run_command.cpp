@@ -22,11 +22,14 @@
 #include "inputs.h"
 #include "npy.h"
 #include "numeric_flags.h"
+#include "progress_line.h"
 #include "signature.h"
 #include "weft/compile/pipeline.h"
 #include "weft/compile/tokens.h"
 #include "weft/interp/interpreter.h"
 #include "weft/ir/effects.h"
+#include "weft/opencl/executable.h"
+#include "weft/opencl/tiering.h"
 #include "weft/weft.h"
 
 namespace weft::cli {
@@ -251,10 +254,19 @@ int run_run(const RunOptions& options) {
   const std::vector<HostArray> inputs =
       load_inputs(options.inputs, options.seed, options.file, memory_limits(dev), params);
 
+  // --check holds the kernels to the interpreter: every run goes to the kernels, never to the
+  // interpreter itself (tiered execution, docs/runtime.md).
+  if (options.check) opencl::set_tiering(opencl::Tiering::off);
   Timings t;
   auto start = Clock::now();
-  std::shared_ptr<Executable> exe = dev.compile(program);
+  std::shared_ptr<Executable> exe;
+  {
+    ProgressLine progress("compiling @" + graph.name + " for " + dev.name(), std::cerr);
+    exe = dev.compile(program);
+  }
   t.compile = seconds_since(start);
+  auto* opencl_exe = dynamic_cast<opencl::OpenCLExecutable*>(exe.get());
+  auto ran_on = [&] { return opencl_exe ? opencl_exe->last_ran_on() : std::string("device"); };
 
   start = Clock::now();
   std::vector<std::shared_ptr<Buffer>> buffers;
@@ -288,7 +300,13 @@ int run_run(const RunOptions& options) {
     const double seconds = seconds_since(run_start);
     return std::pair{std::move(r), seconds};
   };
+  std::optional<ProgressLine> building;
+  if (opencl_exe && !opencl_exe->built())
+    building.emplace("running @" + graph.name + " (on its kernels once built, or on the interpreter)",
+                     std::cerr);
   auto [results, first_run] = run_once(printed);
+  building.reset();
+  const std::string first_ran_on = ran_on();
   if (!options.json && has_effects(graph) && live.kept().empty()) std::cout << "  (nothing)\n";
   t.run = first_run;
   std::vector<double> reruns;
@@ -358,8 +376,15 @@ int run_run(const RunOptions& options) {
         {"inputs", nlohmann::json::array()},
         {"outputs", nlohmann::json::array()},
         {"timings_s",
-         {{"compile", t.compile}, {"upload", t.upload}, {"run", t.run}, {"download", t.download}}},
+         {{"compile", t.compile}, {"upload", t.upload}, {"run", t.run}, {"download", t.download},
+          {"compile_phases",
+           {{"plan", info.compile_time.plan},
+            {"codegen", info.compile_time.codegen},
+            {"cache_lookup", info.compile_time.cache_lookup},
+            {"build", info.compile_time.build}}}}},
         {"runs", options.repeat},
+        {"ran_on", {{"first", first_ran_on}, {"last", ran_on()}}},
+        {"tiering", std::string(opencl::to_string(opencl::tiering()))},
         {"cache", {{"status", info.cache_status}, {"key", info.cache_key}}},
         {"kernels", kernels_json(info)},
         {"intermediate_buffers", info.intermediate_buffers}};
@@ -411,8 +436,12 @@ int run_run(const RunOptions& options) {
             << (info.cache_status.empty() ? "" : " (cache " + info.cache_status + ")")
             << ", upload " << format_seconds(t.upload) << ", run " << format_seconds(t.run);
   if (t.rerun_median)
-    std::cout << " (first; median of the next " << options.repeat - 1 << ": "
-              << format_seconds(*t.rerun_median) << ")";
+    std::cout << " (first" << (first_ran_on == "device" ? "" : ", on the " + first_ran_on)
+              << "; median of the next " << options.repeat - 1 << ": "
+              << format_seconds(*t.rerun_median)
+              << (ran_on() == "device" ? "" : ", the last on the " + ran_on()) << ")";
+  else if (first_ran_on != "device")
+    std::cout << " (on the " << first_ran_on << ")";
   std::cout << ", download " << format_seconds(t.download) << "\n";
   std::cout << "kernels: " << info.kernels.size() << " fused kernel"
             << (info.kernels.size() == 1 ? "" : "s") << ", " << info.intermediate_buffers

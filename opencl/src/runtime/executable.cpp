@@ -10,6 +10,7 @@
 #include "runtime/pocl_grid_order.h"
 #include "runtime/run_telemetry.h"
 #include "tiering/background_builds.h"
+#include "tiering/kernel_warmup.h"
 #include "tiering/tier_policy.h"
 
 #include <algorithm>
@@ -132,6 +133,12 @@ void OpenCLExecutable::build_program_and_kernels() {
   const auto start = std::chrono::steady_clock::now();
   program_ = device_->build_program(plan_.source, plan_.build_options);
   create_kernels();
+  // PoCL's CPU drivers compile each kernel at its first launch: do that here, so that the
+  // calls that switch to the kernels never wait for a compiler in the queue.
+  int warmed = 0;
+  if (detail::needs_grid_order(device_->info().platform_name,
+                               device_->info().type == DeviceType::Cpu))
+    warmed = detail::warm_up_kernels(*device_, plan_, launch_kernel_);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   {
@@ -156,6 +163,7 @@ void OpenCLExecutable::build_program_and_kernels() {
                  {"key", plan_.info.cache_key},
                  {"program", std::to_string(telemetry_program().id)},
                  {"kernels", std::to_string(plan_.info.kernels.size())},
+                 {"warmed_launches", std::to_string(warmed)},
                  {"tier", "deferred build"}};
     telemetry::emit(std::move(span));
   }
