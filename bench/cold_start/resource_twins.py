@@ -218,8 +218,11 @@ def switch3_inputs(rng):
 
 
 def window(grid, r, c):
-    win = lax.dynamic_slice(grid, (r, c), (2, 3))
-    return lax.dynamic_update_slice(grid, win * jnp.float32(2.0), (r, c))
+    # The .weft ops clamp the start indices, as XLA does; lax's wrappers would first wrap a
+    # negative index from the end (allow_negative_indices=True by default).
+    win = lax.dynamic_slice(grid, (r, c), (2, 3), allow_negative_indices=False)
+    return lax.dynamic_update_slice(grid, win * jnp.float32(2.0), (r, c),
+                                    allow_negative_indices=False)
 
 
 def window_inputs(rng):
