@@ -15,7 +15,8 @@
 #              and off), for information.
 # Every weft result is compared with the twin's (bench/cold_start/compare.py): outputs, printed
 # lines, logistic regression's weights and losses. A mismatch or a failed run fails the row and
-# the exit status is 1. The table shows medians over the rounds.
+# the exit status is 1. The table shows medians over the rounds, and where weft run's cold runs
+# ran (kernels, or the interpreter under tiered execution; "-" for logistic_regression).
 #
 # The twins run on $WEFT_BENCH_PYTHON (default python3), which needs jax and numpy; without jax
 # the JAX column is empty and the resources examples are checked by `weft run --check` (the
@@ -87,7 +88,7 @@ tmp="$(mktemp -d "${TMPDIR:-/tmp}/weft-cold-start.XXXXXX")" || exit 1
 trap 'rm -rf "$tmp"' EXIT
 trap 'exit 130' INT TERM
 
-declare -A jax_s cold_s warm_s failed
+declare -A jax_s cold_s warm_s failed ran_on
 status=0
 
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.4f", b - a }'; }
@@ -180,6 +181,12 @@ run_round() {
       continue
     fi
     if [[ $kind == cold ]]; then cold_s[$name]+=" $run_s"; else warm_s[$name]+=" $run_s"; fi
+    if [[ $kind == cold && $name != logistic_regression ]]; then
+      # weft run's timing line says "(on the interpreter ...)" when tiered execution ran it there
+      local where=kernels
+      grep -q '^timing:.*on the interpreter' "$stdout" && where=interpreter
+      [[ " ${ran_on[$name]:-} " == *" $where "* ]] || ran_on[$name]+=" $where"
+    fi
     ((have_jax)) || continue
     local compare=()
     if [[ $name == logistic_regression ]]; then
@@ -213,10 +220,10 @@ load_after="$(cut -d' ' -f1-3 /proc/loadavg)"
 
 ms() { [[ -n $1 ]] && awk -v s="$1" 'BEGIN { printf "%.0f", s * 1000 }'; }
 echo
-printf '%-20s %12s %14s %9s %13s  %s\n' program "JAX first ms" "weft cold ms" weft/JAX \
-  "weft warm ms" check
-printf '%-20s %12s %14s %9s %13s  %s\n' -------------------- ------------ -------------- \
-  --------- ------------- -----
+printf '%-20s %12s %14s %9s %13s  %-16s %s\n' program "JAX first ms" "weft cold ms" weft/JAX \
+  "weft warm ms" check "cold ran on"
+printf '%-20s %12s %14s %9s %13s  %-16s %s\n' -------------------- ------------ -------------- \
+  --------- ------------- ---------------- -----------
 for name in "${programs[@]}"; do
   # shellcheck disable=SC2086 # the figures are space-separated numbers
   jax="$(median ${jax_s[$name]:-})"
@@ -237,8 +244,9 @@ for name in "${programs[@]}"; do
   else
     check="ok (interpreter)"
   fi
-  printf '%-20s %12s %14s %9s %13s  %s\n' "$name" "$(ms "$jax")" "$(ms "$cold")" "$ratio" \
-    "$(ms "$warm")" "$check"
+  where="${ran_on[$name]:- -}"
+  printf '%-20s %12s %14s %9s %13s  %-16s %s\n' "$name" "$(ms "$jax")" "$(ms "$cold")" "$ratio" \
+    "$(ms "$warm")" "$check" "${where# }"
 done
 echo
 echo "load average (1, 5, 15 min): before $load_before, after $load_after"
