@@ -227,9 +227,12 @@ class Runner {
     for (char** e = environ; *e; ++e) {
       const std::string_view entry(*e);
       if (!entry.starts_with("WEFT_CACHE") && !entry.starts_with("POCL_KERNEL_CACHE=") &&
-          !entry.starts_with("POCL_CACHE_DIR="))
+          !entry.starts_with("POCL_CACHE_DIR=") && !entry.starts_with("WEFT_TIERED="))
         env.emplace_back(entry);
     }
+    // The kernels build before the first call: this measures how building scales with program
+    // size (tiered execution would run these chains on the interpreter instead).
+    env.push_back("WEFT_TIERED=0");
     const fs::path weft_dir = base_ / "weft-cache", pocl_dir = base_ / "pocl-cache";
     fs::remove_all(weft_dir);
     fs::remove_all(pocl_dir);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <iomanip>
 #include <sstream>
 #include <string>
@@ -14,8 +15,21 @@
 #include "weft/opencl/device_info.h"
 #include "weft/opencl/executable.h"
 #include "weft/opencl/register.h"  // device() works in binaries that include no weft.h
+#include "weft/opencl/tiering.h"
 
 namespace weft::bench {
+
+namespace {
+
+// The benchmarks time kernels: tiered execution would run a program's first calls, and the
+// timed ones until it is hot and built, on the reference interpreter (docs/runtime.md). A
+// WEFT_TIERED set by hand still wins.
+[[maybe_unused]] const bool kTieringOff = [] {
+  if (!std::getenv("WEFT_TIERED")) opencl::set_tiering(opencl::Tiering::off);
+  return true;
+}();
+
+}  // namespace
 
 opencl::OpenCLDevice& device() {
   return dynamic_cast<opencl::OpenCLDevice&>(default_device());
@@ -77,7 +91,7 @@ void launch_and_wait(cl_kernel kernel, std::size_t global, std::size_t local) {
 PlanLaunches::PlanLaunches(std::shared_ptr<Executable> executable,
                            const std::vector<cl_mem>& inputs)
     : executable_(std::move(executable)) {
-  const auto* exe = dynamic_cast<const opencl::OpenCLExecutable*>(executable_.get());
+  auto* exe = dynamic_cast<opencl::OpenCLExecutable*>(executable_.get());
   if (!exe) throw InvalidArgumentError("bench: PlanLaunches needs an OpenCL executable");
   plan_ = &exe->plan();
   for (const opencl::BufferPlan& buffer : plan_->buffers) {

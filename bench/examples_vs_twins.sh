@@ -37,9 +37,12 @@ for name in "${examples[@]}"; do
   load="$(cut -d' ' -f1 /proc/loadavg)"
   jax_out="$(python3 "$source_dir/examples/$name/twin.py" --size full 2>&1)" || status=1
   # resnet_pmap is data-parallel over two devices: two PoCL devices unless POCL_DEVICES is set.
-  env_args=()
+  # The step median is the kernels' (WEFT_TIERED=0 unless set): with tiered execution the
+  # timed calls could run on the interpreter until the step is built
+  # (bench/cold_start_examples.sh compares first calls with it on).
+  env_args=("WEFT_TIERED=${WEFT_TIERED:-0}")
   if [[ "$name" == resnet_pmap && -z "${POCL_DEVICES:-}" ]]; then
-    env_args=("POCL_DEVICES=pthread pthread")
+    env_args+=("POCL_DEVICES=pthread pthread")
   fi
   weft_out="$(env "${env_args[@]}" "$exe" --size full --repeat "$repeats" 2>&1)" || status=1
   jax_ms="$(median_of <<<"$jax_out")"

@@ -135,6 +135,35 @@ TEST_F(CliTest, JsonRunReportsInputsOutputsKernelsAndCheck) {
   EXPECT_CONTAINS(j["ir"].get<std::string>(), "func @accuracy(");
 }
 
+// Tiered execution (CTest sets WEFT_TIERED=0 for the other tests): the report says where the
+// runs ran; --check still runs the kernels, which it holds to the interpreter.
+TEST_F(CliTest, JsonRunSaysWhereTheRunsRanAndTheCompilePhases) {
+  // --no-cache: a program an earlier test stored would be a cache hit, built before it runs.
+  Result r = weft({"run", example("softmax.weft").string(), "--json", "--repeat", "2", "--no-cache"},
+                  "WEFT_TIERED=interpreter");
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["tiering"], "interpreter");
+  EXPECT_EQ(j["ran_on"]["first"], "interpreter (WEFT_TIERED=interpreter)");
+  EXPECT_EQ(j["ran_on"]["last"], "interpreter (WEFT_TIERED=interpreter)");
+  for (const char* phase : {"plan", "codegen", "cache_lookup", "build"})
+    EXPECT_TRUE(j["timings_s"]["compile_phases"].contains(phase)) << phase;
+  EXPECT_EQ(j["timings_s"]["compile_phases"]["build"], 0.0) << "nothing was built";
+
+  r = weft({"run", example("softmax.weft").string(), "--json", "--check", "--no-cache"},
+           "WEFT_TIERED=interpreter");
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["tiering"], "off");
+  EXPECT_EQ(j["ran_on"]["first"], "device");
+  EXPECT_EQ(j["check_ok"], true);
+  EXPECT_GT(j["timings_s"]["compile_phases"]["build"].get<double>(), 0.0);
+
+  r = weft({"run", example("softmax.weft").string(), "--no-cache"}, "WEFT_TIERED=interpreter");
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_CONTAINS(r.out, "(on the interpreter (WEFT_TIERED=interpreter))");
+}
+
 TEST_F(CliTest, PrintsInAProgramRunInOrderAndAreCheckedAgainstTheInterpreter) {
   // collatz(6): 6 3 10 5 16 8 4 2 1, 8 steps.
   const fs::path n = dir_ / "n.npy";

@@ -820,8 +820,7 @@ TEST_F(OpsOnDevice, DotEpiloguesCallEightLaneMathFunctions) {
                                          rand(DType::F32, {784, 256}, -0.05, 0.05),
                                          rand(DType::F32, {256}, -1, 1)};
   const std::vector<std::function<Array(const Array&)>> epilogues = {
-      [](const Array& h) { return np::tanh(h); },
-      [](const Array& h) { return np::sigmoid(h); },
+      [](const Array& h) { return np::tanh(h); }, [](const Array& h) { return np::sigmoid(h); },
       [](const Array& h) { return np::erf(h * 0.70710678f); },
       [](const Array& h) { return np::exp(h * 0.5f); }};
   for (std::size_t e = 0; e < epilogues.size(); ++e) {

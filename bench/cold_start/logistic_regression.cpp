@@ -37,10 +37,11 @@ int main() {
     return std::vector<Array>{np::sum(a[0] * a[2]) + a[1]};
   };
   auto loss = [&](const std::vector<Array>& a) {  // w, b, x, y
-    Array z = vmap(logit, {.in_axes = {std::nullopt, std::nullopt, 0}, .out_axes = {}})({a[0], a[1], a[2]})[0];
+    Array z = vmap(
+        logit, {.in_axes = {std::nullopt, std::nullopt, 0}, .out_axes = {}})({a[0], a[1], a[2]})[0];
     // Binary cross-entropy on logits: softplus(z) - y z.
-    return std::vector<Array>{np::mean(np::log1p(np::exp(-np::abs(z))) + np::maximum(z, Array::scalar(0.0)) -
-                                       a[3] * z)};
+    return std::vector<Array>{
+        np::mean(np::log1p(np::exp(-np::abs(z))) + np::maximum(z, Array::scalar(0.0)) - a[3] * z)};
   };
   auto train = jit(
       [&](const Array& w0, const Array& b0, const Array& xs, const Array& ys) {

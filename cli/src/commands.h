@@ -41,6 +41,9 @@ struct RunOptions {
   bool show_ir = false;
   bool show_kernels = false;
   bool json = false;
+  // Progress lines on stderr for a compile or first run past half a second: when stderr is a
+  // terminal, or always with --progress.
+  bool progress = false;
 };
 CLI::App* add_run_command(CLI::App& app, RunOptions& options);
 int run_run(const RunOptions& options);

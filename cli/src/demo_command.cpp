@@ -59,9 +59,9 @@ struct Section {
   std::string name;
   std::string what;
   CompiledInfo info;
-  double first = 0;   // trace + compile + run + wait, from a cold jit cache
+  double first = 0;                     // trace + compile + run + wait, from a cold jit cache
   std::string first_ran_on = "device";  // the interpreter, while the kernels build (tiering)
-  double steady = 0;  // median per call after warm-up, on the kernels
+  double steady = 0;                    // median per call after warm-up, on the kernels
   Comparison check;
 };
 

@@ -1,6 +1,8 @@
 // `weft run FILE.weft`: parse a function from IR text, feed it .npy or seeded random inputs,
 // compile and run it on a device, and report the outputs, timings and kernels; with --check,
 // compare every output against the reference interpreter.
+#include <unistd.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
@@ -122,6 +124,10 @@ CLI::App* add_run_command(CLI::App& app, RunOptions& options) {
   cmd->add_flag("--show-kernels", options.show_kernels,
                 "List the kernels the function fused into.");
   cmd->add_flag("--json", options.json, "Print one JSON object instead of text.");
+  cmd->add_flag("--progress", options.progress,
+                "Print a progress line on stderr for a compile or first run that takes over half "
+                "a second even when stderr is not a terminal (it is printed on a terminal "
+                "anyway).");
   return cmd;
 }
 
@@ -260,8 +266,10 @@ int run_run(const RunOptions& options) {
   Timings t;
   auto start = Clock::now();
   std::shared_ptr<Executable> exe;
+  const bool show_progress = options.progress || ::isatty(STDERR_FILENO) == 1;
   {
-    ProgressLine progress("compiling @" + graph.name + " for " + dev.name(), std::cerr);
+    std::optional<ProgressLine> progress;
+    if (show_progress) progress.emplace("compiling @" + graph.name + " for " + dev.name(), std::cerr);
     exe = dev.compile(program);
   }
   t.compile = seconds_since(start);
@@ -301,9 +309,10 @@ int run_run(const RunOptions& options) {
     return std::pair{std::move(r), seconds};
   };
   std::optional<ProgressLine> building;
-  if (opencl_exe && !opencl_exe->built())
-    building.emplace("running @" + graph.name + " (on its kernels once built, or on the interpreter)",
-                     std::cerr);
+  if (show_progress && opencl_exe && !opencl_exe->built())
+    building.emplace(
+        "running @" + graph.name + " (on its kernels once built, or on the interpreter)",
+        std::cerr);
   auto [results, first_run] = run_once(printed);
   building.reset();
   const std::string first_ran_on = ran_on();
@@ -368,26 +377,28 @@ int run_run(const RunOptions& options) {
 
   const CompiledInfo& info = exe->info();
   if (options.json) {
-    nlohmann::json out = {
-        {"file", options.file},
-        {"function", graph.name},
-        {"device", dev.name()},
-        {"device_description", dev.description()},
-        {"inputs", nlohmann::json::array()},
-        {"outputs", nlohmann::json::array()},
-        {"timings_s",
-         {{"compile", t.compile}, {"upload", t.upload}, {"run", t.run}, {"download", t.download},
-          {"compile_phases",
-           {{"plan", info.compile_time.plan},
-            {"codegen", info.compile_time.codegen},
-            {"cache_lookup", info.compile_time.cache_lookup},
-            {"build", info.compile_time.build}}}}},
-        {"runs", options.repeat},
-        {"ran_on", {{"first", first_ran_on}, {"last", ran_on()}}},
-        {"tiering", std::string(opencl::to_string(opencl::tiering()))},
-        {"cache", {{"status", info.cache_status}, {"key", info.cache_key}}},
-        {"kernels", kernels_json(info)},
-        {"intermediate_buffers", info.intermediate_buffers}};
+    nlohmann::json out = {{"file", options.file},
+                          {"function", graph.name},
+                          {"device", dev.name()},
+                          {"device_description", dev.description()},
+                          {"inputs", nlohmann::json::array()},
+                          {"outputs", nlohmann::json::array()},
+                          {"timings_s",
+                           {{"compile", t.compile},
+                            {"upload", t.upload},
+                            {"run", t.run},
+                            {"download", t.download},
+                            {"compile_phases",
+                             {{"plan", info.compile_time.plan},
+                              {"codegen", info.compile_time.codegen},
+                              {"cache_lookup", info.compile_time.cache_lookup},
+                              {"build", info.compile_time.build}}}}},
+                          {"runs", options.repeat},
+                          {"ran_on", {{"first", first_ran_on}, {"last", ran_on()}}},
+                          {"tiering", std::string(opencl::to_string(opencl::tiering()))},
+                          {"cache", {{"status", info.cache_status}, {"key", info.cache_key}}},
+                          {"kernels", kernels_json(info)},
+                          {"intermediate_buffers", info.intermediate_buffers}};
     for (const Param& p : params)
       out["inputs"].push_back({{"name", p.name},
                                {"dtype", dtype_name(p.dtype)},

@@ -88,6 +88,7 @@ int run_summary(const TraceOptions& o) {
                       {"kernels", rows_json(s.kernels)},
                       {"effects", effects},
                       {"dispatches", rows_json(s.dispatches)},
+                      {"interpreted_dispatches", s.interpreted_dispatches},
                       {"transfers", rows_json(s.transfers)},
                       {"compiles", s.compiles},
                       {"compile_s", seconds(s.compile_ns)},
@@ -131,6 +132,10 @@ int run_summary(const TraceOptions& o) {
     std::cout << table.render() << "\n";
   }
   print_rows("Dispatches (host time to enqueue)", s.dispatches, "", limit);
+  if (s.interpreted_dispatches)
+    std::cout << "Dispatches run on the reference interpreter while their kernels were not built "
+                 "(tiered execution): "
+              << s.interpreted_dispatches << "\n\n";
   print_rows("Transfers", s.transfers, "", limit);
   std::cout << "Compiles: " << s.compiles << " (" << format_seconds(seconds(s.compile_ns))
             << "); persistent cache: " << s.cache_hits << " hits, " << s.cache_misses << " misses";

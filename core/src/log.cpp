@@ -25,6 +25,7 @@ constexpr std::string_view kKnownComponents[] = {
     "codegen",    // the lowering pipeline (WEFT_DUMP_IR) and OpenCL C generation
     "runtime",    // dispatch, transfers, queues and events
     "telemetry",  // trace files and the live monitor stream
+    "tiering",    // where a program's calls run: the interpreter or its kernels, and why
 };
 
 struct Levels {

@@ -240,6 +240,8 @@ QString describe_span_html(const TraceDocument& document, std::size_t index) {
       break;
     case SpanKind::dispatch: {
       table.add_arg(QObject::tr("Defined at"), span, "location");
+      // Tiered execution: a call run on the reference interpreter while the kernels build.
+      table.add_arg(QObject::tr("Ran on"), span, "ran_on");
       if (const telemetry::Program* program = document.programOf(span))
         table.add_text(QObject::tr("Program"),
                        program->function + " (" + std::to_string(program->kernels.size()) +

@@ -73,6 +73,22 @@ class DetailsTest : public QObject {
     QVERIFY(shown.contains(QStringLiteral("mlp (2 kernels, cache miss)")));
   }
 
+  // Tiered execution: a call run on the reference interpreter says so.
+  void interpretedDispatch() {
+    TraceBuilder b;
+    const auto id = b.add(weft::telemetry::SpanKind::dispatch, host_track("main (thread 1)"),
+                          "step", 0, 40'000, {{"ran_on", "interpreter (build pending)"}});
+    const std::filesystem::path path =
+        dir_.filePath(QStringLiteral("tiered.wefttrace")).toStdString();
+    b.write(path);
+    const std::unique_ptr<TraceDocument> document = load_document(path);
+    QTextDocument rendered;
+    rendered.setHtml(
+        describe_span_html(*document, static_cast<std::size_t>(document->indexOf(id))));
+    QVERIFY(rendered.toPlainText().contains(QStringLiteral("Ran on")));
+    QVERIFY(rendered.toPlainText().contains(QStringLiteral("interpreter (build pending)")));
+  }
+
   void links() {
     QCOMPARE(span_index_from_link(QStringLiteral("span:42")), 42ll);
     QCOMPARE(span_index_from_link(QStringLiteral("span:x")), -1ll);

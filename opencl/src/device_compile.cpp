@@ -27,6 +27,7 @@ namespace weft::opencl {
 namespace {
 
 constexpr std::string_view kComponent = "cache";
+constexpr std::string_view kTieringComponent = "tiering";
 
 using Clock = std::chrono::steady_clock;
 
@@ -281,20 +282,33 @@ std::shared_ptr<OpenCLExecutable> OpenCLDevice::compile_with_cache(const Graph& 
 std::shared_ptr<OpenCLExecutable> OpenCLDevice::build_or_defer(const Graph& graph,
                                                                ProgramPlan plan) {
   const Tiering mode = tiering();
-  if (mode != Tiering::off) {
-    InterpretationEstimate estimate = estimate_interpretation(graph);
-    if (estimate.possible) {
-      auto policy = std::make_unique<detail::TierPolicy>(mode, std::move(estimate),
-                                                         plan.info.kernels.size());
-      // A first call the interpreter would take longer over than the build waits for it: build
-      // now, as without tiering.
-      if (mode == Tiering::interpreter ||
-          policy->expected_interpret_seconds() <= policy->expected_build_seconds())
-        return std::make_shared<OpenCLExecutable>(*this, std::move(plan), graph,
-                                                  std::move(policy));
-    }
+  if (mode == Tiering::off) return std::make_shared<OpenCLExecutable>(*this, std::move(plan));
+  InterpretationEstimate estimate = estimate_interpretation(graph);
+  const bool debug = log::enabled(kTieringComponent, log::Level::debug);
+  if (!estimate.possible) {
+    if (debug)
+      log::debug(kTieringComponent, graph.name + " on " + info_.name +
+                                        ": building now; the interpreter cannot run it (" +
+                                        estimate.why_not + ")");
+    return std::make_shared<OpenCLExecutable>(*this, std::move(plan));
   }
-  return std::make_shared<OpenCLExecutable>(*this, std::move(plan));
+  const std::size_t kernels = plan.info.kernels.size();
+  auto policy = std::make_unique<detail::TierPolicy>(mode, std::move(estimate), kernels);
+  // A first call the interpreter would take longer over than the build waits for it: build
+  // now, as without tiering.
+  const bool defer = mode == Tiering::interpreter ||
+                     policy->expected_interpret_seconds() <= policy->expected_build_seconds();
+  if (debug)
+    log::debug(kTieringComponent,
+               graph.name + " on " + info_.name + ": the interpreter would take about " +
+                   milliseconds(policy->expected_interpret_seconds()) + " (" +
+                   std::to_string(static_cast<std::int64_t>(policy->estimate().element_ops)) +
+                   " element ops), the build about " +
+                   milliseconds(policy->expected_build_seconds()) + " (" +
+                   std::to_string(kernels) + " kernels): " +
+                   (defer ? "first call on the interpreter" : "building now"));
+  if (!defer) return std::make_shared<OpenCLExecutable>(*this, std::move(plan));
+  return std::make_shared<OpenCLExecutable>(*this, std::move(plan), graph, std::move(policy));
 }
 
 }  // namespace weft::opencl

@@ -157,6 +157,7 @@ TraceSummary summarize(const Trace& trace) {
         break;
       }
       case SpanKind::dispatch: {
+        if (span.arg("ran_on")) ++summary.interpreted_dispatches;
         TraceSummary::Row& row = dispatches[{span.name, dev}];
         row.name = span.name;
         row.device = dev;

@@ -50,7 +50,9 @@ double node_cost(const Graph& graph, const Node& node) {
       for (std::int64_t d : attrs.lhs_contracting)
         if (d >= 0 && static_cast<std::size_t>(d) < lhs.size())
           contracted *= static_cast<double>(lhs[static_cast<std::size_t>(d)]);
-      return out * contracted * kDotMacOps;
+      // Plus arranging the operands as rows (a copy where their layout needs one).
+      return out * contracted * kDotMacOps + elements(lhs) +
+             elements(graph.node(node.inputs[1]).shape);
     }
     case OpKind::ConvGeneralDilated: {
       const ConvAttrs attrs = ConvAttrs::read(node.attrs);
@@ -106,8 +108,8 @@ void add_graph(const Graph& graph, double times, InterpretationEstimate& estimat
 void add_control(const Node& node, double times, InterpretationEstimate& estimate) {
   switch (node.op) {
     case OpKind::Scan: {
-      const double length = static_cast<double>(std::max<std::int64_t>(
-          ScanAttrs::read(node.attrs).length, 0));
+      const double length =
+          static_cast<double>(std::max<std::int64_t>(ScanAttrs::read(node.attrs).length, 0));
       for (const Graph& region : node.regions) add_graph(region, times * length, estimate);
       return;
     }

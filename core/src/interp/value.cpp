@@ -20,7 +20,17 @@ Value from_host(const HostArray& host) {
   Value v = make_value(host.dtype(), host.shape());
   if (host.dtype() == DType::Token) return v;
   const std::int64_t n = v.size();
-  if (is_float(host.dtype())) {
+  // The common dtypes through typed views: get_f64/get_i64 check every index.
+  if (host.dtype() == DType::F32) {
+    const auto src = host.view<float>();
+    for (std::int64_t k = 0; k < n; ++k) v.f[k] = src[k];
+  } else if (host.dtype() == DType::F64) {
+    const auto src = host.view<double>();
+    for (std::int64_t k = 0; k < n; ++k) v.f[k] = src[k];
+  } else if (host.dtype() == DType::I32) {
+    const auto src = host.view<std::int32_t>();
+    for (std::int64_t k = 0; k < n; ++k) v.i[k] = src[k];
+  } else if (is_float(host.dtype())) {
     for (std::int64_t k = 0; k < n; ++k) v.f[k] = host.get_f64(k);
   } else {
     for (std::int64_t k = 0; k < n; ++k) v.i[k] = host.get_i64(k);
@@ -32,7 +42,16 @@ HostArray to_host(const Value& value) {
   HostArray host(value.dtype, value.shape);
   if (value.dtype == DType::Token) return host;
   const std::int64_t n = value.size();
-  if (is_float(value.dtype)) {
+  if (value.dtype == DType::F32) {
+    const auto dst = host.view<float>();
+    for (std::int64_t k = 0; k < n; ++k) dst[k] = static_cast<float>(value.f[k]);
+  } else if (value.dtype == DType::F64) {
+    const auto dst = host.view<double>();
+    for (std::int64_t k = 0; k < n; ++k) dst[k] = value.f[k];
+  } else if (value.dtype == DType::I32) {
+    const auto dst = host.view<std::int32_t>();
+    for (std::int64_t k = 0; k < n; ++k) dst[k] = static_cast<std::int32_t>(value.i[k]);
+  } else if (is_float(value.dtype)) {
     for (std::int64_t k = 0; k < n; ++k) host.set_f64(k, value.f[k]);
   } else {
     for (std::int64_t k = 0; k < n; ++k) host.set_i64(k, value.i[k]);

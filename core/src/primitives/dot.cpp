@@ -75,8 +75,8 @@ TensorType dot_general_type(OpKind op, std::span<const TensorType> operands, con
   return {lhs.dtype, out};
 }
 
-// The evaluator transposes both operands to [batch, free, contracting] matrices, so every
-// result element is one dot product of two contiguous rows.
+// The evaluator arranges the lhs as [batch, free, contracting] rows (and an integer rhs the
+// same way, a float rhs as [batch, contracting, free]).
 struct MatrixLayout {
   std::vector<std::int64_t> perm;  // batch axes, free axes, contracting axes
   std::int64_t free = 1;           // product of the free extents
@@ -98,6 +98,15 @@ MatrixLayout batch_free_contracting(const Shape& shape, const std::vector<std::i
   return l;
 }
 
+// `x` with its axes in `perm` order: `x` itself when perm is the identity (no copy).
+const Value& arranged(const Value& x, const std::vector<std::int64_t>& perm, Value& storage) {
+  bool identity = true;
+  for (std::size_t k = 0; k < perm.size(); ++k) identity &= perm[k] == static_cast<std::int64_t>(k);
+  if (identity) return x;
+  storage = interp::transposed(x, perm);
+  return storage;
+}
+
 Value evaluate_dot_general(const Node& node, Operands operands) {
   const Value& lhs = *operands[0];
   const Value& rhs = *operands[1];
@@ -110,30 +119,47 @@ Value evaluate_dot_general(const Node& node, Operands operands) {
   std::int64_t batch = 1, depth = 1;
   for (auto d : lb) batch *= lhs.shape[d];
   for (auto d : lc) depth *= lhs.shape[d];
-  const Value l = interp::transposed(lhs, ll.perm);
-  const Value r = interp::transposed(rhs, rl.perm);
   Value out = interp::make_value(node.dtype, node.shape);
   const std::int64_t m = ll.free, n = rl.free;
+  Value l_storage, r_storage;
+  const Value& l = arranged(lhs, ll.perm, l_storage);
+  if (is_float(node.dtype)) {
+    // The rhs as [batch, contracting, free] rows (its usual [K, N] layout needs no copy): each
+    // lhs row scales rhs row k into its outputs' sums, so every output's sum still runs over k
+    // in order, in double, rounded once to the result dtype, and the inner loop runs along
+    // contiguous rows.
+    const std::size_t nb = dot_general_attrs.rhs_batch.size();
+    const std::size_t nc = dot_general_attrs.rhs_contracting.size();
+    std::vector<std::int64_t> rows_perm(rl.perm.begin(), rl.perm.begin() + nb);
+    rows_perm.insert(rows_perm.end(), rl.perm.end() - nc, rl.perm.end());
+    rows_perm.insert(rows_perm.end(), rl.perm.begin() + nb, rl.perm.end() - nc);
+    const Value& r = arranged(rhs, rows_perm, r_storage);
+    std::vector<double> sums(static_cast<std::size_t>(n));
+    for (std::int64_t b = 0; b < batch; ++b)
+      for (std::int64_t i = 0; i < m; ++i) {
+        std::fill(sums.begin(), sums.end(), 0.0);
+        const double* x = l.f.data() + (b * m + i) * depth;
+        for (std::int64_t k = 0; k < depth; ++k) {
+          const double xk = x[k];
+          const double* y = r.f.data() + (b * depth + k) * n;
+          for (std::int64_t j = 0; j < n; ++j) sums[static_cast<std::size_t>(j)] += xk * y[j];
+        }
+        double* o = out.f.data() + (b * m + i) * n;
+        for (std::int64_t j = 0; j < n; ++j)
+          o[j] = interp::round_to(node.dtype, sums[static_cast<std::size_t>(j)]);
+      }
+    return out;
+  }
+  const Value& r = arranged(rhs, rl.perm, r_storage);
   for (std::int64_t b = 0; b < batch; ++b)
     for (std::int64_t i = 0; i < m; ++i)
       for (std::int64_t j = 0; j < n; ++j) {
-        const std::int64_t lrow = (b * m + i) * depth, rrow = (b * n + j) * depth;
-        const std::int64_t at = (b * m + i) * n + j;
-        if (is_float(node.dtype)) {
-          // Accumulate in double, round once to the result dtype.
-          const double* x = l.f.data() + lrow;
-          const double* y = r.f.data() + rrow;
-          double acc = 0.0;
-          for (std::int64_t k = 0; k < depth; ++k) acc += x[k] * y[k];
-          out.f[at] = interp::round_to(node.dtype, acc);
-        } else {
-          const std::int64_t* x = l.i.data() + lrow;
-          const std::int64_t* y = r.i.data() + rrow;
-          std::uint64_t acc = 0;
-          for (std::int64_t k = 0; k < depth; ++k)
-            acc += static_cast<std::uint64_t>(x[k]) * static_cast<std::uint64_t>(y[k]);
-          out.i[at] = interp::wrap_to(node.dtype, acc);
-        }
+        const std::int64_t* x = l.i.data() + (b * m + i) * depth;
+        const std::int64_t* y = r.i.data() + (b * n + j) * depth;
+        std::uint64_t acc = 0;
+        for (std::int64_t k = 0; k < depth; ++k)
+          acc += static_cast<std::uint64_t>(x[k]) * static_cast<std::uint64_t>(y[k]);
+        out.i[(b * m + i) * n + j] = interp::wrap_to(node.dtype, acc);
       }
   return out;
 }

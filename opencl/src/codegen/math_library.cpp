@@ -52,7 +52,10 @@ constexpr const char* kExpNormal = R"($CORE
 // integer: 16 lanes are two longs (vpmovm2b + vptest on AVX-512), 8 one long, 4 one int.
 std::string any_definition(int width) {
   const std::string n = std::to_string(width);
-  const std::string whole = width == 16 ? "long2" : width == 8 ? "long" : width == 4 ? "int" : "short";
+  const std::string whole = width == 16  ? "long2"
+                            : width == 8 ? "long"
+                            : width == 4 ? "int"
+                                         : "short";
   const std::string test = width == 16 ? "(bytes.x | bytes.y) != 0" : "bytes != 0";
   return "static int weft_any" + n + "(int" + n + " m) {\n  const " + whole + " bytes = as_" +
          whole + "(convert_char" + n + "(m >> 31));\n  return " + test + ";\n}\n";

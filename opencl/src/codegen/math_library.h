@@ -16,9 +16,9 @@ namespace weft::opencl {
 
 // One function, written once for any width: in `body`, $F is the float type (float, float16),
 // $I the int type of the same width, $N the width suffix of conversions ("", "8", "16"), $S
-// the name suffix (f32, f32x8, f32x16), $ANY(c) whether any lane of c is set and $CORE exp's reduction
-// and polynomial (math_library.cpp). Comparisons give 1 per true scalar and -1 per true lane,
-// and select() takes either, so selects replace every branch; only sin/cos keep one, around
+// the name suffix (f32, f32x8, f32x16), $ANY(c) whether any lane of c is set and $CORE exp's
+// reduction and polynomial (math_library.cpp). Comparisons give 1 per true scalar and -1 per true
+// lane, and select() takes either, so selects replace every branch; only sin/cos keep one, around
 // the driver's call for huge arguments. The body sees its argument as `x`.
 struct MathFunction {
   const char* name;                // defined as weft_<name>_<suffix>

@@ -49,8 +49,14 @@ bool contains(const std::vector<int>& values, int value) {
 namespace {
 
 // Where a call ran (last_ran_on).
-enum class RanOn : int { nothing, device, interpreter_build_not_started, interpreter_build_pending,
-                         interpreter_build_failed, interpreter_only };
+enum class RanOn : int {
+  nothing,
+  device,
+  interpreter_build_not_started,
+  interpreter_build_pending,
+  interpreter_build_failed,
+  interpreter_only
+};
 
 std::string_view describe(RanOn ran_on) {
   switch (ran_on) {
@@ -92,8 +98,11 @@ OpenCLExecutable::OpenCLExecutable(OpenCLDevice& device, ProgramPlan plan, ClPro
 
 OpenCLExecutable::OpenCLExecutable(OpenCLDevice& device, ProgramPlan plan, Graph graph,
                                    std::unique_ptr<detail::TierPolicy> policy)
-    : device_(&device), plan_(std::move(plan)), graph_(std::move(graph)),
-      policy_(std::move(policy)), built_(false) {
+    : device_(&device),
+      plan_(std::move(plan)),
+      graph_(std::move(graph)),
+      policy_(std::move(policy)),
+      built_(false) {
   validate_plan();
   index_plan();
 }
@@ -173,7 +182,7 @@ void OpenCLExecutable::build_in_background() {
   try {
     build_now();
   } catch (const std::exception& e) {
-    log::warning("runtime", "building " + function_name_ + " for " + device_->label() +
+    log::warning("tiering", "building " + function_name_ + " for " + device_->label() +
                                 " in the background failed: " + e.what() +
                                 "; its calls go on running on the reference interpreter");
   }

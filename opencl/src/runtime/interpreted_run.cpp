@@ -33,11 +33,10 @@ std::vector<std::shared_ptr<Buffer>> run_on_interpreter(
     }
     HostArray value(param.dtype, param.shape);
     if (inputs[p]->bytes() != value.nbytes())
-      throw InvalidArgumentError("weft: parameter " + std::to_string(p) + " holds " +
-                                 std::to_string(inputs[p]->bytes()) +
-                                 " bytes but the function was compiled for " +
-                                 std::to_string(value.nbytes()) +
-                                 "; its dtype or shape differs from the traced one");
+      throw InvalidArgumentError(
+          "weft: parameter " + std::to_string(p) + " holds " + std::to_string(inputs[p]->bytes()) +
+          " bytes but the function was compiled for " + std::to_string(value.nbytes()) +
+          "; its dtype or shape differs from the traced one");
     device.download(*inputs[p], value.raw(), value.nbytes());
     values.push_back(std::move(value));
   }

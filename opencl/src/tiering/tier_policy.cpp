@@ -9,8 +9,8 @@ TierPolicy::TierPolicy(Tiering mode, InterpretationEstimate estimate, std::size_
       estimate_(std::move(estimate)),
       expected_interpret_s_(kInterpretOverheadSeconds +
                             estimate_.element_ops * kSecondsPerElementOp),
-      expected_build_s_(kBuildBaseSeconds +
-                        kBuildSecondsPerKernel * static_cast<double>(kernels)) {}
+      expected_build_s_(kBuildBaseSeconds + kBuildSecondsPerKernel * static_cast<double>(kernels)) {
+}
 
 TierPolicy::Next TierPolicy::next_call(bool build_started) {
   if (mode_ == Tiering::off || !estimate_.possible) return Next::device;

@@ -18,9 +18,9 @@ class TierPolicy {
   TierPolicy(Tiering mode, InterpretationEstimate estimate, std::size_t kernels);
 
   enum class Next {
-    interpret,              // on the interpreter
-    interpret_then_build,   // on the interpreter, and start the background build
-    device,                 // build (or wait for the build) and run the kernels
+    interpret,             // on the interpreter
+    interpret_then_build,  // on the interpreter, and start the background build
+    device,                // build (or wait for the build) and run the kernels
   };
   // Before a call while the kernels are not built; `build_started` says whether a build is
   // under way.

@@ -160,9 +160,9 @@ class OpenCLExecutable final : public Executable,
   std::atomic<bool> built_{true};
   std::mutex build_mutex_;
   std::condition_variable build_done_;
-  bool building_ = false;          // under build_mutex_
-  bool build_scheduled_ = false;   // under build_mutex_
-  std::exception_ptr build_error_;  // under build_mutex_
+  bool building_ = false;            // under build_mutex_
+  bool build_scheduled_ = false;     // under build_mutex_
+  std::exception_ptr build_error_;   // under build_mutex_
   std::atomic<int> last_ran_on_{0};  // a RanOn (executable.cpp)
 };
 

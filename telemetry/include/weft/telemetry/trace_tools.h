@@ -50,7 +50,9 @@ struct TraceSummary {
   std::vector<Row> kernels;     // by total time, largest first
   std::vector<Row> effects;     // by effect name, ordered before unordered
   std::vector<Row> dispatches;  // per function, by total time
-  std::vector<Row> transfers;   // per kind (upload, download, copy, read)
+  // Dispatches tiered execution ran on the reference interpreter (a "ran_on" argument).
+  std::size_t interpreted_dispatches = 0;
+  std::vector<Row> transfers;  // per kind (upload, download, copy, read)
   std::size_t compiles = 0;
   std::int64_t compile_ns = 0;
   std::size_t cache_hits = 0;
