@@ -147,7 +147,7 @@ void OpenCLExecutable::build_program_and_kernels() {
   int warmed = 0;
   if (detail::needs_grid_order(device_->info().platform_name,
                                device_->info().type == DeviceType::Cpu))
-    warmed = detail::warm_up_kernels(*device_, plan_, launch_kernel_);
+    warmed = detail::warm_up_kernels(*device_, plan_, launch_kernel_, launch_grid_order_);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   {

@@ -1,5 +1,6 @@
 #include "tiering/background_builds.h"
 
+#include <atomic>
 #include <condition_variable>
 #include <deque>
 #include <mutex>
@@ -23,6 +24,7 @@ class BackgroundBuilds {
   }
 
   void stop() {
+    stopping_.store(true, std::memory_order_relaxed);
     std::unique_lock lock(mutex_);
     stopped_ = true;
     queue_.clear();
@@ -31,6 +33,8 @@ class BackgroundBuilds {
     lock.unlock();
     if (thread.joinable()) thread.join();
   }
+
+  bool stopping() const { return stopping_.load(std::memory_order_relaxed); }
 
   void wait_idle() {
     std::unique_lock lock(mutex_);
@@ -64,6 +68,7 @@ class BackgroundBuilds {
   std::thread thread_;
   bool busy_ = false;
   bool stopped_ = false;
+  std::atomic<bool> stopping_{false};
 };
 
 // Never destroyed: the exit drain stops it before static destructors run.
@@ -84,6 +89,10 @@ void stop_background_builds() {
 
 void wait_for_background_builds() {
   builds().wait_idle();
+}
+
+bool background_builds_stopping() {
+  return builds().stopping();
 }
 
 }  // namespace weft::opencl::detail

@@ -18,5 +18,8 @@ void schedule_background_build(std::weak_ptr<OpenCLExecutable> executable);
 void stop_background_builds();
 // Blocks until no build is queued or under way (tests).
 void wait_for_background_builds();
+// Whether the process is exiting: a build under way stops compiling ahead (kernel_warmup.h)
+// rather than making the exit wait for it.
+bool background_builds_stopping();
 
 }  // namespace weft::opencl::detail

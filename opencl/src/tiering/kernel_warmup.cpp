@@ -4,6 +4,8 @@
 #include <tuple>
 #include <vector>
 
+#include "runtime/pocl_grid_order.h"
+#include "tiering/background_builds.h"
 #include "weft/log.h"
 #include "weft/opencl/cl_handle.h"
 #include "weft/opencl/device.h"
@@ -17,6 +19,7 @@ using WarmKey = std::tuple<std::string, std::size_t, bool>;  // kernel, local si
 struct Warmup {
   OpenCLDevice& device;
   const std::unordered_map<const LaunchPlan*, cl_kernel>& kernels;
+  const std::unordered_map<const LaunchPlan*, KernelGridOrder*>& grid_orders;
   cl_command_queue queue;
   std::set<WarmKey> done;
   int launches = 0;
@@ -31,7 +34,8 @@ struct Warmup {
   }
 
   void launch(const BlockPlan& plan, const LaunchPlan& launch) {
-    if (launch.global_size == 0) return;
+    // At exit, the kernels not compiled yet are left to their first launch (there is none).
+    if (launch.global_size == 0 || background_builds_stopping()) return;
     const auto kernel = kernels.find(&launch);
     if (kernel == kernels.end()) return;
     // A driver-chosen local size depends on the global size: only the real one gives it.
@@ -59,11 +63,28 @@ struct Warmup {
         return;
       scratch.push_back(std::move(mem));
     }
+    KernelGridOrder* order = nullptr;
+    if (auto found = grid_orders.find(&launch); found != grid_orders.end()) order = found->second;
+    std::unique_lock<std::mutex> grid_lock;
+    std::vector<cl_event> wait;
+    bool widens = false;
+    if (order) {
+      grid_lock = order->lock();
+      widens = order->before_launch(global, wait);
+    }
+    cl_event done = nullptr;
     if (clEnqueueNDRangeKernel(queue, kernel->second, 1, nullptr, &global,
-                               launch.local_size ? &launch.local_size : nullptr, 0, nullptr,
-                               nullptr) != CL_SUCCESS)
+                               launch.local_size ? &launch.local_size : nullptr,
+                               static_cast<cl_uint>(wait.size()),
+                               wait.empty() ? nullptr : wait.data(), &done) != CL_SUCCESS)
       return;
+    const ClEvent event(done);
+    if (order) order->after_launch(widens, global, done);
+    grid_lock = {};
     ++launches;
+    // One at a time (PoCL compiles one kernel at a time anyway), so that an exit waits for
+    // one compile, not for every one queued.
+    clWaitForEvents(1, &done);
     // The scratch buffers are released once the queue finishes (OpenCL keeps them alive for
     // the commands enqueued on them).
   }
@@ -78,11 +99,12 @@ std::size_t warmup_global_size(const LaunchPlan& launch) {
 }
 
 int warm_up_kernels(OpenCLDevice& device, const ProgramPlan& plan,
-                    const std::unordered_map<const LaunchPlan*, cl_kernel>& kernels) {
+                    const std::unordered_map<const LaunchPlan*, cl_kernel>& kernels,
+                    const std::unordered_map<const LaunchPlan*, KernelGridOrder*>& grid_orders) {
   cl_int status = CL_SUCCESS;
   ClQueue queue(clCreateCommandQueue(device.context(), device.id(), 0, &status));
   if (status != CL_SUCCESS) return 0;
-  Warmup warmup{device, kernels, queue.get(), {}, 0};
+  Warmup warmup{device, kernels, grid_orders, queue.get(), {}, 0};
   warmup.block(plan);
   if (clFinish(queue.get()) != CL_SUCCESS)
     log::debug("runtime", "warming the kernels of a program on " + device.label() +

@@ -27,10 +27,15 @@ inline constexpr std::size_t kMaxWarmupBytes = std::size_t{256} << 20;
 // PoCL's grid-width specialisation limit (USHRT_MAX in PoCL 3.1 through 6).
 inline constexpr std::size_t kPoclSmallGridLimit = 65535;
 
+class KernelGridOrder;
+
 // Launches each kernel of `plan` once as described above and waits for them; returns how many
-// launches it made. Failures (a scratch allocation the device refuses) skip that launch.
+// launches it made. Failures (a scratch allocation the device refuses) skip that launch. A
+// launch with a grid order (PoCL's CPU drivers, runtime/pocl_grid_order.h) is ordered by it
+// like a real launch: another program of the same source may be running that kernel.
 int warm_up_kernels(OpenCLDevice& device, const ProgramPlan& plan,
-                    const std::unordered_map<const LaunchPlan*, cl_kernel>& kernels);
+                    const std::unordered_map<const LaunchPlan*, cl_kernel>& kernels,
+                    const std::unordered_map<const LaunchPlan*, KernelGridOrder*>& grid_orders);
 
 // The global size a warm-up of `launch` uses: one work-group where the real grid is narrower
 // than PoCL's limit, else the smallest multiple of the local size at or past it.
