@@ -114,7 +114,7 @@ PlanLaunches::PlanLaunches(std::shared_ptr<Executable> executable,
   }
   for (const opencl::LaunchPlan* launch : launches_) {
     cl_int status = CL_SUCCESS;
-    kernels_.emplace_back(clCreateKernel(exe->program(), launch->kernel.c_str(), &status));
+    kernels_.emplace_back(clCreateKernel(exe->program(), launch->function_name().c_str(), &status));
     check(status, "clCreateKernel");
   }
 }

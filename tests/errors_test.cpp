@@ -306,7 +306,8 @@ TEST(Errors, OutOfMemoryInsideAWhileLoopReachesTheCaller) {
   // Work on the outputs fails with the loop's error, whether it is issued before the loop has
   // failed (it then runs after the loop) or after (the call raises it).
   EXPECT_THROW((total * 2.0f).to_host(), OutOfMemoryError);
-  const std::string msg = message_of<OutOfMemoryError>([&] { total.block_until_ready(); });
+  const std::string msg =
+      message_of<OutOfMemoryError>([&total = total] { total.block_until_ready(); });
   EXPECT_THAT(msg, HasSubstr("cannot allocate"));
   EXPECT_THROW(count.to_host(), OutOfMemoryError);
   EXPECT_THROW((count + 1).block_until_ready(), OutOfMemoryError);

@@ -464,6 +464,29 @@ TEST_F(PersistentCacheTest, SeveralFusedKernelsRoundTrip) {
   EXPECT_EQ(hit.info.source, miss.info.source);
 }
 
+// Kernels of the same code are kept once (launches name the function they run): the stored
+// plan carries that, and a hit runs the shared functions as the miss did.
+TEST_F(PersistentCacheTest, SharedKernelsRoundTrip) {
+  const MultiFn sorts = [](const std::vector<Array>& xs) {
+    return std::vector<Array>{np::sort(xs[0]), np::sort(xs[1]), np::cumsum(xs[0], 1)};
+  };
+  const auto inputs = inputs_of({{4, 300}, {4, 300}}, 11);
+  const Outcome miss = compile_and_run(sorts, "shared", inputs);
+  ASSERT_EQ(miss.info.cache_status, "miss");
+  EXPECT_EQ(check_outcome(miss), "");
+  EXPECT_NE(miss.info.source.find(" runs as "), std::string::npos) << miss.info.source;
+
+  auto s = store();
+  ASSERT_TRUE(s);
+  ASSERT_TRUE(wait_for_entry(*s, miss.info.cache_key));
+  cl_device().forget_compiled();
+  const Outcome hit = compile_and_run(sorts, "shared", inputs);
+  ASSERT_EQ(hit.info.cache_status, "hit");
+  EXPECT_EQ(check_outcome(hit), "");
+  EXPECT_EQ(same_outputs(hit, miss), "");
+  EXPECT_EQ(hit.info.source, miss.info.source);
+}
+
 TEST_F(PersistentCacheTest, CorruptEntryWarnsOnceRecompilesAndIsRewritten) {
   const auto inputs = small_inputs(2);
   const std::string key = store_program(kScaleTanh, "scale_tanh", inputs).info.cache_key;

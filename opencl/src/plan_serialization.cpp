@@ -9,8 +9,9 @@ namespace {
 using nlohmann::json;
 
 // Bump when the fields below change; older entries then fail to parse and are rewritten.
-// 3: typed steps and nested blocks (control flow); 4: host and join steps, token buffers.
-constexpr int kPlanFormat = 4;
+// 3: typed steps and nested blocks (control flow); 4: host and join steps, token buffers;
+// 5: launches name the function they run (identical kernels share one).
+constexpr int kPlanFormat = 5;
 
 const char* role_name(BufferPlan::Role role) {
   switch (role) {
@@ -140,6 +141,7 @@ json block_to_json(const BlockPlan& block) {
       s["global"] = l.global_size;
       s["local"] = l.local_size;
       s["summary"] = l.summary;
+      s["function"] = l.function_name();
     } else {
       s["operands"] = step.operands;
       s["results"] = step.results;
@@ -174,7 +176,8 @@ BlockPlan block_from_json(const json& in, int depth) {
     if (step.kind == StepPlan::Kind::Launch) {
       step.launch = {s.at("kernel").get<std::string>(),      s.at("args").get<std::vector<int>>(),
                      s.at("writes").get<std::vector<int>>(), s.at("global").get<std::size_t>(),
-                     s.at("local").get<std::size_t>(),       s.at("summary").get<int>()};
+                     s.at("local").get<std::size_t>(),       s.at("summary").get<int>(),
+                     s.at("function").get<std::string>()};
     } else {
       step.operands = s.at("operands").get<std::vector<int>>();
       step.results = s.at("results").get<std::vector<int>>();
@@ -222,8 +225,9 @@ std::string block_difference(const BlockPlan& a, const BlockPlan& b, const std::
     if (x.kind == StepPlan::Kind::Launch) {
       const LaunchPlan& l = x.launch;
       const LaunchPlan& r = y.launch;
-      if (l.kernel != r.kernel || l.args != r.args || l.writes != r.writes ||
-          l.global_size != r.global_size || l.local_size != r.local_size || l.summary != r.summary)
+      if (l.kernel != r.kernel || l.function_name() != r.function_name() || l.args != r.args ||
+          l.writes != r.writes || l.global_size != r.global_size || l.local_size != r.local_size ||
+          l.summary != r.summary)
         return step + " (" + l.kernel + ") differs from " + r.kernel;
       continue;
     }

@@ -5,6 +5,7 @@
 #include "codegen/cl_types.h"
 #include "codegen/kernel_context.h"
 #include "codegen/lowering.h"
+#include "codegen/shared_kernels.h"
 #include "weft/compile/pipeline.h"
 #include "weft/compile/schedule.h"
 #include "weft/error.h"
@@ -382,7 +383,8 @@ ProgramPlan plan_program(const Graph& graph, const DeviceCaps& caps,
         static_cast<BlockPlan&>(plan) = plan_block(schedule, program, true, options);
         plan.info.kernels = std::move(program.kernels);
         plan.info.intermediate_buffers = count_temps(plan);
-        plan.source = program_header(schedule.fusion.graph, program) + program.source.str();
+        plan.source = program_header(schedule.fusion.graph, program) +
+                      detail::share_identical_kernels(program.source.str(), plan);
         return plan.source;
       }};
   lower(graph, {.first = Pass::DeadCode, .fusion = options, .code_generator = &opencl});

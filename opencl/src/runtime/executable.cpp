@@ -262,26 +262,26 @@ void OpenCLExecutable::create_kernels() {
       detail::needs_grid_order(device.info().platform_name, device.info().type == DeviceType::Cpu);
   for (const LaunchPlan* launch : all_launches(plan_)) {
     if (ordered) {
-      auto order = order_by_name.find(launch->kernel);
+      auto order = order_by_name.find(launch->function_name());
       if (order == order_by_name.end()) {
-        grid_orders_.push_back(detail::kernel_grid_order(device.context(), plan_.source,
-                                                         plan_.build_options, launch->kernel));
-        order = order_by_name.emplace(launch->kernel, grid_orders_.back().get()).first;
+        grid_orders_.push_back(detail::kernel_grid_order(
+            device.context(), plan_.source, plan_.build_options, launch->function_name()));
+        order = order_by_name.emplace(launch->function_name(), grid_orders_.back().get()).first;
       }
       launch_grid_order_.emplace(launch, order->second);
     }
-    auto found = by_name.find(launch->kernel);
+    auto found = by_name.find(launch->function_name());
     if (found == by_name.end()) {
       cl_int status = CL_SUCCESS;
-      ClKernel kernel(clCreateKernel(program_.get(), launch->kernel.c_str(), &status));
-      check_cl(status, "clCreateKernel(\"" + launch->kernel + "\")", device.label());
+      ClKernel kernel(clCreateKernel(program_.get(), launch->function_name().c_str(), &status));
+      check_cl(status, "clCreateKernel(\"" + launch->function_name() + "\")", device.label());
       cl_uint arity = 0;
       check_cl(clGetKernelInfo(kernel.get(), CL_KERNEL_NUM_ARGS, sizeof(arity), &arity, nullptr),
                "clGetKernelInfo", device.label());
       if (arity != launch->args.size())
-        bad_plan("kernel " + launch->kernel + " takes " + std::to_string(arity) +
+        bad_plan("kernel " + launch->function_name() + " takes " + std::to_string(arity) +
                  " arguments but its launch passes " + std::to_string(launch->args.size()));
-      found = by_name.emplace(launch->kernel, kernel.get()).first;
+      found = by_name.emplace(launch->function_name(), kernel.get()).first;
       kernels_.push_back(std::move(kernel));
     }
     launch_kernel_.emplace(launch, found->second);

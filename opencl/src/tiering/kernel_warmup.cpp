@@ -42,7 +42,7 @@ struct Warmup {
     const std::size_t global =
         launch.local_size == 0 ? launch.global_size : warmup_global_size(launch);
     const bool small = launch.global_size < kPoclSmallGridLimit;
-    if (!done.insert({launch.kernel, launch.local_size, small}).second) return;
+    if (!done.insert({launch.function_name(), launch.local_size, small}).second) return;
     std::size_t total = 0;
     for (int arg : launch.args) total += plan.buffers[static_cast<std::size_t>(arg)].bytes;
     if (total > kMaxWarmupBytes) return;

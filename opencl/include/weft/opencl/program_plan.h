@@ -36,6 +36,11 @@ struct LaunchPlan {
   std::size_t global_size = 0;  // 1-D; a multiple of local_size (0 launches are skipped)
   std::size_t local_size = 0;   // 0 lets the driver choose
   int summary = -1;             // the CompiledInfo::kernels entry this launch belongs to
+  // The program's function that runs it when not `kernel` itself: codegen keeps one copy of
+  // kernels whose code is the same (telemetry and errors still say `kernel`).
+  std::string function = {};  // (an initializer: aggregate inits may leave it out)
+
+  const std::string& function_name() const { return function.empty() ? kernel : function; }
 };
 
 struct BlockPlan;
