@@ -239,7 +239,7 @@ TEST(WindowsTranspose, AdjointIdentity) {
   };
   for (const auto& [name, fn] : cases) {
     const Array at = std::string(name) == "select_and_scatter_add" ? source : x;
-    const ArrayFunction f = [fn](const std::vector<Array>& a) {
+    const ArrayFunction f = [fn = fn](const std::vector<Array>& a) {
       return std::vector<Array>{fn(a[0])};
     };
     const Array t = testing::random_float(at.shape(), -1, 1, rng);
