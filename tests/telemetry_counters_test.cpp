@@ -171,9 +171,10 @@ class TempDir : public test::TempDir {
 fs::path record_trace(const fs::path& path, const std::vector<Counter>& counters) {
   auto sink = std::make_unique<telemetry::TraceFileSink>(path, "counters test");
   const telemetry::Track track{telemetry::TrackKind::host_thread, "main (thread 1)", ""};
-  std::vector<telemetry::Span> spans = {testing::make_span(1, telemetry::SpanKind::dispatch, track,
-                                                           "f", telemetry::now_ns(),
-                                                           telemetry::now_ns() + 1000)};
+  // One clock reading: two in one argument list may be taken end first.
+  const std::int64_t start = telemetry::now_ns();
+  std::vector<telemetry::Span> spans = {
+      testing::make_span(1, telemetry::SpanKind::dispatch, track, "f", start, start + 1000)};
   sink->write(spans, {}, {});
   sink->write_counters(counters);
   sink->flush();
