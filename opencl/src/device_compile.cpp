@@ -4,7 +4,6 @@
 #include <cstdint>
 #include <cstdio>
 #include <mutex>
-#include <set>
 #include <string>
 
 #include "cache_writer.h"
@@ -293,10 +292,7 @@ std::shared_ptr<OpenCLExecutable> OpenCLDevice::build_or_defer(const Graph& grap
                                         estimate.why_not + ")");
     return std::make_shared<OpenCLExecutable>(*this, std::move(plan));
   }
-  // What PoCL compiles: each function once, however many launches and kernels run it.
-  std::set<std::string> functions;
-  for (const LaunchPlan* launch : all_launches(plan)) functions.insert(launch->function_name());
-  const std::size_t kernels = functions.size();
+  const std::size_t kernels = plan.info.kernels.size();
   auto policy = std::make_unique<detail::TierPolicy>(mode, std::move(estimate), kernels);
   // A first call the interpreter would take longer over than the build waits for it: build
   // now, as without tiering.
@@ -308,8 +304,9 @@ std::shared_ptr<OpenCLExecutable> OpenCLDevice::build_or_defer(const Graph& grap
                    milliseconds(policy->expected_interpret_seconds()) + " (" +
                    std::to_string(static_cast<std::int64_t>(policy->estimate().element_ops)) +
                    " element ops), the build about " +
-                   milliseconds(policy->expected_build_seconds()) + " (" + std::to_string(kernels) +
-                   " kernels): " + (defer ? "first call on the interpreter" : "building now"));
+                   milliseconds(policy->expected_build_seconds()) + " (" +
+                   std::to_string(kernels) + " kernels): " +
+                   (defer ? "first call on the interpreter" : "building now"));
   if (!defer) return std::make_shared<OpenCLExecutable>(*this, std::move(plan));
   return std::make_shared<OpenCLExecutable>(*this, std::move(plan), graph, std::move(policy));
 }
