@@ -1,0 +1,1 @@
+// Compiles support/precompiled.h once; every monitor test reuses the result.

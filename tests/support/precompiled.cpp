@@ -1,0 +1,1 @@
+// Compiles tests/support/precompiled.h once; every test file reuses the result.
