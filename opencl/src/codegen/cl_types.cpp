@@ -57,7 +57,7 @@ std::string cl_load(DType t, const std::string& buffer, const std::string& index
     case DType::Bool:
       return "(" + buffer + "[" + index + "] != 0)";
     case DType::F16:
-      return "vload_half(" + index + ", " + buffer + ")";
+      return "weft_load_f16(" + index + ", " + buffer + ")";
     case DType::BF16:
       return "weft_bf16_to_float(" + buffer + "[" + index + "])";
     default:
@@ -71,7 +71,7 @@ std::string cl_store(DType t, const std::string& buffer, const std::string& inde
     case DType::Bool:
       return buffer + "[" + index + "] = (uchar)(" + value + ");";
     case DType::F16:
-      return "vstore_half_rte(" + value + ", " + index + ", " + buffer + ");";
+      return "weft_store_f16(" + value + ", " + index + ", " + buffer + ");";
     case DType::BF16:
       return buffer + "[" + index + "] = weft_float_to_bf16(" + value + ");";
     default:
@@ -118,6 +118,19 @@ static inline float weft_f16_from_bits(ushort h) {
   if (e == 0u) return as_float(sign | as_uint((float)m * 0x1.0p-24f));
   if (e == 31u) return as_float(sign | 0x7F800000u | (m << 13));
   return as_float(sign | ((e + 112u) << 23) | (m << 13));
+}
+// f16 NaNs keep their sign and payload, as on the host: NVIDIA's vload_half returns a NaN
+// without its sign, which ranked -NaN with the largest values in top_k (vstore_half_rte is
+// given the same care). Only NaNs take the slower path.
+static inline float weft_load_f16(size_t i, __global const half* p) {
+  const float f = vload_half(i, p);
+  return isnan(f) ? weft_f16_from_bits(((__global const ushort*)p)[i]) : f;
+}
+static inline void weft_store_f16(float f, size_t i, __global half* p) {
+  if (isnan(f))
+    ((__global ushort*)p)[i] = weft_f16_bits(f);
+  else
+    vstore_half_rte(f, i, p);
 }
 )CL";
 
