@@ -12,8 +12,8 @@ namespace weft::opencl {
 // f16 and bf16 compute in float.
 std::string cl_type(DType t);
 // Buffer element type: bool is stored as uchar, f16 as half (read with vload_half, written with
-// vstore_half_rte, NaNs by their bits: weft_load_f16, weft_store_f16), bf16 as ushort (its bits; converted by weft_bf16_to_float /
-// weft_float_to_bf16, kHalfFloatHelpers).
+// vstore_half_rte, NaNs by their bits: weft_load_f16, weft_store_f16), bf16 as ushort (its bits;
+// converted by weft_bf16_to_float / weft_float_to_bf16, kHalfFloatHelpers).
 std::string cl_storage_type(DType t);
 // The value of element `index` of buffer `buffer` as cl_type(t), and the statement that
 // writes `value` (a cl_type(t) expression) there. Scalar accesses only.
