@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <map>
 #include <numeric>
 #include <thread>
@@ -176,6 +177,48 @@ TEST(Jit, EagerOpsRunOneKernelEach) {
   EXPECT_EQ(detail::eager_op_count() - before, 2);  // exp, then mul (the scalar is a constant)
   auto v = b.to_vector<float>();
   EXPECT_NEAR(v[2], 2 * std::exp(3.0f), 1e-4);
+}
+
+// An eager broadcast of a scalar literal fills a buffer (no program): the same bytes as the
+// constant kernel of a jit program, for every dtype, NaN and -0 included.
+TEST(Jit, EagerBroadcastOfALiteralFillsTheSameBytesAsJit) {
+  const Shape shape{3, 5};
+  std::vector<Array> literals = {Array::scalar(-2.75),
+                                 Array::scalar(-0.0),
+                                 Array::scalar(std::nan("")),
+                                 Array::scalar(1.0 / 3.0, DType::F64),
+                                 Array::scalar(65504.0, DType::F16),
+                                 Array::scalar(-1.5, DType::BF16),
+                                 Array::scalar_int(1, DType::Bool),
+                                 Array::scalar_int(-7, DType::I8),
+                                 Array::scalar_int(250, DType::U8),
+                                 Array::scalar_int(-30000, DType::I16),
+                                 Array::scalar_int(-123456, DType::I32),
+                                 Array::scalar_int(4000000000, DType::U32),
+                                 Array::scalar_int(-(std::int64_t{1} << 40), DType::I64),
+                                 Array::scalar_int(-1, DType::U64)};
+  for (const Array& literal : literals) {
+    const DType dtype = literal.dtype();
+    if (!default_device().supports(dtype)) continue;
+    SCOPED_TRACE(std::string(dtype_name(dtype)));
+    const std::int64_t before = detail::eager_op_count();
+    const HostArray eager = lax::broadcast_in_dim(literal, shape, {}).to_host();
+    EXPECT_EQ(detail::eager_op_count() - before, 1);
+    // The jit program ignores its argument and broadcasts the literal in a kernel.
+    auto staged = jit([&](const Array&) { return lax::broadcast_in_dim(literal, shape, {}); });
+    const HostArray jitted = staged(Array::from_vector<float>({1}, {0})).to_host();
+    ASSERT_EQ(eager.dtype(), dtype);
+    ASSERT_EQ(eager.shape(), shape);
+    ASSERT_EQ(eager.nbytes(), jitted.nbytes());
+    EXPECT_EQ(std::memcmp(eager.raw(), jitted.raw(), eager.nbytes()), 0)
+        << "eager " << eager.get_f64(0) << ", jit " << jitted.get_f64(0);
+    const HostArray one = literal.to_host();
+    for (std::int64_t i = 0; i < num_elements(shape); ++i)
+      EXPECT_EQ(std::memcmp(eager.raw() + i * dtype_size(dtype), one.raw(), dtype_size(dtype)), 0)
+          << "element " << i;
+  }
+  // No elements: an empty buffer.
+  EXPECT_EQ(lax::broadcast_in_dim(Array::scalar(1.0), {0, 4}, {}).to_host().nbytes(), 0u);
 }
 
 TEST(Jit, OutputMayBeAnInputOrAConstant) {

@@ -1,6 +1,8 @@
 // The process-wide device registry: which backends exist and which device is the default.
 #include <algorithm>
+#include <cstddef>
 #include <cstdlib>
+#include <cstring>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -107,6 +109,14 @@ void set_default_device(std::string_view name) {
 }  // namespace weft
 
 namespace weft {
+
+std::shared_ptr<Buffer> Device::fill(const void* pattern, std::size_t pattern_bytes,
+                                     std::size_t bytes) {
+  std::vector<std::byte> host(bytes);
+  for (std::size_t at = 0; at + pattern_bytes <= bytes; at += pattern_bytes)
+    std::memcpy(host.data() + at, pattern, pattern_bytes);
+  return upload(host.data(), bytes);
+}
 
 std::shared_ptr<Buffer> Device::token_after(std::span<const std::shared_ptr<Buffer>>) {
   throw InvalidArgumentError("weft: device " + name() +

@@ -343,6 +343,34 @@ std::shared_ptr<Buffer> OpenCLDevice::copy_from(const Buffer& source) {
   return copy;
 }
 
+std::shared_ptr<Buffer> OpenCLDevice::fill(const void* pattern, std::size_t pattern_bytes,
+                                           std::size_t bytes) {
+  detail::refuse_if_forked(*this);
+  if (pattern_bytes == 0 || bytes % pattern_bytes != 0 ||
+      (pattern_bytes & (pattern_bytes - 1)) != 0 || pattern_bytes > 128)
+    throw InvalidArgumentError("weft: fill on " + label() + " with a " +
+                               std::to_string(pattern_bytes) + "-byte pattern over " +
+                               describe_bytes(bytes) +
+                               ": the pattern must be 1 to 128 bytes, a power of two, dividing "
+                               "the buffer");
+  auto filled = allocate(bytes);
+  if (bytes == 0) return filled;
+  std::vector<ClEvent> prior = filled->take_prior_uses();
+  std::vector<cl_event> wait;
+  for (const ClEvent& e : prior) wait.push_back(e.get());
+  cl_event done = nullptr;
+  // The pattern is copied before clEnqueueFillBuffer returns.
+  check_cl(clEnqueueFillBuffer(queue_.get(), filled->mem(), pattern, pattern_bytes, 0, bytes,
+                               static_cast<cl_uint>(wait.size()),
+                               wait.empty() ? nullptr : wait.data(), &done),
+           "clEnqueueFillBuffer (" + describe_bytes(bytes) + ")", label());
+  filled->set_ready_event(ClEvent(done));
+  if (telemetry::enabled())
+    detail::record_command(*this, done, transfer_span("fill", bytes, name()));
+  check_cl(clFlush(queue_.get()), "clFlush", label());
+  return filled;
+}
+
 void OpenCLDevice::synchronize() {
   detail::refuse_if_forked(*this);
   check_cl(clFinish(queue_.get()), "clFinish", label());

@@ -84,6 +84,11 @@ class Device {
   virtual void wait(const Buffer& buffer) = 0;
   // Copies a buffer from any device onto this one (asynchronous where the driver allows).
   virtual std::shared_ptr<Buffer> copy_from(const Buffer& source) = 0;
+  // A buffer of `bytes` holding `pattern` (`pattern_bytes`: 1, 2, 4 or 8, dividing `bytes`)
+  // repeated: an eager broadcast of a scalar literal, which needs no program. The default
+  // fills on the host and uploads.
+  virtual std::shared_ptr<Buffer> fill(const void* pattern, std::size_t pattern_bytes,
+                                       std::size_t bytes);
   // Fuses, generates code, builds; reuses earlier builds of an equal graph.
   virtual std::shared_ptr<Executable> compile(const Graph& graph) = 0;
   // Waits for everything enqueued on this device.

@@ -37,6 +37,16 @@ Array make_tracer(std::shared_ptr<TraceState> trace, ValueId id) {
   return Array(std::move(impl));
 }
 
+HostArray literal_to_host(const ArrayImpl& impl) {
+  HostArray h(impl.dtype, {});
+  if (is_float(impl.dtype)) {
+    h.set_f64(0, impl.float_value);
+  } else {
+    h.set_i64(0, impl.int_value);
+  }
+  return h;
+}
+
 }  // namespace detail
 
 namespace {
@@ -51,16 +61,6 @@ Array make_literal(DType dtype, double f, std::int64_t i) {
     impl->int_value = interp::wrap_to(dtype, i);  // u64 keeps its bit pattern
   }
   return Array(std::move(impl));
-}
-
-HostArray literal_to_host(const ArrayImpl& impl) {
-  HostArray h(impl.dtype, {});
-  if (is_float(impl.dtype)) {
-    h.set_f64(0, impl.float_value);
-  } else {
-    h.set_i64(0, impl.int_value);
-  }
-  return h;
 }
 
 const ArrayImpl& concrete_or_throw(const Array& a, const char* what,
@@ -146,7 +146,7 @@ telemetry::Args wait_args(const ArrayImpl& impl, const std::source_location& loc
 
 HostArray Array::to_host(std::source_location loc) const {
   const ArrayImpl& impl = concrete_or_throw(*this, "to_host()", loc);
-  if (impl.kind == ArrayImpl::Kind::Literal) return literal_to_host(impl);
+  if (impl.kind == ArrayImpl::Kind::Literal) return detail::literal_to_host(impl);
   HostArray h(impl.dtype, impl.shape);
   telemetry::HostSpan wait(telemetry::SpanKind::array_wait, "to_host", wait_args(impl, loc));
   try {
@@ -220,7 +220,7 @@ Array device_put(const Array& array, Device& device) {
   const ArrayImpl& impl = detail::impl_of(array, "device_put");
   if (impl.kind == ArrayImpl::Kind::Tracer) return array;
   if (impl.kind == ArrayImpl::Kind::Literal)
-    return Array::from_host(literal_to_host(impl), &device);
+    return Array::from_host(detail::literal_to_host(impl), &device);
   if (&impl.buffer->device() == &device) return array;
   if (!device.supports(impl.dtype))
     throw DTypeError("device_put: " + device.name() + " does not support " +

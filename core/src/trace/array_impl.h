@@ -9,6 +9,7 @@
 
 #include "weft/backend.h"
 #include "weft/dtype.h"
+#include "weft/host_array.h"
 #include "weft/ir/graph.h"
 #include "weft/shape.h"
 #include "weft/trace/trace.h"
@@ -38,6 +39,8 @@ inline const ArrayImpl& impl_of(const Array& a, const char* what) {
 }
 
 Array make_concrete(std::shared_ptr<Buffer> buffer, DType dtype, Shape shape);
+// A literal's one element.
+HostArray literal_to_host(const ArrayImpl& impl);
 Array make_tracer(std::shared_ptr<TraceState> trace, ValueId id);
 
 // The error for using a tracer where a concrete value is needed.

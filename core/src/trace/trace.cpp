@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 #include "trace/array_impl.h"
 #include "weft/backend.h"
@@ -352,9 +353,33 @@ template <typename E>
   throw E(msg);
 }
 
+// A scalar literal broadcast to a shape (`x + 1` outside jit broadcasts the 1): the device
+// fills a buffer with the literal's bytes. As a program it would be one per value and shape,
+// each a kernel build (most of an eager random sampler's builds).
+std::optional<Array> fill_eagerly(Device& device, OpKind op, std::span<const Array> operands,
+                                  const TensorType& result) {
+  if (op != OpKind::BroadcastInDim || operands.size() != 1) return std::nullopt;
+  const ArrayImpl& impl = *operands[0].impl();
+  if (impl.kind != ArrayImpl::Kind::Literal || impl.dtype != result.dtype) return std::nullopt;
+  const std::size_t element_bytes = dtype_size(result.dtype);
+  if (element_bytes == 0 || (element_bytes & (element_bytes - 1)) != 0) return std::nullopt;
+  ArrayImpl value = impl;
+  // NaN as the constant kernel writes it (set_constant_value): the quiet NaN, positive.
+  if (is_float(value.dtype) && std::isnan(value.float_value))
+    value.float_value = std::numeric_limits<double>::quiet_NaN();
+  const HostArray element = literal_to_host(value);
+  const std::size_t bytes = static_cast<std::size_t>(num_elements(result.shape)) * element_bytes;
+  return make_concrete(device.fill(element.raw(), element_bytes, bytes), result.dtype,
+                       result.shape);
+}
+
 Array run_eagerly(OpKind op, std::span<const Array> operands, const Attrs& attrs,
                   const TensorType& result, const std::source_location& loc) {
   Device* device = &common_device(operands, std::string(op_name(op)), loc);
+  if (std::optional<Array> filled = fill_eagerly(*device, op, operands, result)) {
+    ++eager_ops;
+    return *std::move(filled);
+  }
 
   Graph g;
   g.name = "eager_" + std::string(op_name(op));

@@ -136,7 +136,8 @@ static inline void weft_store_f16(float f, size_t i, __global half* p) {
 
 std::string cl_float_literal(double v, DType t) {
   const bool f32 = t != DType::F64;  // f16 and bf16 compute in float
-  if (std::isnan(v)) return f32 ? "NAN" : "(double)NAN";
+  // The quiet NaN JAX and the host write (OpenCL's NAN is as_float(INT_MAX), another payload).
+  if (std::isnan(v)) return f32 ? "as_float(0x7fc00000u)" : "as_double(0x7ff8000000000000ul)";
   if (std::isinf(v)) return std::string(v < 0 ? "-" : "") + (f32 ? "INFINITY" : "(double)INFINITY");
   // f16 and bf16 constants are rounded to their dtype, as the interpreter rounds them.
   if (t == DType::F16) v = float16::to_float(float16::from_float(static_cast<float>(v)));

@@ -47,6 +47,8 @@ class OpenCLDevice final : public Device {
   void download(const Buffer& buffer, void* host, std::size_t bytes) override;
   void wait(const Buffer& buffer) override;
   std::shared_ptr<Buffer> copy_from(const Buffer& source) override;
+  std::shared_ptr<Buffer> fill(const void* pattern, std::size_t pattern_bytes,
+                               std::size_t bytes) override;
   std::shared_ptr<Executable> compile(const Graph& graph) override;
   void synchronize() override;
 
