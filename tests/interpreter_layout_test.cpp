@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 #include "support/interp_test_util.h"
 #include "weft/error.h"
@@ -298,6 +299,38 @@ TEST(Interpreter, DotMatmul) {
                          {HostArray(DType::F32, {2, 0}), HostArray(DType::F32, {0, 2})},
                          dot_attrs({1}, {0}, {}, {})),
                   arr<float>({0, 0, 0, 0}, {2, 2}));
+}
+
+// Every output's sum runs over k in order, in double, rounded once to f32: at sizes that fill
+// the interpreter's 4x4 register blocks, leave edges of 1-3 rows and columns, or are all edge,
+// each element equals an independent loop's bit for bit (values that round differently when
+// summed in another order).
+TEST(Interpreter, DotSumsInOrderInDoubleAtEverySize) {
+  for (const auto& [m, depth, n] :
+       {std::tuple{4, 7, 4}, std::tuple{9, 5, 11}, std::tuple{3, 33, 2}, std::tuple{8, 1, 13},
+        std::tuple{1, 64, 1}, std::tuple{2, 3, 8}}) {
+    SCOPED_TRACE("m " + std::to_string(m) + " depth " + std::to_string(depth) + " n " +
+                 std::to_string(n));
+    std::vector<float> l(static_cast<std::size_t>(2 * m * depth)),
+        r(static_cast<std::size_t>(2 * depth * n));
+    for (std::size_t k = 0; k < l.size(); ++k)
+      l[k] = std::ldexp(static_cast<float>((k * 2654435761u) % 2001) - 1000.0f, (k % 5) * 7 - 12);
+    for (std::size_t k = 0; k < r.size(); ++k)
+      r[k] = static_cast<float>((k * 40503u) % 997) / 97.0f - 5.0f;
+    std::vector<float> expected(static_cast<std::size_t>(2 * m * n));
+    for (int b = 0; b < 2; ++b)
+      for (int i = 0; i < m; ++i)
+        for (int j = 0; j < n; ++j) {
+          double sum = 0;
+          for (int k = 0; k < depth; ++k)
+            sum += static_cast<double>(l[(b * m + i) * depth + k]) * r[(b * depth + k) * n + j];
+          expected[(b * m + i) * n + j] = static_cast<float>(sum);
+        }
+    EXPECT_ARRAY_EQ(
+        run_op(OpKind::DotGeneral, DType::F32, {2, m, n},
+               {arr(l, {2, m, depth}), arr(r, {2, depth, n})}, dot_attrs({2}, {1}, {0}, {0})),
+        arr(expected, {2, m, n}));
+  }
 }
 
 TEST(Interpreter, DotBatchedWithNonTrailingContraction) {

@@ -11,11 +11,15 @@ namespace weft {
 
 namespace {
 
-// Measured on the interpreter (2-core AMD EPYC, tools in bench/cold_start): an elementwise op
-// takes about 40 ns per element and any node about 1 us more; a dot's multiply-add about
-// 1.5 ns (a tight loop), so it counts a twenty-fifth of an element op.
+// Measured on the interpreter (2-core AMD EPYC): an elementwise op takes about 12 ns per element
+// in a program's graph (the examples' steps: 6-15 ns an element op, allocation included; the
+// tier policy's kSecondsPerElementOp) and any node about 0.3 us more; a dot's multiply-add
+// about 0.3 ns (blocked in registers), so it counts a fortieth of an element op.
 constexpr double kNodeOps = 25;
-constexpr double kDotMacOps = 0.04;
+constexpr double kDotMacOps = 0.025;
+// A copy of an operand the op only passes through (dynamic_update_slice and scatter copy their
+// operand, then write the update): a block copy, far cheaper than an op per element.
+constexpr double kCopyOps = 0.1;
 constexpr double kConvMacOps = 0.1;
 
 double elements(const Shape& shape) {
@@ -51,8 +55,8 @@ double node_cost(const Graph& graph, const Node& node) {
         if (d >= 0 && static_cast<std::size_t>(d) < lhs.size())
           contracted *= static_cast<double>(lhs[static_cast<std::size_t>(d)]);
       // Plus arranging the operands as rows (a copy where their layout needs one).
-      return out * contracted * kDotMacOps + elements(lhs) +
-             elements(graph.node(node.inputs[1]).shape);
+      return out * contracted * kDotMacOps +
+             (elements(lhs) + elements(graph.node(node.inputs[1]).shape)) * kCopyOps;
     }
     case OpKind::ConvGeneralDilated: {
       const ConvAttrs attrs = ConvAttrs::read(node.attrs);
@@ -96,9 +100,25 @@ double node_cost(const Graph& graph, const Node& node) {
       const double n = a.empty() ? 1 : static_cast<double>(a.back());
       return 20 * elements(a) * n;  // sweeps of Jacobi rotations
     }
+    case OpKind::Slice:
+    case OpKind::DynamicSlice:
+    case OpKind::Gather:
+      // Only the elements written are read.
+      return out;
+    case OpKind::DynamicUpdateSlice:
+    case OpKind::Scatter:
+    case OpKind::ScatterAdd:
+    case OpKind::ScatterMul:
+    case OpKind::ScatterMin:
+    case OpKind::ScatterMax: {
+      // The operand copied, then each update written.
+      const double updates =
+          operand_elements(graph, node, node.op == OpKind::DynamicUpdateSlice ? 1 : 2);
+      return out * kCopyOps + updates;
+    }
     default:
-      // Elementwise, layout, gathers, scatters, scans along an axis: about one step per
-      // element written (or read, when more are read).
+      // Elementwise, layout, scans along an axis: about one step per element written (or
+      // read, when more are read).
       return std::max(out, node.inputs.empty() ? 0.0 : operand_elements(graph, node, 0));
   }
 }

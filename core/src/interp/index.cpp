@@ -1,17 +1,8 @@
 #include "index.h"
 
-namespace weft::interp {
+#include <algorithm>
 
-std::vector<std::int64_t> strided_map(const Shape& shape, std::span<const std::int64_t> strides,
-                                      std::int64_t offset) {
-  std::vector<std::int64_t> src(static_cast<std::size_t>(num_elements(shape)));
-  for_each_index(shape, [&](std::int64_t k, const std::vector<std::int64_t>& index) {
-    std::int64_t at = offset;
-    for (std::size_t d = 0; d < index.size(); ++d) at += index[d] * strides[d];
-    src[k] = at;
-  });
-  return src;
-}
+namespace weft::interp {
 
 namespace {
 
@@ -29,6 +20,38 @@ void gather_into(std::vector<T>& out, const std::vector<const std::vector<T>*>& 
 }
 
 }  // namespace
+
+namespace {
+
+template <typename T>
+void copy_strided(std::vector<T>& out, const std::vector<T>& x, const Shape& shape,
+                  std::span<const std::int64_t> strides, std::int64_t offset) {
+  for_each_strided_row(
+      shape, strides, offset,
+      [&](std::int64_t to, std::int64_t from, std::int64_t count, std::int64_t step) {
+        T* o = out.data() + to;
+        const T* in = x.data() + from;
+        if (step == 1) {
+          std::copy(in, in + count, o);
+        } else if (step == 0) {
+          std::fill(o, o + count, *in);
+        } else {
+          for (std::int64_t j = 0; j < count; ++j) o[j] = in[j * step];
+        }
+      });
+}
+
+}  // namespace
+
+Value strided_copy(DType dtype, Shape shape, const Value& x, std::span<const std::int64_t> strides,
+                   std::int64_t offset) {
+  Value out = make_value(dtype, std::move(shape));
+  if (is_float(dtype))
+    copy_strided(out.f, x.f, out.shape, strides, offset);
+  else
+    copy_strided(out.i, x.i, out.shape, strides, offset);
+  return out;
+}
 
 Value gather(DType dtype, Shape shape, std::span<const Value* const> sources,
              const std::vector<std::int64_t>& src) {
@@ -53,8 +76,7 @@ Value transposed(const Value& x, std::span<const std::int64_t> perm) {
     shape[k] = x.shape[perm[k]];
     strides[k] = in_strides[perm[k]];
   }
-  const Value* sources[] = {&x};
-  return gather(x.dtype, shape, sources, strided_map(shape, strides, 0));
+  return strided_copy(x.dtype, shape, x, strides, 0);
 }
 
 }  // namespace weft::interp

@@ -23,9 +23,38 @@ void for_each_index(const Shape& shape, F&& fn) {
   }
 }
 
-// For every position of `shape`: offset + sum over axes of index[d] * strides[d].
-std::vector<std::int64_t> strided_map(const Shape& shape, std::span<const std::int64_t> strides,
-                                      std::int64_t offset);
+// Calls fn(out, in, count, in_step) for each run of `shape`'s innermost axis, in row-major
+// order: `count` result elements from `out` on are elements in, in + in_step, ... of a source
+// laid out so that position `index` is offset + sum over axes of index[d] * strides[d].
+template <typename F>
+void for_each_strided_row(const Shape& shape, std::span<const std::int64_t> strides,
+                          std::int64_t offset, F&& fn) {
+  const std::int64_t n = num_elements(shape);
+  if (n == 0) return;
+  if (shape.empty()) {
+    fn(std::int64_t{0}, offset, std::int64_t{1}, std::int64_t{0});
+    return;
+  }
+  const std::size_t last = shape.size() - 1;
+  const std::int64_t count = shape[last];
+  std::vector<std::int64_t> index(last, 0);
+  std::int64_t in = offset;
+  for (std::int64_t out = 0; out < n; out += count) {
+    fn(out, in, count, strides[last]);
+    for (std::size_t d = last; d-- > 0;) {
+      in += strides[d];
+      if (++index[d] < shape[d]) break;
+      in -= strides[d] * shape[d];
+      index[d] = 0;
+    }
+  }
+}
+
+// A value of `dtype` and `shape` whose element at `index` is element
+// offset + sum over axes of index[d] * strides[d] of `x`: broadcasts, slices, transposes and
+// reversals, without an index per element.
+Value strided_copy(DType dtype, Shape shape, const Value& x, std::span<const std::int64_t> strides,
+                   std::int64_t offset);
 
 // A value of `dtype` and `shape` whose element k is element src[k] of the sources' elements
 // laid end to end (source 0 first).

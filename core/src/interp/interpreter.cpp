@@ -48,6 +48,7 @@ struct InterpreterHooks {
   std::vector<interp::Value>& params;
 
   interp::Value on_parameter(std::size_t index, const Node&) { return std::move(params.at(index)); }
+  void release(interp::Value&& value) { interp::recycle(std::move(value)); }
   interp::Value on_value_node(ValueId, const Node& node, interp::Operands operands) {
     return evaluate(node, operands);
   }
@@ -76,6 +77,7 @@ std::vector<HostArray> interpret(const Graph& graph, std::span<const HostArray> 
   // A malformed graph would index out of range below; reject it with the verifier's message.
   verify(graph);
   check_inputs(graph, inputs);
+  const interp::RecyclingScope recycling;
   std::vector<interp::Value> params;
   params.reserve(inputs.size());
   for (const HostArray& input : inputs) params.push_back(interp::from_host(input));

@@ -1,17 +1,70 @@
 #include "value.h"
 
+#include <iterator>
 #include <limits>
+#include <vector>
 
 namespace weft::interp {
+
+namespace {
+
+// Smaller blocks come from malloc's own free lists cheaply.
+constexpr std::size_t kRecycledMinElements = std::size_t{1} << 16;
+constexpr std::size_t kRecycledBlocks = 16;  // per kind; the least recently released go first
+
+struct Recycler {
+  int depth = 0;
+  std::vector<std::vector<double>> floats;
+  std::vector<std::vector<std::int64_t>> ints;
+};
+thread_local Recycler recycler;
+
+template <typename T>
+void keep(std::vector<std::vector<T>>& kept, std::vector<T>&& storage) {
+  if (recycler.depth == 0 || storage.capacity() < kRecycledMinElements) return;
+  if (kept.size() == kRecycledBlocks) kept.erase(kept.begin());
+  kept.push_back(std::move(storage));
+}
+
+// A kept block of at least n elements and not more than twice that, zero-filled to n.
+template <typename T>
+std::vector<T> take(std::vector<std::vector<T>>& kept, std::size_t n) {
+  if (n >= kRecycledMinElements)
+    for (auto it = kept.rbegin(); it != kept.rend(); ++it)
+      if (it->capacity() >= n && it->capacity() <= 2 * n) {
+        std::vector<T> block = std::move(*it);
+        kept.erase(std::next(it).base());
+        block.assign(n, T{});
+        return block;
+      }
+  return std::vector<T>(n, T{});
+}
+
+}  // namespace
+
+void recycle(Value&& value) {
+  keep(recycler.floats, std::move(value.f));
+  keep(recycler.ints, std::move(value.i));
+}
+
+RecyclingScope::RecyclingScope() {
+  ++recycler.depth;
+}
+
+RecyclingScope::~RecyclingScope() {
+  if (--recycler.depth > 0) return;
+  recycler.floats.clear();
+  recycler.ints.clear();
+}
 
 Value make_value(DType dtype, Shape shape) {
   Value v{dtype, std::move(shape), {}, {}};
   if (dtype == DType::Token) return v;  // orders effects, holds nothing
   const auto n = static_cast<std::size_t>(v.size());
   if (is_float(dtype)) {
-    v.f.assign(n, 0.0);
+    v.f = take(recycler.floats, n);
   } else {
-    v.i.assign(n, 0);
+    v.i = take(recycler.ints, n);
   }
   return v;
 }

@@ -28,6 +28,19 @@ struct Value {
 };
 
 Value make_value(DType dtype, Shape shape);  // zero-filled storage of the right kind
+
+// Storage of large values released during a run (after their last use) is kept and handed to
+// the next make_value of a similar size: allocating a fresh block of megabytes and touching
+// its pages costs the kernel more than the op computing into it, and loop bodies make the
+// same sizes every iteration. Kept only while a RecyclingScope is open on the thread.
+void recycle(Value&& value);
+class RecyclingScope {
+ public:
+  RecyclingScope();
+  ~RecyclingScope();  // the outermost scope frees what was kept
+  RecyclingScope(const RecyclingScope&) = delete;
+  RecyclingScope& operator=(const RecyclingScope&) = delete;
+};
 Value from_host(const HostArray& host);
 HostArray to_host(const Value& value);
 

@@ -114,8 +114,13 @@ class GraphEvaluator {
         values_[id] = hooks.on_value_node(node_id, n, OperandValues<V>(operands));
       if (retention_ == Retention::until_last_use)
         for (ValueId input : n.inputs)
-          if (--uses_[static_cast<std::size_t>(input)] == 0)
-            values_[static_cast<std::size_t>(input)] = V{};
+          if (--uses_[static_cast<std::size_t>(input)] == 0) {
+            V& dropped = values_[static_cast<std::size_t>(input)];
+            // Hooks may take the storage back (the interpreter reuses large blocks).
+            if constexpr (requires { hooks.release(std::move(dropped)); })
+              hooks.release(std::move(dropped));
+            dropped = V{};
+          }
     }
   }
 

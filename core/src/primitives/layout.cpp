@@ -57,9 +57,7 @@ Value evaluate_broadcast_in_dim(const Node& node, Operands operands) {
   std::vector<std::int64_t> strides(node.shape.size(), 0);
   for (std::size_t i = 0; i < dims.size(); ++i)
     if (x.shape[i] != 1) strides[dims[i]] = in_strides[i];
-  const Value* sources[] = {&x};
-  return interp::gather(node.dtype, node.shape, sources,
-                        interp::strided_map(node.shape, strides, 0));
+  return interp::strided_copy(node.dtype, node.shape, x, strides, 0);
 }
 
 // Sums the cotangent of a broadcast back to the operand's shape.
@@ -219,9 +217,7 @@ Value evaluate_slice(const Node& node, Operands operands) {
     strides[d] = in_strides[d] * stride[d];
     offset += start[d] * in_strides[d];
   }
-  const Value* sources[] = {&x};
-  return interp::gather(node.dtype, node.shape, sources,
-                        interp::strided_map(node.shape, strides, offset));
+  return interp::strided_copy(node.dtype, node.shape, x, strides, offset);
 }
 
 std::vector<Tangent> transpose_slice(const Node& n, const Array& ct,
@@ -315,9 +311,7 @@ Value evaluate_dynamic_slice(const Node& node, Operands operands) {
   const auto strides = row_major_strides(x.shape);
   std::int64_t offset = 0;
   for (std::size_t d = 0; d < x.shape.size(); ++d) offset += start[d] * strides[d];
-  const Value* sources[] = {&x};
-  return interp::gather(node.dtype, node.shape, sources,
-                        interp::strided_map(node.shape, strides, offset));
+  return interp::strided_copy(node.dtype, node.shape, x, strides, offset);
 }
 
 Value evaluate_dynamic_update_slice(const Node& node, Operands operands) {
@@ -327,14 +321,20 @@ Value evaluate_dynamic_update_slice(const Node& node, Operands operands) {
   const auto strides = row_major_strides(x.shape);
   std::int64_t offset = 0;
   for (std::size_t d = 0; d < x.shape.size(); ++d) offset += start[d] * strides[d];
-  std::vector<std::int64_t> src(static_cast<std::size_t>(x.size()));
-  for (std::size_t k = 0; k < src.size(); ++k) src[k] = static_cast<std::int64_t>(k);
-  // Update element u lands at targets[u] and is source element x.size() + u.
-  const auto targets = interp::strided_map(update.shape, strides, offset);
-  for (std::size_t u = 0; u < targets.size(); ++u)
-    src[targets[u]] = x.size() + static_cast<std::int64_t>(u);
-  const Value* sources[] = {&x, &update};
-  return interp::gather(node.dtype, node.shape, sources, src);
+  Value out = x;
+  out.dtype = node.dtype;
+  // Each run of the update's innermost axis lands on a run of the result's.
+  interp::for_each_strided_row(
+      update.shape, strides, offset,
+      [&](std::int64_t from, std::int64_t to, std::int64_t count, std::int64_t step) {
+        for (std::int64_t j = 0; j < count; ++j) {
+          if (is_float(node.dtype))
+            out.f[to + j * step] = update.f[from + j];
+          else
+            out.i[to + j * step] = update.i[from + j];
+        }
+      });
+  return out;
 }
 
 // Linear in the array operands; the start indices stay primal.

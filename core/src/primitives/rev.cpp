@@ -40,9 +40,7 @@ Value evaluate_rev(const Node& node, Operands operands) {
     offset += (x.shape[d] - 1) * strides[d];
     strides[d] = -strides[d];
   }
-  const Value* sources[] = {&x};
-  return interp::gather(node.dtype, node.shape, sources,
-                        interp::strided_map(node.shape, strides, offset));
+  return interp::strided_copy(node.dtype, node.shape, x, strides, offset);
 }
 
 std::vector<Tangent> transpose_rev(const Node& n, const Array& ct,

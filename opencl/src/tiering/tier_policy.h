@@ -35,7 +35,7 @@ class TierPolicy {
 
   // The interpreter's speed and PoCL's build time, measured on this project's 2-core CPU
   // machine (bench/cold_start.sh); they only steer the choice.
-  static constexpr double kSecondsPerElementOp = 40e-9;
+  static constexpr double kSecondsPerElementOp = 12e-9;
   static constexpr double kInterpretOverheadSeconds = 50e-6;
   static constexpr double kBuildBaseSeconds = 0.15;
   static constexpr double kBuildSecondsPerKernel = 0.1;

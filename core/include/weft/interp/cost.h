@@ -14,7 +14,7 @@ struct InterpretationEstimate {
   // collective. `why_not` then names the op and its source line.
   bool possible = true;
   std::string why_not;
-  // The work, in element operations (one elementwise step of the interpreter, some 40 ns):
+  // The work, in element operations (one elementwise step of the interpreter, some 12 ns):
   // an elementwise op's elements, a reduction's inputs, a dot's or convolution's multiply-adds
   // (cheaper each), a sort's n log n, a fixed cost per node, loop bodies times their trip
   // counts (a while loop's is unknown: kAssumedWhileTrips).
