@@ -6,6 +6,7 @@
 #include <numbers>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "support/interp_test_util.h"
 #include "weft/error.h"
@@ -419,6 +420,47 @@ TEST(Interpreter, EmptyArraysFlowThroughElementwiseOps) {
   EXPECT_ARRAY_EQ(run_same(OpKind::Exp, {e}), e);
   EXPECT_ARRAY_EQ(run_compare(OpKind::Lt, e, e), HostArray(DType::Bool, {0, 4}));
   EXPECT_ARRAY_EQ(run_convert(DType::I32, e), HostArray(DType::I32, {0, 4}));
+}
+
+// Large intermediates released during a run are reused by later values of a similar size
+// (interp/value.h): a chain over 2^17 elements (large enough to be kept) whose values are
+// released and remade many times, with sizes that differ (a slice, then a broadcast back)
+// and integer values beside the floats, still gives each element its own result.
+TEST(Interpreter, RecycledStorageKeepsEveryValueItsOwn) {
+  constexpr std::int64_t n = std::int64_t{1} << 17;
+  Graph g;
+  ValueId x = add_param(g, DType::F32, {n});
+  ValueId k = add_param(g, DType::I32, {n});
+  ValueId half =
+      add_node(g, OpKind::Slice, DType::F32, {n / 2}, {x},
+               Attrs{{"start", I64s{n / 4}}, {"limit", I64s{3 * n / 4}}, {"stride", I64s{1}}});
+  for (int step = 0; step < 6; ++step) {
+    x = add_node(g, OpKind::Mul, DType::F32, {n}, {x, x}, {});
+    x = add_node(g, OpKind::Sub, DType::F32, {n},
+                 {x, add_node(g, OpKind::Convert, DType::F32, {n}, {k}, {})}, {});
+    k = add_node(g, OpKind::Add, DType::I32, {n}, {k, k}, {});
+  }
+  ValueId total = add_node(g, OpKind::ReduceSum, DType::F32, {}, {half}, Attrs{{"axes", I64s{0}}});
+  std::vector<float> xs(static_cast<std::size_t>(n));
+  std::vector<std::int32_t> ks(static_cast<std::size_t>(n));
+  for (std::int64_t i = 0; i < n; ++i) {
+    xs[static_cast<std::size_t>(i)] = 1.0f + static_cast<float>(i % 7) / 8.0f;
+    ks[static_cast<std::size_t>(i)] = static_cast<std::int32_t>(i % 3);
+  }
+  std::vector<float> want_x = xs;
+  std::vector<std::int32_t> want_k = ks;
+  for (int step = 0; step < 6; ++step)
+    for (std::size_t i = 0; i < want_x.size(); ++i) {
+      want_x[i] = want_x[i] * want_x[i];
+      want_x[i] = want_x[i] - static_cast<float>(want_k[i]);
+      want_k[i] = static_cast<std::int32_t>(static_cast<std::uint32_t>(want_k[i]) * 2u);
+    }
+  double sum = 0;
+  for (std::int64_t i = n / 4; i < 3 * n / 4; ++i) sum += xs[static_cast<std::size_t>(i)];
+  auto out = run(g, {x, k, total}, {arr(xs, {n}), arr(ks, {n})});
+  EXPECT_ARRAY_EQ(out[0], arr(want_x, {n}));
+  EXPECT_ARRAY_EQ(out[1], arr(want_k, {n}));
+  EXPECT_NEAR(out[2].get_f64(0), sum, 1e-3 * sum);
 }
 
 }  // namespace

@@ -10,20 +10,35 @@ namespace {
 
 // Smaller blocks come from malloc's own free lists cheaply.
 constexpr std::size_t kRecycledMinElements = std::size_t{1} << 16;
-constexpr std::size_t kRecycledBlocks = 16;  // per kind; the least recently released go first
+// At most this many blocks of each kind, and this many bytes in all: a run never holds more
+// than that beyond what it would hold without recycling. The least recently released go first.
+constexpr std::size_t kRecycledBlocks = 16;
+constexpr std::size_t kRecycledBytes = std::size_t{256} << 20;
 
 struct Recycler {
   int depth = 0;
+  std::size_t bytes = 0;
   std::vector<std::vector<double>> floats;
   std::vector<std::vector<std::int64_t>> ints;
 };
 thread_local Recycler recycler;
 
 template <typename T>
+std::size_t block_bytes(const std::vector<T>& block) {
+  return block.capacity() * sizeof(T);
+}
+
+template <typename T>
 void keep(std::vector<std::vector<T>>& kept, std::vector<T>&& storage) {
-  if (recycler.depth == 0 || storage.capacity() < kRecycledMinElements) return;
-  if (kept.size() == kRecycledBlocks) kept.erase(kept.begin());
+  if (recycler.depth == 0 || storage.capacity() < kRecycledMinElements ||
+      block_bytes(storage) > kRecycledBytes / 2)
+    return;
+  recycler.bytes += block_bytes(storage);
   kept.push_back(std::move(storage));
+  while (kept.size() > kRecycledBlocks || recycler.bytes > kRecycledBytes) {
+    recycler.bytes -= block_bytes(kept.front());
+    kept.erase(kept.begin());
+  }
 }
 
 // A kept block of at least n elements and not more than twice that, zero-filled to n.
@@ -33,6 +48,7 @@ std::vector<T> take(std::vector<std::vector<T>>& kept, std::size_t n) {
     for (auto it = kept.rbegin(); it != kept.rend(); ++it)
       if (it->capacity() >= n && it->capacity() <= 2 * n) {
         std::vector<T> block = std::move(*it);
+        recycler.bytes -= block_bytes(block);
         kept.erase(std::next(it).base());
         block.assign(n, T{});
         return block;
@@ -55,6 +71,7 @@ RecyclingScope::~RecyclingScope() {
   if (--recycler.depth > 0) return;
   recycler.floats.clear();
   recycler.ints.clear();
+  recycler.bytes = 0;
 }
 
 Value make_value(DType dtype, Shape shape) {
