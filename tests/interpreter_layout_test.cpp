@@ -308,7 +308,10 @@ TEST(Interpreter, DotMatmul) {
 TEST(Interpreter, DotSumsInOrderInDoubleAtEverySize) {
   for (const auto& [m, depth, n] :
        {std::tuple{4, 7, 4}, std::tuple{9, 5, 11}, std::tuple{3, 33, 2}, std::tuple{8, 1, 13},
-        std::tuple{1, 64, 1}, std::tuple{2, 3, 8}}) {
+        std::tuple{1, 64, 1}, std::tuple{2, 3, 8}, std::tuple{4, 6, 8}, std::tuple{7, 9, 19},
+        std::tuple{12, 2, 16},
+        // Large enough that its rows are split over threads (where the machine has cores).
+        std::tuple{203, 97, 113}}) {
     SCOPED_TRACE("m " + std::to_string(m) + " depth " + std::to_string(depth) + " n " +
                  std::to_string(n));
     std::vector<float> l(static_cast<std::size_t>(2 * m * depth)),

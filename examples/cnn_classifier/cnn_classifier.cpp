@@ -121,7 +121,7 @@ int main(int argc, char** argv) {
 
     if (options.size == "full") {
       ex::time_step(
-          "cnn_classifier", [&] { step(current).front().to_host(); }, options.repeats);
+          "cnn_classifier", current, [&] { step(current).front().to_host(); }, options.repeats);
       return 0;
     }
     std::vector<float> losses;

@@ -87,6 +87,7 @@ def main():
     params = init(k_params, s["side"], s["c1"], s["c2"])
     x, labels = images(k_data, s["batch"], s["side"])
     step = jax.jit(train_step)
+    jax.block_until_ready((params, x, labels, k_train))  # the inputs are drawn before the timed call
     start = time.perf_counter()
     losses, p, key = [], params, k_train
     for _ in range(s["steps"]):

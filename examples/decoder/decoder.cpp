@@ -157,7 +157,7 @@ int main(int argc, char** argv) {
 
     if (options.size == "full") {
       ex::time_step(
-          "decoder", [&] { run(args).front().to_host(); }, options.repeats);
+          "decoder", args, [&] { run(args).front().to_host(); }, options.repeats);
       return 0;
     }
     const std::vector<Array> out = run(args);

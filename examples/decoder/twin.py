@@ -96,6 +96,7 @@ def main():
     params = init(k_params, s)
     prompt = jax.random.randint(k_prompt, (s["prompt"],), 0, s["vocab"])
     run = jax.jit(generate, static_argnums=(3, 4))
+    jax.block_until_ready((params, prompt))  # the inputs are drawn before the timed call
     start = time.perf_counter()
     tokens, last_logits = run(params, prompt, k_sample, s["max_len"], s["top_k"])
     jax.block_until_ready(tokens)

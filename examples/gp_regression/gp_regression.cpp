@@ -92,7 +92,7 @@ int main(int argc, char** argv) {
 
     if (options.size == "full") {
       ex::time_step(
-          "gp_regression",
+          "gp_regression", {params, x, y},
           [&] {
             step(std::vector<Array>{params, x, y}).front().to_host();
           },

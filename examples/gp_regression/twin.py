@@ -73,6 +73,7 @@ def main():
     params = jnp.array([0.0, -0.5, -1.5], dtype=jnp.float32)
     step = jax.jit(train_step)
     predict_fn = jax.jit(predict)
+    jax.block_until_ready((x, y, x_test, params))  # the inputs are drawn before the timed call
     start = time.perf_counter()
     losses, p = [], params
     for _ in range(s["steps"]):

@@ -134,7 +134,7 @@ int main(int argc, char** argv) {
 
     if (options.size == "full") {
       ex::time_step(
-          "graph_network", [&] { step(args).front().to_host(); }, options.repeats);
+          "graph_network", args, [&] { step(args).front().to_host(); }, options.repeats);
       return 0;
     }
     std::vector<float> losses;

@@ -117,7 +117,7 @@ int main(int argc, char** argv) {
 
     if (options.size == "full") {
       ex::time_step(
-          "lstm_classifier", [&] { step(args).front().to_host(); }, options.repeats);
+          "lstm_classifier", args, [&] { step(args).front().to_host(); }, options.repeats);
       return 0;
     }
     std::vector<float> losses;

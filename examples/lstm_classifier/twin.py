@@ -76,6 +76,7 @@ def main():
     tokens = jax.random.randint(k_tokens, (s["batch"], s["length"]), 0, s["vocab"])
     labels = jax.random.randint(k_labels, (s["batch"],), 0, s["classes"])
     step = jax.jit(train_step)
+    jax.block_until_ready((params, tokens, labels))  # the inputs are drawn before the timed call
     start = time.perf_counter()
     losses, p = [], params
     for _ in range(s["steps"]):

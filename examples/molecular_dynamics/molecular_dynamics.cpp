@@ -138,7 +138,7 @@ int main(int argc, char** argv) {
     if (options.size == "full") {
       const auto [positions, velocities] = lattice(s, box);
       ex::time_step(
-          "molecular_dynamics",
+          "molecular_dynamics", {positions, velocities},
           [&] {
             run(std::vector<Array>{positions, velocities}).front().to_host();
           },

@@ -198,7 +198,7 @@ int main(int argc, char** argv) {
     if (options.size == "full") {
       // Each call waits for the loss and every device's new parameters.
       ex::time_step(
-          "resnet_pmap",
+          "resnet_pmap", current,
           [&] {
             for (const Array& out : step(current)) out.to_host();
           },

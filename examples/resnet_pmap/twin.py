@@ -119,6 +119,7 @@ def main():
     x, labels = images(k_data, s["devices"], s["batch"], s["side"])
     step = jax.pmap(train_step, axis_name="i", in_axes=(None, 0, 0))
     first_of = lambda tree: jax.tree.map(lambda a: a[0], tree)  # noqa: E731
+    jax.block_until_ready((params, x, labels))  # the inputs are drawn before the timed call
     start = time.perf_counter()
     losses, p = [], params
     for _ in range(s["steps"]):

@@ -156,9 +156,12 @@ Array key_at(const Array& keys, std::int64_t i) {
   return lax::reshape(lax::slice(keys, {i, 0}, {i + 1, 2}), {2});
 }
 
-void time_step(const std::string& name, const std::function<void()>& step, int repeats) {
+void time_step(const std::string& name, const std::vector<Array>& inputs,
+               const std::function<void()>& step, int repeats) {
   using Clock = std::chrono::steady_clock;
   auto seconds = [](Clock::duration d) { return std::chrono::duration<double>(d).count(); };
+  const auto drawn = Clock::now();
+  for (const Array& input : inputs) input.block_until_ready();
   const auto start = Clock::now();
   step();
   const double first = seconds(Clock::now() - start);
@@ -169,8 +172,11 @@ void time_step(const std::string& name, const std::function<void()>& step, int r
     times.push_back(seconds(Clock::now() - t0));
   }
   std::sort(times.begin(), times.end());
-  std::printf("%s full: first call %.1f ms, step median %.3f ms (%d calls)\n", name.c_str(),
-              first * 1e3, times[times.size() / 2] * 1e3, repeats);
+  std::printf(
+      "%s full: first call %.1f ms, step median %.3f ms (%d calls), %.1f ms waiting for "
+      "the inputs before\n",
+      name.c_str(), first * 1e3, times[times.size() / 2] * 1e3, repeats,
+      seconds(start - drawn) * 1e3);
 }
 
 }  // namespace weft::examples

@@ -57,7 +57,10 @@ class Checker {
 Array key_at(const Array& keys, std::int64_t i);
 
 // Seconds of the first call of `step` and the median of `repeats` more (each waits for its
-// results), printed as "NAME full: first call X ms, step median Y ms".
-void time_step(const std::string& name, const std::function<void()>& step, int repeats);
+// results), printed as "NAME full: first call X ms, step median Y ms". The clock starts once
+// `inputs` are computed: their programs run asynchronously and are not the step's cost (the JAX
+// twins wait for theirs too).
+void time_step(const std::string& name, const std::vector<Array>& inputs,
+               const std::function<void()>& step, int repeats);
 
 }  // namespace weft::examples

@@ -223,7 +223,7 @@ int main(int argc, char** argv) {
 
     if (options.size == "full")
       ex::time_step(
-          "unet_forward", [&] { forward(drawn).back().to_host(); }, options.repeats);
+          "unet_forward", drawn, [&] { forward(drawn).back().to_host(); }, options.repeats);
     // The mean |output| (the twin's --size full prints it too: the same inputs at every size).
     const std::vector<Array> out = forward(drawn);
     const weft::HostArray result = out[2].to_host();

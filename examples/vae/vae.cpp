@@ -136,7 +136,7 @@ int main(int argc, char** argv) {
 
     if (options.size == "full") {
       ex::time_step(
-          "vae", [&] { step(current).front().to_host(); }, options.repeats);
+          "vae", current, [&] { step(current).front().to_host(); }, options.repeats);
       return 0;
     }
     std::vector<float> losses;

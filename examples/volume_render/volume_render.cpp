@@ -121,7 +121,7 @@ int main(int argc, char** argv) {
 
     if (options.size == "full") {
       ex::time_step(
-          "volume_render", [&] { step(args).back().to_host(); }, options.repeats);
+          "volume_render", args, [&] { step(args).back().to_host(); }, options.repeats);
       return 0;
     }
     const std::vector<Array> out = step(args);

@@ -14,9 +14,13 @@ namespace {
 // Measured on the interpreter (2-core AMD EPYC): an elementwise op takes about 12 ns per element
 // in a program's graph (the examples' steps: 6-15 ns an element op, allocation included; the
 // tier policy's kSecondsPerElementOp) and any node about 0.3 us more; a dot's multiply-add
-// about 0.3 ns (blocked in registers), so it counts a fortieth of an element op.
+// 0.15-0.35 ns (blocked in registers and cache tiles, rows over the cores), so it counts a
+// sixtieth of an element op. Integer and bool element ops skip the float rounding:
+// graph_network's draw (threefry's bit mixing, a third of its ops float) took 3.6 s where
+// counting them whole said 12.9 s, so they count a fifth.
 constexpr double kNodeOps = 25;
-constexpr double kDotMacOps = 0.025;
+constexpr double kDotMacOps = 0.016;
+constexpr double kIntegerOps = 0.2;
 // A copy of an operand the op only passes through (dynamic_update_slice and scatter copy their
 // operand, then write the update): a block copy, far cheaper than an op per element.
 constexpr double kCopyOps = 0.1;
@@ -119,7 +123,8 @@ double node_cost(const Graph& graph, const Node& node) {
     default:
       // Elementwise, layout, scans along an axis: about one step per element written (or
       // read, when more are read).
-      return std::max(out, node.inputs.empty() ? 0.0 : operand_elements(graph, node, 0));
+      return std::max(out, node.inputs.empty() ? 0.0 : operand_elements(graph, node, 0)) *
+             (is_float(node.dtype) ? 1.0 : kIntegerOps);
   }
 }
 

@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "interp/index.h"
+#include "interp/parallel.h"
 #include "primitives/families.h"
 #include "primitives/structural_rules.h"
 #include "primitives/type_rule_checks.h"
@@ -109,41 +110,54 @@ const Value& arranged(const Value& x, const std::vector<std::int64_t>& perm, Val
 }
 
 // out[m, n] = x[m, depth] . y[depth, n], each output's sum over k in order in double, rounded
-// once to `dtype`. Blocks of kRows x kCols outputs keep their sums in registers while k runs
-// (the order of every sum is unchanged); the edges take one output row at a time, its sums
-// along a contiguous row of y.
-void float_dot(DType dtype, const double* x, const double* y, double* out, std::int64_t m,
-               std::int64_t depth, std::int64_t n) {
-  // Two doubles per vector (SSE2, in every x86-64 build): a block is four rows by two vectors,
-  // eight sums in registers. Multiply, then add, as the row loop below does (a fused
-  // multiply-add's single rounding would change the sums' bits; x86-64's baseline has none).
-  using Pair = double __attribute__((vector_size(16)));
-  constexpr std::int64_t kRows = 4, kCols = 4;
-  const auto load = [](const double* p) {
-    Pair v;
-    std::memcpy(&v, p, sizeof v);
-    return v;
-  };
+// once to `dtype`. Blocks of 4 rows x 2 vectors of outputs keep their sums in registers while k
+// runs (the order of every sum is unchanged); the edges take one output row at a time, its sums
+// along a contiguous row of y. Multiply, then add, as the row loop does: a fused multiply-add's
+// single rounding would change the sums' bits, and neither instantiation's target has one.
+template <typename Vector>
+[[gnu::always_inline]] inline void float_dot_blocks(DType dtype, const double* x, const double* y,
+                                                    double* out, std::int64_t m, std::int64_t depth,
+                                                    std::int64_t n) {
+  constexpr std::int64_t kWidth = sizeof(Vector) / sizeof(double);
+  constexpr std::int64_t kRows = 4, kCols = 2 * kWidth;
   const std::int64_t block_m = m - m % kRows, block_n = n - n % kCols;
-  // Column blocks outside: a block's columns of y (depth x 4) stay in cache for every row block.
-  for (std::int64_t j = 0; j < block_n; j += kCols)
-    for (std::int64_t i = 0; i < block_m; i += kRows) {
-      Pair acc[kRows][2] = {};
-      const double* xr[kRows] = {x + i * depth, x + (i + 1) * depth, x + (i + 2) * depth,
-                                 x + (i + 3) * depth};
-      for (std::int64_t k = 0; k < depth; ++k) {
-        const double* yk = y + k * n + j;
-        const Pair y0 = load(yk), y1 = load(yk + 2);
-        for (std::int64_t r = 0; r < kRows; ++r) {
-          const Pair xk = {xr[r][k], xr[r][k]};
-          acc[r][0] += xk * y0;
-          acc[r][1] += xk * y1;
-        }
-      }
-      for (std::int64_t r = 0; r < kRows; ++r)
-        for (std::int64_t c = 0; c < kCols; ++c)
-          out[(i + r) * n + j + c] = interp::round_to(dtype, acc[r][c / 2][c % 2]);
-    }
+  // Tiles that stay in cache: kDepth x kColumns of y (256 KB) while row panels of kPanel x kDepth
+  // of x (64 KB) pass over it. A block's partial sums wait in `out` (double) between depth
+  // tiles and continue from there: every output's sum still runs over k in order.
+  constexpr std::int64_t kDepth = 128, kColumns = 256, kPanel = 64;
+  for (std::int64_t j0 = 0; j0 < block_n; j0 += kColumns)
+    for (std::int64_t k0 = 0; k0 < depth; k0 += kDepth)
+      for (std::int64_t i0 = 0; i0 < block_m; i0 += kPanel)
+        for (std::int64_t j = j0; j < std::min(block_n, j0 + kColumns); j += kCols)
+          for (std::int64_t i = i0; i < std::min(block_m, i0 + kPanel); i += kRows) {
+            Vector acc[kRows][2] = {};
+            if (k0 > 0)
+              for (std::int64_t r = 0; r < kRows; ++r) {
+                std::memcpy(&acc[r][0], out + (i + r) * n + j, sizeof acc[r][0]);
+                std::memcpy(&acc[r][1], out + (i + r) * n + j + kWidth, sizeof acc[r][1]);
+              }
+            const double* xr[kRows] = {x + i * depth, x + (i + 1) * depth, x + (i + 2) * depth,
+                                       x + (i + 3) * depth};
+            for (std::int64_t k = k0; k < std::min(depth, k0 + kDepth); ++k) {
+              const double* yk = y + k * n + j;
+              Vector y0, y1;  // memcpy: rows of y need not be aligned to a vector
+              std::memcpy(&y0, yk, sizeof y0);
+              std::memcpy(&y1, yk + kWidth, sizeof y1);
+              for (std::int64_t r = 0; r < kRows; ++r) {
+                const Vector xk = Vector{} + xr[r][k];
+                acc[r][0] += xk * y0;
+                acc[r][1] += xk * y1;
+              }
+            }
+            for (std::int64_t r = 0; r < kRows; ++r) {
+              std::memcpy(out + (i + r) * n + j, &acc[r][0], sizeof acc[r][0]);
+              std::memcpy(out + (i + r) * n + j + kWidth, &acc[r][1], sizeof acc[r][1]);
+            }
+          }
+  // The blocks' sums are complete: rounded once to the result dtype.
+  for (std::int64_t i = 0; i < block_m; ++i)
+    for (std::int64_t j = 0; j < block_n; ++j)
+      out[i * n + j] = interp::round_to(dtype, out[i * n + j]);
   // What the blocks left: the last n % kCols columns of the blocked rows, then the last
   // m % kRows rows whole.
   std::vector<double> sums(static_cast<std::size_t>(n));
@@ -161,6 +175,32 @@ void float_dot(DType dtype, const double* x, const double* y, double* out, std::
   if (block_n < n)
     for (std::int64_t i = 0; i < block_m; ++i) row(i, block_n);
   for (std::int64_t i = block_m; i < m; ++i) row(i, 0);
+}
+
+// Two doubles a vector: SSE2, in every x86-64 build.
+using Pair = double __attribute__((vector_size(16)));
+void float_dot_sse2(DType dtype, const double* x, const double* y, double* out, std::int64_t m,
+                    std::int64_t depth, std::int64_t n) {
+  float_dot_blocks<Pair>(dtype, x, y, out, m, depth, n);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+// Four doubles a vector where the processor has AVX2 (AVX2 alone: no fused multiply-add).
+using Quad = double __attribute__((vector_size(32)));
+[[gnu::target("avx2")]] void float_dot_avx2(DType dtype, const double* x, const double* y,
+                                            double* out, std::int64_t m, std::int64_t depth,
+                                            std::int64_t n) {
+  float_dot_blocks<Quad>(dtype, x, y, out, m, depth, n);
+}
+#endif
+
+void float_dot(DType dtype, const double* x, const double* y, double* out, std::int64_t m,
+               std::int64_t depth, std::int64_t n) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  static const bool avx2 = __builtin_cpu_supports("avx2");
+  if (avx2) return float_dot_avx2(dtype, x, y, out, m, depth, n);
+#endif
+  float_dot_sse2(dtype, x, y, out, m, depth, n);
 }
 
 Value evaluate_dot_general(const Node& node, Operands operands) {
@@ -190,9 +230,21 @@ Value evaluate_dot_general(const Node& node, Operands operands) {
     rows_perm.insert(rows_perm.end(), rl.perm.end() - nc, rl.perm.end());
     rows_perm.insert(rows_perm.end(), rl.perm.begin() + nb, rl.perm.end() - nc);
     const Value& r = arranged(rhs, rows_perm, r_storage);
-    for (std::int64_t b = 0; b < batch; ++b)
-      float_dot(node.dtype, l.f.data() + b * m * depth, r.f.data() + b * depth * n,
-                out.f.data() + b * m * n, m, depth, n);
+    // Rows in groups of four (the blocks' height) over the cores: every output is the same sum
+    // whichever thread computes it.
+    const std::int64_t groups = (m + 3) / 4;
+    interp::parallel_ranges(
+        batch * groups, 1, static_cast<double>(batch) * static_cast<double>(m * depth * n),
+        [&](std::int64_t begin, std::int64_t end) {
+          for (std::int64_t task = begin; task < end;) {
+            const std::int64_t b = task / groups, first = task % groups;
+            const std::int64_t last = std::min(groups, first + (end - task));
+            const std::int64_t i = 4 * first, rows = std::min(m, 4 * last) - i;
+            float_dot(node.dtype, l.f.data() + (b * m + i) * depth, r.f.data() + b * depth * n,
+                      out.f.data() + (b * m + i) * n, rows, depth, n);
+            task += last - first;
+          }
+        });
     return out;
   }
   const Value& r = arranged(rhs, rl.perm, r_storage);

@@ -147,6 +147,61 @@ std::int64_t row_major_offset(const std::vector<std::int64_t>& index, const Shap
   return offset;
 }
 
+// Per batch row of the indices (row-major over their shape less the vector axis): the operand
+// offset of its window's start, or -1 where the window is out of bounds and dropped (fill
+// mode). Computed once per row: per element, its vectors cost more than the element's copy.
+std::vector<std::int64_t> window_bases(const Value& indices, const Axes& index_map,
+                                       const Axes& operand_batching, const Axes& indices_batching,
+                                       const Shape& shape, const std::vector<std::int64_t>& sizes,
+                                       bool drop_out_of_bounds) {
+  const Shape batch_shape(indices.shape.begin(), indices.shape.end() - 1);
+  std::vector<std::int64_t> bases(static_cast<std::size_t>(num_elements(batch_shape)));
+  interp::for_each_index(batch_shape, [&](std::int64_t row, const std::vector<std::int64_t>& g) {
+    const WindowStart w =
+        window_start(indices, row, index_map, operand_batching, indices_batching, g, shape, sizes);
+    bases[row] = drop_out_of_bounds && !w.in_bounds ? -1 : row_major_offset(w.start, shape);
+  });
+  return bases;
+}
+
+// Per axis of a gather's result or a scatter's updates: how far a step along it moves the batch
+// row (its `batch` axes, in the indices' order) and the offset in the operand (its `offsets`
+// axes, along operand axes `window`).
+struct AxisSteps {
+  std::vector<std::int64_t> row, operand;
+};
+
+AxisSteps axis_steps(std::size_t rank, const Axes& batch, const Shape& batch_shape,
+                     const Axes& offsets, const Axes& window, const Shape& operand) {
+  AxisSteps steps{std::vector<std::int64_t>(rank, 0), std::vector<std::int64_t>(rank, 0)};
+  std::int64_t stride = 1;
+  for (std::size_t j = batch.size(); j-- > 0;) {
+    steps.row[batch[j]] = stride;
+    stride *= batch_shape[j];
+  }
+  for (std::size_t j = 0; j < offsets.size(); ++j) {
+    std::int64_t operand_stride = 1;
+    for (std::size_t d = window[j] + 1; d < operand.size(); ++d) operand_stride *= operand[d];
+    steps.operand[offsets[j]] = operand_stride;
+  }
+  return steps;
+}
+
+// Calls fn(k, base, offset) for element k of `shape` in row-major order: `base` is its batch
+// row's entry of `bases`, `offset` its place within the window.
+template <typename F>
+void for_each_windowed(const Shape& shape, const AxisSteps& steps,
+                       const std::vector<std::int64_t>& bases, F&& fn) {
+  interp::for_each_index(shape, [&](std::int64_t k, const std::vector<std::int64_t>& o) {
+    std::int64_t row = 0, offset = 0;
+    for (std::size_t d = 0; d < o.size(); ++d) {
+      row += o[d] * steps.row[d];
+      offset += o[d] * steps.operand[d];
+    }
+    fn(k, bases[row], offset);
+  });
+}
+
 // ---- gather --------------------------------------------------------------------------------
 
 TensorType gather_type(OpKind op, std::span<const TensorType> operands, const Attrs& attrs,
@@ -205,24 +260,28 @@ Value evaluate_gather(const Node& node, Operands operands) {
   const GatherAttrs a = GatherAttrs::read(node.attrs);
   const Axes window = window_axes(x.shape.size(), a.collapsed_slice_dims, a.operand_batching_dims);
   const Axes batch = batch_positions(node.shape.size(), a.offset_dims);
-  Shape batch_shape(indices.shape.begin(), indices.shape.end() - 1);
+  const Shape batch_shape(indices.shape.begin(), indices.shape.end() - 1);
+  const bool fill_mode = a.mode == IndexMode::fill;
+  const std::vector<std::int64_t> bases =
+      window_bases(indices, a.start_index_map, a.operand_batching_dims,
+                   a.start_indices_batching_dims, x.shape, a.slice_sizes, fill_mode);
+  const AxisSteps steps =
+      axis_steps(node.shape.size(), batch, batch_shape, a.offset_dims, window, x.shape);
   Value out = interp::make_value(node.dtype, node.shape);
-  const double fill = a.fill_value.value_or(default_fill(node.dtype));
-  std::vector<std::int64_t> g(batch.size());
-  interp::for_each_index(node.shape, [&](std::int64_t k, const std::vector<std::int64_t>& o) {
-    for (std::size_t j = 0; j < batch.size(); ++j) g[j] = o[batch[j]];
-    const WindowStart w = window_start(indices, row_major_offset(g, batch_shape), a.start_index_map,
-                                       a.operand_batching_dims, a.start_indices_batching_dims, g,
-                                       x.shape, a.slice_sizes);
-    std::vector<std::int64_t> p = w.start;
-    for (std::size_t j = 0; j < window.size(); ++j) p[window[j]] += o[a.offset_dims[j]];
-    const bool filled = a.mode == IndexMode::fill && !w.in_bounds;
-    const std::int64_t at = row_major_offset(p, x.shape);
-    if (is_float(node.dtype))
-      out.f[k] = filled ? interp::round_to(node.dtype, fill) : x.f[at];
-    else
-      out.i[k] = filled ? interp::wrap_to(node.dtype, static_cast<std::int64_t>(fill)) : x.i[at];
-  });
+  // The fill value only where a window is out of bounds (as a u64 bit pattern, the default
+  // does not convert to an integer otherwise).
+  const bool any_filled = std::find(bases.begin(), bases.end(), -1) != bases.end();
+  const double fill = any_filled ? a.fill_value.value_or(default_fill(node.dtype)) : 0.0;
+  auto copy = [&](auto& to, const auto& from, auto fill_value) {
+    for_each_windowed(node.shape, steps, bases,
+                      [&](std::int64_t k, std::int64_t base, std::int64_t offset) {
+                        to[k] = base < 0 ? fill_value : from[base + offset];
+                      });
+  };
+  if (is_float(node.dtype))
+    copy(out.f, x.f, interp::round_to(node.dtype, fill));
+  else
+    copy(out.i, x.i, any_filled ? interp::wrap_to(node.dtype, static_cast<std::int64_t>(fill)) : 0);
   return out;
 }
 
@@ -373,22 +432,28 @@ Value evaluate_scatter(const Node& node, Operands operands) {
   std::vector<std::int64_t> sizes(x.shape.size(), 1);
   for (std::size_t j = 0; j < window.size(); ++j)
     sizes[window[j]] = updates.shape[a.update_window_dims[j]];
+  // Windows out of bounds in fill mode are dropped.
+  const std::vector<std::int64_t> bases =
+      window_bases(indices, a.scatter_dims_to_operand_dims, a.operand_batching_dims,
+                   a.scatter_indices_batching_dims, x.shape, sizes, a.mode == IndexMode::fill);
+  const AxisSteps steps =
+      axis_steps(updates.shape.size(), scatter, batch_shape, a.update_window_dims, window, x.shape);
   Value out = x;
-  std::vector<std::int64_t> g(scatter.size());
-  interp::for_each_index(updates.shape, [&](std::int64_t k, const std::vector<std::int64_t>& u) {
-    for (std::size_t j = 0; j < scatter.size(); ++j) g[j] = u[scatter[j]];
-    const WindowStart w =
-        window_start(indices, row_major_offset(g, batch_shape), a.scatter_dims_to_operand_dims,
-                     a.operand_batching_dims, a.scatter_indices_batching_dims, g, x.shape, sizes);
-    if (a.mode == IndexMode::fill && !w.in_bounds) return;  // the window is dropped
-    std::vector<std::int64_t> p = w.start;
-    for (std::size_t j = 0; j < window.size(); ++j) p[window[j]] += u[a.update_window_dims[j]];
-    const std::int64_t at = row_major_offset(p, x.shape);
-    if (is_float(node.dtype))
-      out.f[at] = interp::round_to(node.dtype, combine_float(node.op, out.f[at], updates.f[k]));
-    else
-      out.i[at] = combine_int(node.op, node.dtype, out.i[at], updates.i[k]);
-  });
+  if (is_float(node.dtype)) {
+    for_each_windowed(updates.shape, steps, bases,
+                      [&](std::int64_t k, std::int64_t base, std::int64_t offset) {
+                        if (base < 0) return;
+                        double& to = out.f[base + offset];
+                        to = interp::round_to(node.dtype, combine_float(node.op, to, updates.f[k]));
+                      });
+  } else {
+    for_each_windowed(updates.shape, steps, bases,
+                      [&](std::int64_t k, std::int64_t base, std::int64_t offset) {
+                        if (base < 0) return;
+                        std::int64_t& to = out.i[base + offset];
+                        to = combine_int(node.op, node.dtype, to, updates.i[k]);
+                      });
+  }
   return out;
 }
 
