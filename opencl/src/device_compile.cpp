@@ -1,5 +1,6 @@
 // OpenCLDevice::compile: the in-process executable cache, then the persistent cache, then code
 // generation and an OpenCL build. Cache trouble never fails a compile (see docs/cache.md).
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -135,7 +136,7 @@ std::string milliseconds(double seconds) {
 
 // The kernels the driver compiles: one per definition in the source. Kernels whose code another
 // already has run as that one (KernelSummary lists them all) and cost the build nothing; a
-// molecular-dynamics step lists 195 kernels and compiles 40.
+// molecular-dynamics step lists 195 kernels and defines 40.
 std::size_t compiled_kernels(std::string_view source) {
   std::size_t count = 0;
   for (std::size_t at = source.find("__kernel"); at != std::string_view::npos;
@@ -303,7 +304,9 @@ std::shared_ptr<OpenCLExecutable> OpenCLDevice::build_or_defer(const Graph& grap
                                         estimate.why_not + ")");
     return std::make_shared<OpenCLExecutable>(*this, std::move(plan));
   }
-  const std::size_t kernels = compiled_kernels(plan.source);
+  // Fused kernels, but no more than the source defines: the constant per kernel was measured
+  // per fused kernel, whose small helpers (a tail, a dot's packing) build with it.
+  const std::size_t kernels = std::min(plan.info.kernels.size(), compiled_kernels(plan.source));
   auto policy = std::make_unique<detail::TierPolicy>(mode, std::move(estimate), kernels);
   // A first call the interpreter would take longer over than the build waits for it: build
   // now, as without tiering.
